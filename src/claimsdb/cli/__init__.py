@@ -1,0 +1,1 @@
+"""The `claims` command line: one module per command group, wired in app.py."""

@@ -1,0 +1,158 @@
+"""Rendering: rich tables for people, stable JSON and CSV for scripts. Nothing here reads the database."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from claimsdb.cli.options import OutputFormat
+
+TRUST_STYLE = {"verified": "bold green", "secondary": "yellow", "unverified": "bold red"}
+
+# soft_wrap: a message line is never broken into several; tables still fit the terminal.
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def tag_text(tag: str, trust: str | None) -> Text:
+    return Text(f"{tag} ({trust})" if trust else tag, style=TRUST_STYLE.get(trust or "", ""))
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def emit_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in columns})
+    sys.stdout.write(buf.getvalue())
+
+
+def emit_table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    table = Table(title=title, show_lines=False, header_style="bold")
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*[cell if isinstance(cell, Text) else Text("" if cell is None else str(cell)) for cell in row])
+    console.print(table)
+
+
+def emit(fmt: OutputFormat, data: Any, *, columns: Sequence[str], rows: Sequence[dict[str, Any]], table) -> None:
+    """One entry point for every read command: JSON gets `data`, CSV gets `rows`, table calls `table()`."""
+    if fmt is OutputFormat.json:
+        emit_json(data)
+    elif fmt is OutputFormat.csv:
+        emit_csv(columns, rows)
+    else:
+        table()
+
+
+def figures_text(figures: list[dict[str, Any]]) -> str:
+    return " | ".join(f["raw"] for f in figures)
+
+
+def sources_text(sources: list[dict[str, Any]]) -> str:
+    return " | ".join(s["key"] for s in sources)
+
+
+def claim_row(view: dict[str, Any]) -> dict[str, Any]:
+    """The flat (CSV) form of a claim."""
+    return {
+        **{k: view[k] for k in ("key", "subject", "stage", "statement", "tag", "trust", "status", "basis", "section")},
+        "figures": figures_text(view["figures"]),
+        "sources": sources_text(view["sources"]),
+    }
+
+
+CLAIM_CSV_COLUMNS = ("key", "subject", "stage", "statement", "tag", "trust", "status", "figures", "sources", "basis", "section")
+
+
+def describe_event(e: dict[str, Any]) -> str:
+    what = e["kind"]
+    if e["tag_after"] and e["tag_before"] and e["tag_before"] != e["tag_after"]:
+        what += f" {e['tag_before']} → {e['tag_after']}"
+    elif e["tag_after"] and e["kind"] == "imported":
+        what += f" as {e['tag_after']}"
+    detail = e.get("detail") or {}
+    if isinstance(detail, dict) and detail.get("changes"):
+        what += f" ({', '.join(sorted(detail['changes']))})"
+    origin = f" from {e['origin']}" if e.get("origin") else ""
+    return f"{e['at'][:19].replace('T', ' ')}Z  {what}{origin}  by {e['actor']}"
+
+
+def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool = False) -> None:
+    """A claim as a block: heading, statement, tag, figures, sources, history."""
+    head = Text()
+    if figure:
+        head.append(figure, style="bold cyan")
+        head.append("  ")
+    head.append(view["subject"], style="bold")
+    if view["stage"]:
+        head.append(f" · {view['stage']}")
+    head.append(f"  [{view['key']}]", style="dim")
+    console.print(head)
+    console.print(Text("  " + view["statement"]))
+    line = Text("  tag: ")
+    line.append_text(tag_text(view["tag"], view["trust"]))
+    if view["status"] != "active":
+        line.append(f"  status: {view['status']}", style="bold magenta")
+        if view.get("status_reason"):
+            line.append(f" ({view['status_reason']})")
+        if view.get("superseded_by"):
+            line.append(f" by {view['superseded_by']}")
+    console.print(line)
+    if full:
+        console.print(Text(f"  basis: {view['basis']}"))
+        if view["section"]:
+            console.print(Text(f"  section: {view['section']}"))
+        for f in view["figures"]:
+            console.print(Text(f"  figure: {f['raw']}  →  {parsed_text(f)}"))
+    for s in view["sources"]:
+        src = Text("  source: ")
+        src.append(s["title"], style="bold")
+        if s["url"]:
+            src.append(f"  {s['url']}", style="underline")
+        if s["locator"]:
+            src.append(f"  ({s['locator']})")
+        console.print(src)
+        if s["quote"]:
+            console.print(Text(f"    “{s['quote']}”", style="italic"))
+    if view["events"]:
+        console.print(Text("  history:" if full else "  latest events:", style="dim"))
+        for e in view["events"]:
+            console.print(Text(f"    {describe_event(e)}", style="dim"))
+
+
+def parsed_text(f: dict[str, Any]) -> str:
+    """A compact human reading of a parsed figure: '~ 5e+10 parameters', '4000 → 128000 tokens'."""
+    def n(x: float | None) -> str:
+        return "?" if x is None else f"{x:,.10g}"
+
+    kind = f["kind"]
+    if kind == "text":
+        body = "no exact value"
+    elif kind == "range":
+        body = f"{n(f['low'])} to {n(f['high'])}"
+    elif kind == "transition":
+        body = " → ".join(n(x) for x in f["steps"]) if f["steps"] else f"{n(f['start'])} → {n(f['end'])}"
+    elif kind == "ratio":
+        body = ":".join(n(x) for x in f["steps"])
+    elif kind == "moe":
+        body = f"{n(f['value'])} total, {n(f['active'])} active"
+    else:
+        body = n(f["value"])
+    if f["comparator"] != "=" and kind != "text":
+        body = f"{f['comparator']} {body}"
+    extra = " ".join(x for x in (f["unit"], f"({f['counted']})" if f["counted"] else None) if x)
+    return f"{body} {extra}".strip()

@@ -1,0 +1,124 @@
+"""Read commands: trace, show, list, sources, tags. None of them imports Alembic or httpx."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from claimsdb import db, queries
+from claimsdb.cli.options import (
+    DbOption, FormatOption, OutputFormat, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter,
+    TagFilter, TrustFilter, claim_filter,
+)
+from claimsdb.cli.output import (
+    CLAIM_CSV_COLUMNS, claim_row, console, emit, emit_table, figures_text, print_claim, tag_text,
+)
+
+
+def trace(
+    number: Annotated[str, typer.Argument(help='A number as you would write it: 466, 2,048, 14.8T, "16K H100", 100k.')],
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Where does this number come from? Every claim stating it, with tag, sources and history.
+
+    Matches by value, also inside ranges (32–33T) and transitions (4K → 128K); a unit or counted thing
+    in the query (16K H100) narrows the match. Exit 1 when nothing matches.
+
+    Example: claims trace 2048
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = queries.trace(session, number)
+    rows = [
+        {"query": number, "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in result["matches"]
+    ]
+
+    def table() -> None:
+        console.print(f"{len(result['matches'])} figure(s) match {number!r}\n")
+        for m in result["matches"]:
+            print_claim(m["claim"], figure=m["figure"]["raw"])
+            console.print()
+
+    emit(fmt, result, columns=("query", "figure", *CLAIM_CSV_COLUMNS), rows=rows, table=table)
+
+
+def show(
+    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Show one claim: statement, tag and basis, parsed figures, sources with quotes, full history.
+
+    Example: claims show pipelines.llama3.pretrain
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        view = queries.show(session, key)
+    emit(fmt, view, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(view)], table=lambda: print_claim(view, full=True))
+
+
+def list_(
+    tag: TagFilter = None,
+    trust: TrustFilter = None,
+    subject: SubjectFilter = None,
+    stage: StageFilter = None,
+    source: SourceFilter = None,
+    search: SearchFilter = None,
+    status: StatusFilter = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List claims, filtered by tag, trust, subject, stage, source or text in the statement.
+
+    Example: claims list --trust unverified --stage "Agentic RL"
+    """
+    filters = claim_filter(tag, trust, subject, stage, source, search, status)
+    with db.session_scope(db.open_engine(db_)) as session:
+        views = queries.list_claims(session, filters)
+
+    def table() -> None:
+        emit_table(
+            f"{len(views)} claim(s)",
+            ("key", "subject", "stage", "figures", "tag", "statement"),
+            [
+                (v["key"], v["subject"], v["stage"], figures_text(v["figures"]), tag_text(v["tag"], v["trust"]),
+                 v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]"))
+                for v in views
+            ],
+        )
+
+    emit(fmt, views, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(v) for v in views], table=table)
+
+
+def sources(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """List the registered sources with how many claims cite each.
+
+    Example: claims sources --format csv
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        rows = queries.list_sources(session)
+    columns = ("key", "kind", "title", "url", "publisher", "date", "path", "cite_key", "claims")
+    emit(
+        fmt, rows, columns=columns, rows=rows,
+        table=lambda: emit_table(
+            f"{len(rows)} source(s)", ("key", "kind", "title", "url", "claims"),
+            [(r["key"], r["kind"], r["title"], r["url"] or r["path"], r["claims"]) for r in rows],
+        ),
+    )
+
+
+def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """List the provenance tags, their trust level and how many claims carry each.
+
+    Example: claims tags
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        rows = queries.list_tags(session)
+    emit(
+        fmt, rows, columns=("name", "trust", "claims", "description"), rows=rows,
+        table=lambda: emit_table(
+            "tags", ("tag", "trust", "claims", "description"),
+            [(r["name"], tag_text(r["trust"], r["trust"]), r["claims"], r["description"]) for r in rows],
+        ),
+    )
+

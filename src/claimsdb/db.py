@@ -1,0 +1,148 @@
+"""The one way to reach the database: URL resolution, the engine, sessions, the schema check.
+
+Read commands check the schema revision with a plain query; Alembic is imported only to upgrade.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlmodel import Session, create_engine
+
+from claimsdb.errors import DatabaseProblem
+
+# The newest migration in migrations/versions. A test checks it against Alembic's own head.
+HEAD_REVISION = "0001"
+
+ENV_VAR = "CLAIMS_DB"
+# How long a writer waits for another writer's lock before giving up, in seconds.
+BUSY_TIMEOUT_S = 30
+
+
+def default_path() -> Path:
+    """The embedded default: <XDG data home>/claimsdb/claims.db."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "claimsdb" / "claims.db"
+
+
+def resolve_url(db: str | None = None) -> str:
+    """--db, else $CLAIMS_DB, else the embedded default. A plain path means a SQLite file."""
+    db = db or os.environ.get(ENV_VAR) or str(default_path())
+    if "://" in db:
+        try:
+            make_url(db)
+        except ArgumentError as exc:
+            raise DatabaseProblem(f"not a database URL: {db!r} ({exc})") from None
+        return db
+    return f"sqlite:///{Path(db).expanduser().resolve()}"
+
+
+def sqlite_file(url: str) -> Path | None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+    cursor.close()
+
+
+def _sqlite_begin(conn) -> None:
+    # Take the write lock at the start of every transaction: two writers then queue on the
+    # busy timeout instead of failing with "database is locked" on lock upgrade.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str) -> Engine:
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+        path = sqlite_file(url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # Let SQLAlchemy, not pysqlite, decide where transactions begin.
+        event.listen(engine, "connect", lambda c, _r: setattr(c, "isolation_level", None))
+        event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def describe_url(url: str) -> str:
+    """The database as a person would name it: the file path, or the URL without its password."""
+    path = sqlite_file(url)
+    return str(path) if path is not None else make_url(url).render_as_string(hide_password=True)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema revision recorded in the database, by a plain query; None on a blank database."""
+    path = sqlite_file(str(engine.url))
+    if path is not None and not path.exists():
+        return None
+    try:
+        with engine.connect() as conn:
+            has_table = conn.execute(
+                text("SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'")
+                if engine.dialect.name == "sqlite"
+                else text("SELECT 1 FROM information_schema.tables WHERE table_name='alembic_version'")
+            ).first()
+            if not has_table:
+                return None
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except OperationalError as exc:
+        raise DatabaseProblem(f"cannot open the database {engine.url!r}: {exc.orig}") from None
+
+
+def migrations_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    packaged = here / "_migrations"
+    return packaged if packaged.is_dir() else here.parent.parent / "migrations"
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply Alembic migrations up to `revision`. The only place that imports Alembic."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    config.attributes["claimsdb_url"] = url
+    command.upgrade(config, revision)
+
+
+def open_engine(db: str | None = None) -> Engine:
+    """The engine for --db / $CLAIMS_DB / the default, created and migrated on first use.
+
+    A database at another revision is not migrated behind the user's back: `claims db upgrade` does that.
+    """
+    url = resolve_url(db)
+    engine = make_engine(url)
+    revision = current_revision(engine)
+    if revision is None:
+        upgrade(url)
+    elif revision != HEAD_REVISION:
+        raise DatabaseProblem(
+            f"the database is at schema revision {revision}, this claims needs {HEAD_REVISION}: "
+            "run `claims db upgrade`"
+        )
+    return engine
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """One transaction: committed when the block ends, rolled back entirely on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise

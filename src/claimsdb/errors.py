@@ -1,0 +1,58 @@
+"""Domain errors and the exit codes they map to.
+
+Domain code raises these; only the CLI layer (cli/app.py) turns them into a message and an exit code.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1  # the command ran and found problems (no match, blocked export, mismatches)
+    USAGE = 2  # bad input or usage: nothing was changed
+    INTERNAL = 70  # a bug: reported without a traceback
+
+
+class ClaimsError(Exception):
+    """Base class: carries a one-line message meant for the user."""
+
+    exit_code: ExitCode = ExitCode.USAGE
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRecord(ClaimsError):
+    """A data file, or one record in it, is not acceptable. Names file, record and field."""
+
+    def __init__(self, file: str, record: str | None, field: str | None, reason: str):
+        self.file, self.record, self.field, self.reason = file, record, field, reason
+        where = file
+        if record is not None:
+            where += f", record {record}"
+        if field is not None:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {reason}")
+
+
+class UnknownClaim(ClaimsError):
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(f"no claim with key {key!r}")
+
+
+class BadQuery(ClaimsError):
+    pass
+
+
+class DatabaseProblem(ClaimsError):
+    """The database cannot be opened or is at a schema revision this version does not use."""
+
+
+class NotFound(ClaimsError):
+    """A lookup found nothing: not an error of input, so exit 1."""
+
+    exit_code = ExitCode.FINDINGS

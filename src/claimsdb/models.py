@@ -1,0 +1,127 @@
+"""Every table of the claims store.
+
+A claim is the unit of provenance: one tag per claim. Claims are never deleted; their status changes.
+The event table is the claim's append-only history; `claim.tag` always equals the tag set by the
+latest tag-changing event (an event with `tag_after` set), and the domain layer writes both together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import CheckConstraint, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+TRUST_LEVELS = ("verified", "secondary", "unverified")
+CLAIM_STATUSES = ("active", "superseded", "withdrawn")
+SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
+FIGURE_KINDS = ("value", "range", "transition", "ratio", "moe", "text")
+COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
+EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified")
+# Events that a person recorded: an import never overrides what these set.
+PERSON_EVENT_KINDS = ("retagged", "reread", "status")
+
+
+def utcnow() -> str:
+    """UTC time as ISO 8601 text: sortable, and the same in SQLite and PostgreSQL."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Tag(SQLModel, table=True):
+    __tablename__ = "tag"
+    __table_args__ = (CheckConstraint(_in("trust", TRUST_LEVELS), name="ck_tag_trust"),)
+
+    name: str = Field(primary_key=True)
+    trust: str
+    description: str = ""
+
+
+class Source(SQLModel, table=True):
+    __tablename__ = "source"
+    __table_args__ = (CheckConstraint(_in("kind", SOURCE_KINDS), name="ck_source_kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True)
+    title: str
+    kind: str
+    url: str | None = None
+    publisher: str | None = None
+    date: str | None = None
+    path: str | None = None
+    cite_key: str | None = None
+
+
+class Claim(SQLModel, table=True):
+    __tablename__ = "claim"
+    __table_args__ = (CheckConstraint(_in("status", CLAIM_STATUSES), name="ck_claim_status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True)
+    subject: str = Field(index=True)
+    stage: str | None = Field(default=None, index=True)
+    statement: str
+    tag: str = Field(foreign_key="tag.name", index=True)
+    basis: str
+    section: str | None = None
+    status: str = "active"
+    status_reason: str | None = None
+    superseded_by: str | None = None
+    created_at: str = Field(default_factory=utcnow)
+    updated_at: str = Field(default_factory=utcnow)
+
+
+class Evidence(SQLModel, table=True):
+    __tablename__ = "evidence"
+    __table_args__ = (UniqueConstraint("claim_id", "position", name="uq_evidence_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    source_id: int = Field(foreign_key="source.id", index=True)
+    position: int
+    locator: str | None = None
+    quote: str | None = None
+
+
+class Figure(SQLModel, table=True):
+    __tablename__ = "figure"
+    __table_args__ = (
+        UniqueConstraint("claim_id", "position", name="uq_figure_position"),
+        CheckConstraint(_in("kind", FIGURE_KINDS), name="ck_figure_kind"),
+        CheckConstraint(_in("comparator", COMPARATORS), name="ck_figure_comparator"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    position: int
+    name: str | None = None
+    raw: str
+    kind: str
+    comparator: str = "="
+    value: float | None = Field(default=None, index=True)
+    low: float | None = Field(default=None, index=True)
+    high: float | None = None
+    start: float | None = None
+    end: float | None = None
+    steps: str | None = None  # JSON list: every point of a transition, or the parts of a ratio
+    active: float | None = None
+    unit: str | None = None
+    counted: str | None = None
+
+
+class Event(SQLModel, table=True):
+    __tablename__ = "event"
+    __table_args__ = (CheckConstraint(_in("kind", EVENT_KINDS), name="ck_event_kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    at: str = Field(default_factory=utcnow)
+    kind: str
+    actor: str
+    tag_before: str | None = None
+    tag_after: str | None = None  # set only by tag-changing events
+    origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
+    detail: str | None = None  # JSON: changed fields, what was seen, reasons

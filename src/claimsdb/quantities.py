@@ -1,0 +1,746 @@
+"""Parse figures as written in research notes ("~50B", "32–33T tokens", "4K → 128K", "355B-A32B").
+
+`parse(raw)` turns one figure into a `Quantity` or raises `FigureError` with a short reason. The
+parser never guesses: text without an exact value is kind "text" with value None, and text it cannot
+read unambiguously (malformed numbers, two unrelated numbers, ambiguous scales) is an error.
+
+Numbers are converted exactly: the decimal digits and the scale are combined as a decimal string and
+rounded to a float once, so "14.8T" is exactly float("14.8e12").
+
+Standard library only; no output.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+__all__ = [
+    "COMPARATORS",
+    "KINDS",
+    "FigureError",
+    "Quantity",
+    "normalize_unit",
+    "parse",
+    "same_unit",
+]
+
+KINDS = ("value", "range", "transition", "ratio", "moe", "text")
+COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
+REL_TOLERANCE = 1e-9
+
+_FIELDS = ("raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted")
+_NUMBER_FIELDS = ("value", "low", "high", "start", "end", "active")
+
+
+class FigureError(ValueError):
+    """A figure the parser cannot read. `raw` is the text, `reason` a short human-readable reason."""
+
+    def __init__(self, raw: Any, reason: str) -> None:
+        super().__init__(raw, reason)
+        self.raw = raw
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One parsed figure. See the module contract for what each field holds per kind."""
+
+    raw: str
+    kind: str  # "value" | "range" | "transition" | "ratio" | "moe" | "text"
+    comparator: str = "="  # "=", "~", "<", "<=", ">", ">=", "up to"
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    start: float | None = None
+    end: float | None = None
+    steps: tuple[float, ...] = ()
+    active: float | None = None
+    unit: str | None = None
+    counted: str | None = None
+
+    def numbers(self) -> tuple[float, ...]:
+        """Every stated number, in order: value, low, high, steps, (start, end if not in steps), active."""
+        out: list[float] = [float(n) for n in (self.value, self.low, self.high) if n is not None]
+        out.extend(float(n) for n in self.steps)
+        for n in (self.start, self.end):
+            if n is not None and float(n) not in out:
+                out.append(float(n))
+        if self.active is not None:
+            out.append(float(self.active))
+        return tuple(out)
+
+    def contains(self, x: float) -> bool:
+        """True if x equals a stated number (relative tolerance 1e-9) or lies inside a range."""
+        try:
+            x = float(x)
+        except (TypeError, ValueError, OverflowError):
+            return False
+        if math.isnan(x):
+            return False
+        if any(math.isclose(x, n, rel_tol=REL_TOLERANCE) for n in self.numbers()):
+            return True
+        if self.kind == "range" and self.low is not None and self.high is not None:
+            return float(self.low) <= x <= float(self.high)
+        return False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with a stable key order (steps as a list)."""
+        out: dict[str, Any] = {}
+        for name in _FIELDS:
+            v = getattr(self, name)
+            out[name] = [float(s) for s in v] if name == "steps" else v
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Quantity:
+        """Inverse of to_dict. Raises FigureError on unknown fields or invalid kind/comparator."""
+        if not isinstance(data, dict):
+            raise FigureError(data, "a quantity must be an object")
+        unknown = sorted(set(data) - set(_FIELDS))
+        if unknown:
+            raise FigureError(data.get("raw"), f"unknown quantity field {unknown[0]!r}")
+        raw = data.get("raw")
+        if not isinstance(raw, str):
+            raise FigureError(raw, "quantity raw must be text")
+        kind = data.get("kind")
+        if kind not in KINDS:
+            raise FigureError(raw, f"unknown kind {kind!r}")
+        comparator = data.get("comparator", "=")
+        if comparator not in COMPARATORS:
+            raise FigureError(raw, f"unknown comparator {comparator!r}")
+        fields: dict[str, Any] = {"raw": raw, "kind": kind, "comparator": comparator}
+        try:
+            for name in _NUMBER_FIELDS:
+                v = data.get(name)
+                fields[name] = None if v is None else float(v)
+            fields["steps"] = tuple(float(s) for s in (data.get("steps") or ()))
+        except (TypeError, ValueError) as exc:
+            raise FigureError(raw, "quantity numbers must be numbers") from exc
+        for name in ("unit", "counted"):
+            v = data.get(name)
+            if v is not None and not isinstance(v, str):
+                raise FigureError(raw, f"quantity {name} must be text")
+            fields[name] = v
+        return cls(**fields)
+
+
+# --- units -----------------------------------------------------------------------------------
+
+_UNIT_ALIASES = {
+    "token": "tokens", "tokens": "tokens", "tok": "tokens", "toks": "tokens",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms",
+    "µs": "µs", "μs": "µs", "us": "µs", "microsecond": "µs", "microseconds": "µs",
+    "ns": "ns", "nanosecond": "ns", "nanoseconds": "ns",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+    "d": "days", "day": "days", "days": "days",
+    "wk": "weeks", "wks": "weeks", "week": "weeks", "weeks": "weeks",
+    "mo": "months", "month": "months", "months": "months",
+    "yr": "years", "yrs": "years", "year": "years", "years": "years",
+    "%": "%", "percent": "%", "pct": "%", "per cent": "%",
+    "×": "x", "x": "x", "X": "x",
+    "param": "parameters", "params": "parameters", "parameter": "parameters", "parameters": "parameters",
+    "node": "nodes", "nodes": "nodes",
+}
+_UNCOUNTABLE = {
+    "data", "memory", "bandwidth", "throughput", "compute", "traffic", "storage", "information", "code",
+    "hardware", "software", "infrastructure", "context", "people", "children", "criteria", "analyses",
+}
+_IRREGULAR = {"child": "children", "person": "people", "analysis": "analyses", "axis": "axes", "criterion": "criteria"}
+
+# Units that win when they are the first word after the number (normalised spellings).
+_SYMBOL_UNITS = {
+    "%", "x", "s", "ms", "µs", "ns", "min", "h", "days", "weeks", "months", "years",
+    "B", "KB", "kB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "PiB",
+    "Kb", "Mb", "Gb", "Tb", "Mbps", "Gbps", "Tbps", "MB/s", "GB/s", "TB/s", "Gb/s",
+    "W", "kW", "MW", "GW", "kWh", "MWh", "GWh",
+    "FLOPs", "FLOPS", "GFLOPs", "GFLOPS", "TFLOPs", "TFLOPS", "PFLOPs", "PFLOPS", "EFLOPs", "EFLOPS",
+}
+
+
+def _is_plain_word(w: str) -> bool:
+    """A lowercase or Capitalised alphabetic word (a noun we may pluralise), not an acronym."""
+    return w.isalpha() and (w.islower() or (w[0].isupper() and (len(w) == 1 or w[1:].islower())))
+
+
+def _plural(w: str) -> str:
+    if w in _UNCOUNTABLE:
+        return w
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if w.endswith(("ss", "sh", "ch", "x", "z")):
+        return w + "es"
+    if w.endswith("s"):
+        return w
+    if w.endswith("y") and len(w) > 1 and w[-2] not in "aeiou":
+        return w[:-1] + "ies"
+    return w + "s"
+
+
+def normalize_unit(word: str) -> str:
+    """Normalise a unit word: "GPU" -> "GPUs", "-token" -> "tokens", "sec" -> "s", "percent" -> "%",
+    "×" -> "x", "params" -> "parameters", "rollout" -> "rollouts". Acronyms and symbols ("GB",
+    "TFLOPs", "H100") are kept as written. A phrase is normalised by its last word."""
+    w = " ".join(str(word).split())
+    if w.lower() in _UNIT_ALIASES and " " in w:
+        return _UNIT_ALIASES[w.lower()]
+    if " " in w:
+        w = w.rsplit(" ", 1)[1]
+    w = w.lstrip("-")
+    if not w:
+        return ""
+    if "/" in w and len(w) > 1:
+        num, _, den = w.partition("/")
+        den_unit = _UNIT_ALIASES.get(den, den) if den in ("s", "sec", "h", "hr", "min", "ms", "day", "d") else den
+        return f"{normalize_unit(num) if num else ''}/{den_unit}"
+    low = w.lower()
+    if low in ("gpu", "gpus"):
+        return "GPUs"
+    if w in _UNIT_ALIASES:
+        return _UNIT_ALIASES[w]
+    if len(w) > 1 and _is_plain_word(w) and low in _UNIT_ALIASES:
+        return _UNIT_ALIASES[low]
+    if len(w) >= 3 and _is_plain_word(w):
+        return _plural(low)
+    return w
+
+
+def _unit_key(u: str) -> str:
+    n = normalize_unit(u)
+    if len(n) > 2 and re.fullmatch(r"[A-Z][A-Z0-9]*[sS]", n):
+        return n[:-1]  # "GPUs" ~ "GPU", "TFLOPS" ~ "TFLOPs"
+    return n
+
+
+def same_unit(a: str | None, b: str | None) -> bool:
+    """True if both are None or both normalise to the same unit ("GPU" ~ "GPUs", "sec" ~ "s")."""
+    if a is None or b is None:
+        return a is None and b is None
+    return _unit_key(a) == _unit_key(b)
+
+
+# --- lexical pieces ----------------------------------------------------------------------------
+
+_SCALES = {"K": 3, "k": 3, "M": 6, "B": 9, "T": 12}
+_SCALE_WORDS = {"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+
+_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_WORDNUM_CORE = (
+    rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
+)
+_WORDNUM = re.compile(rf"(?<![\w-]){_WORDNUM_CORE}(?!\w)", re.I)
+
+# Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5").
+_NUM_START = re.compile(r"(?<![\w.])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
+_NUM = re.compile(
+    r"(?P<sign>[-−+])?(?P<num>[0-9][0-9,.]*|\.[0-9][0-9,.]*)(?P<exp>[eE][-+]?[0-9]{1,4}(?![0-9]))?"
+)
+_VALID_NUM = re.compile(r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?")
+_MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)")
+_GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
+_AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
+_SCALE_WORD = re.compile(r" (hundred|thousand|million|billion|trillion)(?!\w)", re.I)
+_ACCEL = r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?"
+_ACCEL_WORD = re.compile(rf"(?P<name>{_ACCEL})s?")
+_NOT_ACCEL = re.compile(r"(?:FP|BF|TF|INT|MX|NF|E[0-9]M)[0-9]+[A-Z]?s?|A[0-9.]+[KMBT]")
+_GLUED_X = re.compile(rf"[x×X](?:(?P<acc>{_ACCEL})s?)?(?![A-Za-z])")
+_GLUED_HYPHEN = re.compile(r"-(?P<w>[^\W\d_][\w]*)(?:-[^\W\d_][\w]*)*")
+_GLUED_LETTERS = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)?")
+_GLUED_FLAG = re.compile(r"-?(ish|plus)(?!\w)", re.I)
+_ORDINALS = {"st", "nd", "rd", "th"}
+
+_ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
+_RANGE_SEP = re.compile(r"\s*[–—‒‐‑−-]\s*|\s+to\s+", re.I)
+_AND = re.compile(r"\s+and\s+", re.I)
+_RATIO_SEP = re.compile(r"\s*([:/])\s*")
+
+_QUALIFIER_WORDS = [
+    ("no more than", "<="), ("not more than", "<="), ("no less than", ">="), ("not less than", ">="),
+    ("no fewer than", ">="), ("in excess of", ">"), ("on the order of", "~"), ("upwards of", ">"),
+    ("up to", "up to"), ("at least", ">="), ("at most", "<="), ("more than", ">"), ("greater than", ">"),
+    ("less than", "<"), ("fewer than", "<"), ("just over", ">"), ("just under", "<"), ("well over", ">"),
+    ("well under", "<"), ("approximately", "~"), ("approx.", "~"), ("approx", "~"), ("roughly", "~"),
+    ("about", "~"), ("around", "~"), ("circa", "~"), ("ca.", "~"), ("nearly", "~"), ("almost", "~"),
+    ("some", "~"), ("over", ">"), ("under", "<"), ("above", ">"), ("below", "<"), ("exceeding", ">"),
+]
+_QUALIFIER_SYMBOLS = [
+    ("<=", "<="), (">=", ">="), ("≤", "<="), ("≥", ">="), ("⩽", "<="), ("⩾", ">="),
+    ("<", "<"), (">", ">"), ("~", "~"), ("≈", "~"), ("∼", "~"), ("≃", "~"),
+]
+_QUALIFIERS = {k: v for k, v in _QUALIFIER_WORDS} | {k: v for k, v in _QUALIFIER_SYMBOLS}
+_QUAL_WORDS_RE = "|".join(r"\s+".join(re.escape(p) for p in w.split()) for w, _ in _QUALIFIER_WORDS)
+_QUAL_SYMS_RE = "|".join(re.escape(s) for s, _ in _QUALIFIER_SYMBOLS)
+_QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
+_QUAL_FULL = re.compile(rf"(?:{_QUAL_WORDS_RE}|{_QUAL_SYMS_RE})", re.I)
+_BETWEEN_END = re.compile(r"(?:^|\s)between$", re.I)
+_CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
+
+_VAGUE_WORDS = ("few|couple|handful|dozen|dozens|several|many|multiple|numerous|countless|"
+                "tens|hundreds|thousands|millions|billions|trillions")
+_VAGUE = re.compile(
+    rf"(?<![\w-])(?:a\s+)?(?:{_VAGUE_WORDS})"
+    r"(?:(?:\s+of)?\s+(?:dozens|tens|hundreds|thousands|millions|billions|trillions|"
+    r"hundred|thousand|million|billion|trillion))*(?!\w)",
+    re.I,
+)
+_AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
+_PLURAL_SCALES = {"hundreds", "thousands", "millions", "billions", "trillions", "dozen", "dozens"}
+
+_STOP_WORDS = {
+    "per", "in", "of", "for", "on", "with", "to", "at", "from", "by", "across", "and", "or", "via", "during",
+    "after", "before", "vs", "vs.", "versus", "within", "into", "over", "under", "between", "when", "while",
+    "than", "that", "which", "who", "where", "is", "are", "was", "were", "be", "been", "being", "has", "have",
+    "had", "can", "could", "will", "would", "may", "might", "should", "must", "do", "does", "did", "each",
+    "total", "overall", "combined", "apiece", "altogether", "respectively", "concurrently", "simultaneously",
+    "only", "as", "if", "so", "but", "not", "i.e.", "e.g.", "the", "a", "an", "—", "–", "-",
+    # adjectives that follow a figure but are not what it counts ("37B active", "405B dense")
+    "active", "activated", "dense", "sparse", "peak", "average", "avg", "effective", "faster", "slower",
+    "more", "less", "fewer", "higher", "lower", "better", "worse", "larger", "smaller",
+}
+_PROSE_WORDS = _STOP_WORDS | {
+    w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()
+} | set(_VAGUE_WORDS.split("|")) | {"approx.", "ca.", "no", "just", "well", "up"}
+_LABEL_WORD = re.compile(r"[^\W\d][\w.\-/'’]*")
+_PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
+_PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×")
+_CTRL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ZERO_WIDTH = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]")
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")", "]", "}"}
+
+
+@dataclass
+class _Term:
+    """One number as written: digits (Decimal), decimal exponent from its scale, glued unit, flags."""
+
+    mant: Decimal
+    exp: int
+    end: int
+    text: str
+    has_scale: bool = False
+    scientific: bool = False
+    unit: str | None = None
+    counted: str | None = None
+    plus: bool = False
+    approx: bool = False
+    vague: bool = False
+    active: tuple[Decimal, int] | None = None
+
+
+def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
+    sign, digits, e = mant.as_tuple()
+    scaled = Decimal((sign, digits, int(e) + exp))
+    f = float(scaled)
+    if not math.isfinite(f):
+        raise FigureError(raw, f"number too large: {text!r}")
+    if f == 0 and scaled != 0:
+        raise FigureError(raw, f"number too small: {text!r}")
+    return f
+
+
+def _is_accel(word: str) -> str | None:
+    """The accelerator name if `word` names one ("H100", "H800s", "MI300X"), else None."""
+    m = _ACCEL_WORD.fullmatch(word)
+    if m and not _NOT_ACCEL.fullmatch(word):
+        return m["name"]
+    return None
+
+
+# --- preprocessing -------------------------------------------------------------------------------
+
+
+def _clean(raw: str) -> str:
+    s = _CTRL.sub(" ", raw)
+    s = _ZERO_WIDTH.sub("", s)
+    s = s.replace("`", " ")
+    return " ".join(s.split())
+
+
+def _mask_groups(raw: str, s: str) -> str:
+    """Replace each bracketed group ("(YaRN)", "[12]") by a stop marker; its contents are ignored."""
+    while len(s) >= 2 and s[0] in _OPEN and _closing_index(s) == len(s) - 1:
+        s = s[1:-1].strip()  # the whole figure in parentheses: "(8B)"
+    out: list[str] = []
+    stack: list[str] = []
+    for ch in s:
+        if ch in _OPEN:
+            stack.append(_OPEN[ch])
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != ch:
+                raise FigureError(raw, "unbalanced parentheses")
+            if not stack:
+                out.append(" \x00 ")
+        elif not stack:
+            out.append(ch)
+    if stack:
+        raise FigureError(raw, "unbalanced parentheses")
+    return " ".join("".join(out).split())
+
+
+def _closing_index(s: str) -> int:
+    stack: list[str] = []
+    for i, ch in enumerate(s):
+        if ch in _OPEN:
+            stack.append(_OPEN[ch])
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != ch:
+                return -1
+            if not stack:
+                return i
+    return -1
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+def _first_number(s: str, start: int = 0, skip_one: bool = False) -> int | None:
+    m = _NUM_START.search(s, start)
+    pos = m.start() if m else None
+    for w in _WORDNUM.finditer(s, start):
+        if skip_one and w.group(0).lower() == "one":
+            continue
+        if pos is None or w.start() < pos:
+            pos = w.start()
+        break
+    return pos
+
+
+def _term(raw: str, s: str, pos: int) -> _Term | None:
+    """Read one number at `pos` with its scale and glued unit; None if no number starts there."""
+    m = _NUM.match(s, pos)
+    word = False
+    if m:
+        num = m["num"]
+        end = m.end("num")
+        if m["exp"] is None and num[-1] in ",." and len(num) > 1:
+            num, end = num[:-1], end - 1  # sentence punctuation: "2,048," / "12."
+        if not _VALID_NUM.fullmatch(num) or not any(c.isdigit() for c in num):
+            raise FigureError(raw, f"malformed number {num!r}")
+        negative = m["sign"] in ("-", "−")
+        mant = Decimal(("-" if negative else "") + num.replace(",", "") + (m["exp"] or ""))
+        if m["exp"]:
+            end = m.end()
+        scientific = m["exp"] is not None
+    else:
+        m = _WORDNUM.match(s, pos)
+        if not m:
+            return None
+        if m["ones"]:
+            n = _WORD_VALUES[m["ones"].lower()]
+        else:
+            n = _WORD_VALUES[m["tens"].lower()] + (_WORD_VALUES[m["unit"].lower()] if m["unit"] else 0)
+        mant, end, word, scientific = Decimal(n), m.end(), True, False
+    t = _Term(mant=mant, exp=0, end=end, text=s[pos:end], scientific=scientific)
+
+    if not word and not scientific:
+        mm = _MOE.match(s, end)
+        if mm:
+            inner = mm["num"]
+            if inner[-1] in ",." or not _VALID_NUM.fullmatch(inner):
+                raise FigureError(raw, f"malformed number {inner!r}")
+            t.exp, t.has_scale = _SCALES[mm["s1"]], True
+            t.active = (Decimal(inner.replace(",", "")), _SCALES[mm["s2"]])
+            t.end = end = mm.end()
+        elif mm := _GLUED_SCALE.match(s, end):
+            t.exp, t.has_scale, end = _SCALES[mm.group(0)], True, mm.end()
+        elif mm := _AMBIGUOUS_LOWER.match(s, end):
+            letter = mm.group(0)
+            hint = {"b": "B for billion", "m": "M for million or 'min' for minutes", "t": "T for trillion"}[letter]
+            raise FigureError(raw, f"ambiguous '{letter}' after a number (write {hint})")
+    if not t.has_scale and (mm := _SCALE_WORD.match(s, end)):
+        t.exp, t.has_scale, end = _SCALE_WORDS[mm.group(1).lower()], True, mm.end()
+
+    if t.active is None:
+        end = _glued(raw, s, end, t, word)
+    if end < len(s) and (s[end].isalnum() or s[end] == "_" or (s[end] == "." and s[end + 1 : end + 2].isdigit())):
+        raise FigureError(raw, f"unexpected text after the number: {s[pos:].split(' ', 1)[0]!r}")
+    t.end = end
+    t.text = s[pos:end]
+    return t
+
+
+def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
+    """Read what is glued to a number: %, ×, "-token", "s", "GB", then "+" or "-ish"."""
+    unit_done = False
+    if s.startswith("%", end):
+        t.unit, end, unit_done = "%", end + 1, True
+    elif (mm := _GLUED_X.match(s, end)) and not word:
+        t.unit, end, unit_done = "x", mm.end(), True
+        if mm["acc"]:
+            t.counted = mm["acc"]
+    elif mm := _GLUED_HYPHEN.match(s, end):
+        end = mm.end()
+        _glued_word(raw, mm["w"], t, hyphen=True)
+        unit_done = True
+    elif not word and (mm := _GLUED_LETTERS.match(s, end)):
+        end = mm.end()
+        _glued_word(raw, mm.group(0), t, hyphen=False)
+        unit_done = True
+    if unit_done and s.startswith("+", end):
+        t.plus, end = True, end + 1
+    elif unit_done and (mm := _GLUED_FLAG.match(s, end)):
+        if mm.group(1).lower() == "ish":
+            t.approx = True
+        else:
+            t.plus = True
+        end = mm.end()
+    elif not unit_done and s.startswith("+", end):
+        t.plus, end = True, end + 1
+    return end
+
+
+def _glued_word(raw: str, w: str, t: _Term, hyphen: bool) -> None:
+    low = w.lower()
+    if low == "ish":
+        t.approx = True
+    elif low == "plus":
+        t.plus = True
+    elif low in ("odd", "something"):
+        t.vague = True
+    elif hyphen and re.fullmatch(r"A[0-9.,]+[KkMBT]?", w):
+        raise FigureError(raw, f"malformed MoE size (write it like 355B-A32B): '-{w}'")
+    elif acc := _is_accel(w):
+        t.counted, t.unit = acc, "GPUs"
+    elif hyphen:
+        t.unit = normalize_unit(w)
+    elif w in _ORDINALS:
+        raise FigureError(raw, f"an ordinal is not a figure: '{w}'")
+    elif _glued_unit_ok(w):
+        t.unit = normalize_unit(w)
+    else:
+        raise FigureError(raw, f"unrecognised unit or scale glued to the number: '{w}'")
+
+
+def _glued_unit_ok(w: str) -> bool:
+    """Letters that may be glued to a number: known unit symbols ("20s", "2TB", "5kW") and a single
+    capital letter that is not a scale ("4D", "3D"). Anything else ("4Ks", "3up") is an error."""
+    if w in _UNIT_ALIASES or w in _SYMBOL_UNITS or w.lower() in ("gpu", "gpus"):
+        return True
+    return len(w) == 1 and w.isupper() and w not in _SCALES
+
+
+# --- prefix and phrase ----------------------------------------------------------------------------
+
+
+def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, bool, str | None]:
+    """Split the text before the first number into (comparator, label, between, currency)."""
+    p = " ".join(prefix.replace("\x00", " ").split())
+    comparator = label = currency = None
+    between = False
+    if p and p[-1] in _CURRENCIES:
+        currency, p = _CURRENCIES[p[-1]], p[:-1].rstrip()
+    if m := _BETWEEN_END.search(p):
+        between, p = True, p[: m.start()].rstrip()
+    if m := _QUAL_END.search(p):
+        key = " ".join((m["w"] or m["s"]).lower().split())
+        comparator, p = _QUALIFIERS[key], p[: m.start()].rstrip()
+    if p:
+        sep = p[-1] in "=:"
+        if sep:
+            p = p[:-1].rstrip()
+            if not p:
+                raise FigureError(raw, "nothing before '=' or ':'")
+        words = p.split()
+        ok = all(_LABEL_WORD.fullmatch(w) for w in words)
+        if ok and not sep:
+            ok = len(words) <= 4 and not any(w.lower() in _PROSE_WORDS for w in words)
+        if not ok:
+            raise FigureError(raw, f"unexpected text before the number: {p!r}")
+        label = " ".join(words)
+    return comparator, label, between, currency
+
+
+def _phrase(rest: str) -> list[str]:
+    """The words after the number up to a stop word, punctuation or parenthetical."""
+    rest = re.sub(r"^\s*per\s?cent(?!\w)", "%", rest, flags=re.I)
+    words: list[str] = []
+    for m in _PHRASE_TOKEN.finditer(rest):
+        tok = m.group(0)
+        last = False
+        if len(tok) > 1 and tok.endswith(".") and tok.lower() not in _STOP_WORDS:
+            tok, last = tok[:-1], True
+        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok):
+            break
+        words.append(tok)
+        if last:
+            break
+    return words
+
+
+def _unit_from_phrase(raw: str, words: list[str], glued: str | None) -> tuple[str | None, str | None]:
+    """(unit, counted) from the words after the number, given the unit glued to it (if any)."""
+    counted = None
+    accel_at = None
+    for i, w in enumerate(words):
+        if acc := _is_accel(w):
+            counted, accel_at = acc, i
+            break
+    if not words:
+        return glued, None
+    first = words[0]
+    if glued is not None:
+        other = normalize_unit(first)
+        if other in _SYMBOL_UNITS and not same_unit(other, glued):
+            raise FigureError(raw, f"the figure has two units: {glued!r} and {other!r}")
+        return glued, counted
+    if first in _AMBIGUOUS_AFTER:
+        raise FigureError(raw, f"ambiguous '{first}' after a number (glue the scale: 16K, 14.8T)")
+    if first.lower() in _PLURAL_SCALES:
+        raise FigureError(raw, f"'{first}' after a number is not an exact value")
+    if first.lower() in _SCALE_WORDS:
+        raise FigureError(raw, f"'{first}' after a number that already has a scale")
+    first_unit = normalize_unit(first)
+    if first_unit in _SYMBOL_UNITS:
+        return first_unit, counted
+    if accel_at is not None:
+        last = words[-1]
+        if accel_at == len(words) - 1 or not _is_plain_word(last):
+            return "GPUs", counted
+        return normalize_unit(last), counted
+    return normalize_unit(words[-1]), counted
+
+
+def _has_number(rest: str) -> bool:
+    return _first_number(rest, skip_one=True) is not None
+
+
+# --- parse ----------------------------------------------------------------------------------------
+
+
+def parse(raw: str) -> Quantity:
+    """Parse one figure as written in a note. Raises FigureError with a short reason."""
+    if not isinstance(raw, str):
+        raise FigureError(raw, "a figure must be text")
+    s = _clean(raw)
+    if not s:
+        raise FigureError(raw, "empty figure")
+    s = _mask_groups(raw, s)
+    start = _first_number(s)
+    if start is None:
+        return _parse_vague(raw, s)
+
+    comparator, label, between, currency = _parse_prefix(raw, s[:start])
+    first = _term(raw, s, start)
+    assert first is not None  # _first_number found a number here
+    terms = [first]
+    pos = first.end
+    kind = "value"
+    if first.active is not None:
+        kind = "moe"
+    elif between:
+        m = _AND.match(s, pos)
+        t = _term(raw, s, m.end()) if m else None
+        if t is None:
+            raise FigureError(raw, "'between' needs two numbers: 'between 10 and 20'")
+        terms.append(t)
+        kind, pos = "range", t.end
+    elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
+        kind = "transition"
+        while t is not None:
+            terms.append(t)
+            pos = t.end
+            m = _ARROW.match(s, pos)
+            t = _term(raw, s, m.end()) if m else None
+    elif (m := _RANGE_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
+        kind = "range"
+        terms.append(t)
+        pos = t.end
+    elif (m := _RATIO_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
+        kind = "ratio"
+        sep = m.group(1)
+        while t is not None:
+            terms.append(t)
+            pos = t.end
+            m = _RATIO_SEP.match(s, pos)
+            t = _term(raw, s, m.end()) if m and m.group(1) == sep else None
+
+    rest = s[pos:]
+    if _has_number(rest):
+        if kind == "range" and _RANGE_SEP.match(rest):
+            raise FigureError(raw, "a range has two ends")
+        raise FigureError(raw, "more than one number: split it into separate figures")
+    if any(t.active is not None for t in terms[1:]):
+        raise FigureError(raw, "a MoE size cannot be part of a range, transition or ratio")
+
+    # qualifiers glued to the number: "1,000+", "20-ish", "30-odd"
+    if any(t.vague for t in terms):
+        if len(terms) > 1:
+            raise FigureError(raw, "a vague number cannot be part of a range, transition or ratio")
+        unit, counted = _unit_from_phrase(raw, _phrase(rest), None)
+        return Quantity(raw=raw, kind="text", comparator=comparator or "=", unit=unit, counted=counted or label)
+    if any(t.plus or t.approx for t in terms):
+        if len(terms) > 1:
+            raise FigureError(raw, "'+' or '-ish' only applies to a single number")
+        glued_cmp = ">=" if first.plus else "~"
+        if first.plus and first.approx:
+            raise FigureError(raw, "conflicting qualifiers")
+        if comparator is not None and comparator != glued_cmp:
+            raise FigureError(raw, "conflicting qualifiers")
+        comparator = glued_cmp
+    comparator = comparator or "="
+
+    # a scale on the second end of a range applies to both when the first has none: "32–33T"
+    if kind == "range" and not first.has_scale and not first.scientific and terms[1].has_scale:
+        first.exp = terms[1].exp
+
+    glued_units = [t.unit for t in terms if t.unit is not None]
+    for u in glued_units[1:]:
+        if not same_unit(u, glued_units[0]):
+            raise FigureError(raw, f"the numbers have different units: {glued_units[0]!r} and {u!r}")
+    glued = glued_units[0] if glued_units else None
+    if currency is not None:
+        if glued is not None:
+            raise FigureError(raw, f"a currency amount cannot also be in {glued!r}")
+        glued = currency
+    unit, counted = _unit_from_phrase(raw, _phrase(rest), glued)
+    counted = counted or next((t.counted for t in terms if t.counted), None) or label
+
+    values = [_to_float(raw, t.mant, t.exp, t.text) for t in terms]
+    if kind == "moe":
+        mant, exp = first.active  # type: ignore[misc]
+        active = _to_float(raw, mant, exp, first.text)
+        if active > values[0]:
+            raise FigureError(raw, "active parameters exceed the total")
+        return Quantity(raw=raw, kind="moe", comparator=comparator, value=values[0], active=active,
+                        unit="parameters", counted=counted)
+    if kind == "value":
+        return Quantity(raw=raw, kind="value", comparator=comparator, value=values[0], unit=unit, counted=counted)
+    if kind == "range":
+        low, high = values
+        if low > high:
+            raise FigureError(raw, f"range low end {terms[0].text!r} is above the high end {terms[1].text!r}")
+        return Quantity(raw=raw, kind="range", comparator=comparator, low=low, high=high, unit=unit, counted=counted)
+    if kind == "transition":
+        return Quantity(raw=raw, kind="transition", comparator=comparator, start=values[0], end=values[-1],
+                        steps=tuple(values), unit=unit, counted=counted)
+    return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
+
+
+def _parse_vague(raw: str, s: str) -> Quantity:
+    """Text without a number: a vague-number phrase ("hundreds of thousands") or an error."""
+    m = _VAGUE.search(s)
+    if not m:
+        raise FigureError(raw, "no number in figure")
+    prefix = " ".join(s[: m.start()].replace("\x00", " ").split())
+    comparator = "="
+    unit = counted = None
+    if prefix and _QUAL_FULL.fullmatch(prefix):
+        comparator = _QUALIFIERS[" ".join(prefix.lower().split())]
+    if not prefix or comparator != "=":
+        rest = re.sub(r"^\s*of(?!\w)", "", s[m.end():], flags=re.I)
+        try:
+            unit, counted = _unit_from_phrase(raw, _phrase(rest), None)
+        except FigureError:
+            unit = counted = None  # "thousands of K..." : no unit rather than an error on vague text
+    return Quantity(raw=raw, kind="text", comparator=comparator, unit=unit, counted=counted)

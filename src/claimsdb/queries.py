@@ -1,0 +1,188 @@
+"""Reading the store: trace a number to its claims, show a claim, list claims, sources and tags.
+
+Functions return plain dicts (stable keys, JSON-ready); rendering is the CLI's business.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, exists, func, or_, select, text
+from sqlmodel import Session
+
+from claimsdb.errors import BadQuery, NotFound, UnknownClaim
+from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag
+from claimsdb.quantities import FigureError, parse, same_unit
+
+TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
+REL_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class ClaimFilter:
+    tag: str | None = None
+    trust: str | None = None
+    subject: str | None = None
+    stage: str | None = None
+    source: str | None = None
+    search: str | None = None
+    status: str | None = None
+
+    def apply(self, stmt):
+        if self.tag:
+            stmt = stmt.where(Claim.tag == self.tag)
+        if self.trust:
+            stmt = stmt.where(Claim.tag.in_(select(Tag.name).where(Tag.trust == self.trust)))
+        if self.subject:
+            stmt = stmt.where(func.lower(Claim.subject).contains(self.subject.lower(), autoescape=True))
+        if self.stage:
+            stmt = stmt.where(func.lower(Claim.stage) == self.stage.lower())
+        if self.source:
+            stmt = stmt.where(
+                exists().where(
+                    Evidence.claim_id == Claim.id, Evidence.source_id == Source.id, Source.key == self.source
+                )
+            )
+        if self.search:
+            stmt = stmt.where(func.lower(Claim.statement).contains(self.search.lower(), autoescape=True))
+        if self.status:
+            stmt = stmt.where(Claim.status == self.status)
+        return stmt
+
+
+def _figure_dict(f: Figure) -> dict[str, Any]:
+    return {
+        "raw": f.raw, "name": f.name, "kind": f.kind, "comparator": f.comparator, "value": f.value,
+        "low": f.low, "high": f.high, "start": f.start, "end": f.end,
+        "steps": json.loads(f.steps) if f.steps else [], "active": f.active, "unit": f.unit, "counted": f.counted,
+    }
+
+
+def _event_dict(e: Event) -> dict[str, Any]:
+    return {
+        "at": e.at, "kind": e.kind, "actor": e.actor, "tag_before": e.tag_before, "tag_after": e.tag_after,
+        "origin": e.origin, "detail": json.loads(e.detail) if e.detail else None,
+    }
+
+
+def claim_views(session: Session, claims: list[Claim], *, events: int | None = TRACE_EVENTS) -> list[dict[str, Any]]:
+    """Claims with their trust, figures, sources and (the latest `events`, or all) history."""
+    if not claims:
+        return []
+    ids = [c.id for c in claims]
+    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    figures: dict[int, list] = {}
+    for f in session.scalars(select(Figure).where(Figure.claim_id.in_(ids)).order_by(Figure.claim_id, Figure.position)):
+        figures.setdefault(f.claim_id, []).append(_figure_dict(f))
+    sources: dict[int, list] = {}
+    rows = session.execute(
+        select(Evidence, Source)
+        .join(Source, Source.id == Evidence.source_id)
+        .where(Evidence.claim_id.in_(ids))
+        .order_by(Evidence.claim_id, Evidence.position)
+    )
+    for ev, src in rows:
+        sources.setdefault(ev.claim_id, []).append({
+            "key": src.key, "title": src.title, "kind": src.kind, "url": src.url, "cite_key": src.cite_key,
+            "locator": ev.locator, "quote": ev.quote,
+        })
+    history: dict[int, list] = {}
+    for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
+        history.setdefault(e.claim_id, []).append(_event_dict(e))
+    out = []
+    for c in claims:
+        hist = history.get(c.id, [])
+        out.append({
+            "key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement,
+            "tag": c.tag, "trust": trust.get(c.tag), "basis": c.basis, "section": c.section,
+            "status": c.status, "status_reason": c.status_reason, "superseded_by": c.superseded_by,
+            "figures": figures.get(c.id, []),
+            "sources": sources.get(c.id, []),
+            "events": hist if events is None else hist[-events:],
+        })
+    return out
+
+
+def trace(session: Session, number: str) -> dict[str, Any]:
+    """Every figure that states `number` (also inside ranges and transitions), with its claim."""
+    try:
+        q = parse(number)
+    except FigureError as exc:
+        raise BadQuery(f"cannot read {number!r} as a number: {exc.reason}") from None
+    if q.kind not in ("value", "moe") or q.value is None:
+        raise BadQuery(f"trace takes one number, like 466, 2,048, 14.8T or 16K H100; {number!r} is a {q.kind}")
+    x = q.value
+    eps = abs(x) * REL_TOLERANCE or 1e-12
+    lo, hi = x - eps, x + eps
+
+    def near(col):
+        return col.between(lo, hi)
+
+    in_steps = text(
+        "EXISTS (SELECT 1 FROM json_each(figure.steps) AS s WHERE s.value BETWEEN :lo AND :hi)"
+    ).bindparams(lo=lo, hi=hi)
+    stmt = (
+        select(Figure, Claim)
+        .join(Claim, Claim.id == Figure.claim_id)
+        .where(
+            or_(
+                near(Figure.value), near(Figure.active), near(Figure.start), near(Figure.end),
+                and_(Figure.low <= hi, Figure.high >= lo),
+                and_(Figure.steps.is_not(None), in_steps),
+            )
+        )
+        .order_by(Claim.key, Figure.position)
+    )
+    matches = []
+    for fig, claim in session.execute(stmt):
+        if q.counted and (fig.counted or "").lower() != q.counted.lower():
+            continue
+        if q.unit and not q.counted and not same_unit(fig.unit, q.unit):
+            continue
+        matches.append((fig, claim))
+    if not matches:
+        raise NotFound(f"no figure matches {number!r}")
+    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, c in matches}.values()))}
+    return {
+        "query": number,
+        "parsed": {"value": q.value, "unit": q.unit, "counted": q.counted},
+        "matches": [{"figure": _figure_dict(f), "claim": views[c.key]} for f, c in matches],
+    }
+
+
+def get_claim(session: Session, key: str) -> Claim:
+    claim = session.scalars(select(Claim).where(Claim.key == key)).first()
+    if claim is None:
+        raise UnknownClaim(key)
+    return claim
+
+
+def show(session: Session, key: str) -> dict[str, Any]:
+    return claim_views(session, [get_claim(session, key)], events=None)[0]
+
+
+def list_claims(session: Session, filters: ClaimFilter) -> list[dict[str, Any]]:
+    claims = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.key)))
+    return claim_views(session, claims, events=0)
+
+
+def list_sources(session: Session) -> list[dict[str, Any]]:
+    counts = dict(
+        session.execute(select(Evidence.source_id, func.count(func.distinct(Evidence.claim_id))).group_by(Evidence.source_id)).all()
+    )
+    return [
+        {
+            "key": s.key, "title": s.title, "kind": s.kind, "url": s.url, "publisher": s.publisher,
+            "date": s.date, "path": s.path, "cite_key": s.cite_key, "claims": counts.get(s.id, 0),
+        }
+        for s in session.scalars(select(Source).order_by(Source.key))
+    ]
+
+
+def list_tags(session: Session) -> list[dict[str, Any]]:
+    counts = dict(session.execute(select(Claim.tag, func.count()).group_by(Claim.tag)).all())
+    order = {"verified": 0, "secondary": 1, "unverified": 2}
+    tags = sorted(session.scalars(select(Tag)), key=lambda t: (order.get(t.trust, 9), t.name))
+    return [{"name": t.name, "trust": t.trust, "description": t.description, "claims": counts.get(t.name, 0)} for t in tags]

@@ -1,0 +1,34 @@
+"""`claims db`: upgrade and current, and the environment variable."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_upgrade_then_current(claims, db_path):
+    result = claims("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert "schema revision none → 0001" in result.stdout
+    info = json.loads(claims("db", "current", "--format", "json").stdout)
+    assert info == {"database": str(db_path), "revision": "0001", "head": "0001", "up_to_date": True}
+
+
+def test_current_on_a_missing_database_does_not_create_it(claims, db_path):
+    result = claims("db", "current")
+    assert result.exit_code == 0 and "revision none" in result.stdout
+    assert not db_path.exists()
+
+
+def test_claims_db_environment_variable_is_used(claims, tmp_path, monkeypatch):
+    target = tmp_path / "from-env.db"
+    monkeypatch.setenv("CLAIMS_DB", str(target))
+    assert claims("tags", db=None).exit_code == 0
+    assert target.exists()
+
+
+def test_a_database_that_cannot_be_opened_is_a_clean_error(claims, tmp_path):
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("this is not sqlite\n" * 100)
+    result = claims("list", db=not_a_db)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "Traceback" not in result.output

@@ -1,0 +1,73 @@
+"""`claims import` through the CLI: exit codes, one-line errors, unchanged database file."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import file_digest
+
+
+def test_import_reports_counts_and_a_second_import_is_unchanged(claims, write_json, sample):
+    path = write_json(sample)
+    first = claims("import", path)
+    assert first.exit_code == 0, first.output
+    assert "3 added, 0 updated, 0 unchanged, 0 conflicts" in first.output
+    second = claims("import", path, "--format", "json")
+    assert second.exit_code == 0
+    assert json.loads(second.stdout)["counts"]["unchanged"] == 3
+
+
+def test_dry_run_lists_the_plan(claims, write_json, sample):
+    result = claims("import", write_json(sample), "--dry-run")
+    assert result.exit_code == 0
+    assert "dry run, nothing written" in result.output
+    assert "add     widget.pretrain" in result.output
+    assert json.loads(claims("list", "--format", "json").stdout) == []
+
+
+def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims, write_json, sample, db_path):
+    assert claims("import", write_json(sample)).exit_code == 0
+    sample["claims"][2]["tag"] = "rumour"
+    bad = write_json(sample, "bad.json")
+    before = file_digest(db_path)
+    result = claims("import", bad)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        f"error: {bad}, record 'gadget.fleet', field 'tag': unknown tag 'rumour' "
+        "(known: agent-reported, note-2026-09-21, note-2026-10-04, prior-note, spot-checked)"
+    )
+    assert "Traceback" not in result.output
+    assert file_digest(db_path) == before
+
+
+def test_malformed_json_exit_2(claims, tmp_path, db_path):
+    assert claims("db", "upgrade").exit_code == 0
+    path = tmp_path / "x.json"
+    path.write_text("{not json", encoding="utf-8")
+    before = file_digest(db_path)
+    result = claims("import", path)
+    assert result.exit_code == 2 and "not valid JSON" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert file_digest(db_path) == before
+
+
+def test_conflict_is_reported_in_the_output(claims, write_json, sample, db_path):
+    import sqlite3
+
+    path = write_json(sample)
+    claims("import", path)
+    con = sqlite3.connect(db_path)
+    claim_id = con.execute("SELECT id FROM claim WHERE key='gadget.fleet'").fetchone()[0]
+    con.execute(
+        "INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after) "
+        "VALUES (?, '2026-11-01T00:00:00+00:00', 'retagged', 'grace', 'agent-reported', 'prior-note')",
+        (claim_id,),
+    )
+    con.execute("UPDATE claim SET tag='prior-note' WHERE id=?", (claim_id,))
+    con.commit()
+    con.close()
+    result = claims("import", path)
+    assert result.exit_code == 0
+    assert "conflict gadget.fleet: kept tag 'prior-note' (set by grace" in result.output
+    assert "the file says 'agent-reported'" in result.output

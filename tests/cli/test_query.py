@@ -1,0 +1,149 @@
+"""Read commands through the CLI: trace, show, list, sources, tags, in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+
+def trace_json(claims, number):
+    result = claims("trace", number, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize(
+    "number, expected",
+    [
+        ("3072", [("widget.pretrain", "3,072 H100")]),
+        ("3,072", [("widget.pretrain", "3,072 H100")]),
+        ("3K", []),  # 3,000 is not 3,072
+        ("21.5T", [("widget.pretrain", "21.5T tokens")]),
+        ("21.5 trillion", [("widget.pretrain", "21.5T tokens")]),
+        ("256K", [("widget.context", "8K → 256K")]),  # the end of a transition
+        ("8K", [("widget.context", "8K → 256K")]),  # its start
+        ("50K", [("gadget.fleet", "40–60K sandboxes")]),  # inside a range
+        ("3,072 H100", [("widget.pretrain", "3,072 H100")]),
+    ],
+)
+def test_trace_matches_by_value_inside_ranges_and_transitions(claims, number, expected):
+    if not expected:
+        result = claims("trace", number)
+        assert result.exit_code == 1 and "no figure matches" in result.stderr
+        return
+    data = trace_json(claims, number)
+    assert [(m["claim"]["key"], m["figure"]["raw"]) for m in data["matches"]] == expected
+
+
+@pytest.mark.usefixtures("loaded")
+def test_trace_counted_thing_narrows_the_match(claims):
+    result = claims("trace", "3,072 A100")
+    assert result.exit_code == 1
+
+
+@pytest.mark.usefixtures("loaded")
+def test_trace_table_names_claim_subject_tag_sources_and_history(claims):
+    result = claims("trace", "3072")
+    assert result.exit_code == 0
+    out = result.stdout
+    for text in ("3,072 H100", "Widget-7", "Pretrain", "spot-checked (verified)", "Widget technical report",
+                 "https://example.org/widget", "(§3.1)", "“3,072 H100 GPUs”", "imported as spot-checked"):
+        assert text in out, text
+
+
+@pytest.mark.usefixtures("loaded")
+def test_trace_json_carries_sources_and_events(claims):
+    (match,) = trace_json(claims, "40K")["matches"]  # the low end of 40–60K
+    claim = match["claim"]
+    assert (claim["subject"], claim["tag"], claim["trust"]) == ("Gadget", "agent-reported", "unverified")
+    assert claim["sources"][0]["title"] == "Lab notes"
+    assert claim["events"][0]["kind"] == "imported"
+
+
+@pytest.mark.usefixtures("loaded")
+def test_trace_rejects_text_that_is_not_one_number(claims):
+    result = claims("trace", "lots")
+    assert result.exit_code == 2 and "cannot read 'lots' as a number" in result.stderr
+    result = claims("trace", "4K → 8K")
+    assert result.exit_code == 2 and "trace takes one number" in result.stderr
+
+
+@pytest.mark.usefixtures("loaded")
+def test_show_prints_everything_about_a_claim(claims):
+    result = claims("show", "widget.context")
+    assert result.exit_code == 0
+    for text in ("Widget-7 · Midtrain", "note-2026-10-04 (secondary)", "basis: From the later note.",
+                 "figure: 8K → 256K  →  8,000 → 256,000", "Lab notes", "history:"):
+        assert text in result.stdout, text
+    data = json.loads(claims("show", "widget.context", "--format", "json").stdout)
+    assert data["figures"][0]["start"] == 8000 and data["figures"][0]["end"] == 256000
+
+
+def test_show_unknown_key_exit_2(claims, loaded):
+    result = claims("show", "no.such.claim")
+    assert result.exit_code == 2 and result.stderr.strip() == "error: no claim with key 'no.such.claim'"
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize(
+    "args, keys",
+    [
+        ([], ["gadget.fleet", "widget.context", "widget.pretrain"]),
+        (["--tag", "spot-checked"], ["widget.pretrain"]),
+        (["--trust", "unverified"], ["gadget.fleet"]),
+        (["--trust", "secondary"], ["widget.context"]),
+        (["--subject", "widget"], ["widget.context", "widget.pretrain"]),
+        (["--stage", "agentic rl"], ["gadget.fleet"]),
+        (["--source", "widget-report"], ["widget.pretrain"]),
+        (["--search", "SANDBOXES"], ["gadget.fleet"]),
+        (["--status", "withdrawn"], []),
+        (["--subject", "widget", "--stage", "pretrain"], ["widget.pretrain"]),
+    ],
+)
+def test_list_filters(claims, args, keys):
+    result = claims("list", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [c["key"] for c in json.loads(result.stdout)] == keys
+
+
+@pytest.mark.usefixtures("loaded")
+def test_list_csv_and_table(claims):
+    rows = list(csv.DictReader(io.StringIO(claims("list", "--format", "csv").stdout)))
+    assert [r["key"] for r in rows] == ["gadget.fleet", "widget.context", "widget.pretrain"]
+    assert rows[2]["figures"] == "3,072 H100 | 21.5T tokens" and rows[2]["trust"] == "verified"
+    table = claims("list").stdout
+    assert "3 claim(s)" in table and "gadget.fleet" in table
+
+
+def test_list_rejects_an_unknown_trust_level(claims, loaded):
+    result = claims("list", "--trust", "kinda")
+    assert result.exit_code == 2 and "--trust must be one of" in result.stderr
+
+
+@pytest.mark.usefixtures("loaded")
+def test_sources_lists_each_with_its_claim_count(claims):
+    data = json.loads(claims("sources", "--format", "json").stdout)
+    assert [(s["key"], s["claims"]) for s in data] == [("lab-notes", 2), ("widget-report", 1)]
+    rows = list(csv.DictReader(io.StringIO(claims("sources", "--format", "csv").stdout)))
+    assert rows[1]["url"] == "https://example.org/widget" and rows[1]["cite_key"] == "widget2026"
+    assert "Widget technical report" in claims("sources").stdout
+
+
+@pytest.mark.usefixtures("loaded")
+def test_tags_lists_trust_and_counts_including_tags_added_as_data(claims):
+    data = json.loads(claims("tags", "--format", "json").stdout)
+    assert [(t["name"], t["trust"], t["claims"]) for t in data] == [
+        ("spot-checked", "verified", 1),
+        ("note-2026-09-21", "secondary", 0),
+        ("note-2026-10-04", "secondary", 1),
+        ("prior-note", "secondary", 0),
+        ("agent-reported", "unverified", 1),
+    ]
+    assert "note-2026-10-04" in claims("tags").stdout
+    rows = list(csv.DictReader(io.StringIO(claims("tags", "--format", "csv").stdout)))
+    assert rows[0] == {"name": "spot-checked", "trust": "verified", "claims": "1",
+                       "description": "A person re-read the primary page and found the figure there."}

@@ -1,0 +1,98 @@
+"""Schema and migrations: Alembic for real on blank SQLite files."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlmodel import SQLModel
+
+from claimsdb import db, models  # noqa: F401
+from claimsdb.errors import DatabaseProblem
+
+
+def test_upgrade_on_blank_database_creates_every_table_and_seeds_tags(db_path):
+    url = db.resolve_url(str(db_path))
+    db.upgrade(url)
+    con = sqlite3.connect(db_path)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"tag", "source", "claim", "evidence", "figure", "event", "alembic_version"} <= tables
+    assert dict(con.execute("SELECT name, trust FROM tag")) == {
+        "spot-checked": "verified",
+        "note-2026-09-21": "secondary",
+        "prior-note": "secondary",
+        "agent-reported": "unverified",
+    }
+    assert db.current_revision(db.make_engine(url)) == db.HEAD_REVISION
+
+
+def test_autogenerate_finds_no_drift_between_models_and_migrations(db_path):
+    url = db.resolve_url(str(db_path))
+    db.upgrade(url)
+    engine = db.make_engine(url)
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        diff = compare_metadata(context, SQLModel.metadata)
+    assert diff == []
+
+
+def test_head_revision_constant_matches_the_migration_scripts():
+    config = Config()
+    config.set_main_option("script_location", str(db.migrations_dir()))
+    assert ScriptDirectory.from_config(config).get_current_head() == db.HEAD_REVISION
+
+
+def test_open_engine_creates_and_migrates_on_first_use(tmp_path):
+    path = tmp_path / "nested" / "dir" / "claims.db"
+    engine = db.open_engine(str(path))
+    assert path.exists()
+    assert db.current_revision(engine) == db.HEAD_REVISION
+
+
+def test_open_engine_refuses_a_database_at_another_revision(db_path):
+    db.upgrade(db.resolve_url(str(db_path)))
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE alembic_version SET version_num = '0000'")
+    con.commit()
+    with pytest.raises(DatabaseProblem, match="claims db upgrade"):
+        db.open_engine(str(db_path))
+
+
+def test_resolve_url_prefers_argument_then_environment_then_default(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLAIMS_DB", str(tmp_path / "env.db"))
+    assert db.resolve_url(str(tmp_path / "arg.db")).endswith("arg.db")
+    assert db.resolve_url(None).endswith("env.db")
+    monkeypatch.delenv("CLAIMS_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert db.resolve_url(None) == f"sqlite:///{tmp_path / 'xdg' / 'claimsdb' / 'claims.db'}"
+    assert db.resolve_url("postgresql://u:p@h/claims") == "postgresql://u:p@h/claims"
+
+
+def test_claim_foreign_key_to_tag_is_enforced(db_path):
+    engine = db.open_engine(str(db_path))
+    with engine.begin() as conn:
+        with pytest.raises(Exception, match="FOREIGN KEY"):
+            conn.exec_driver_sql(
+                "INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+                "VALUES ('k', 's', 'st', 'no-such-tag', 'b', 'active', 'now', 'now')"
+            )
+
+
+@pytest.mark.parametrize("command", [["list"], ["trace", "466"], ["tags"], ["sources"], ["db", "current"]])
+def test_read_commands_do_not_import_alembic_or_httpx(db_path, command):
+    db.upgrade(db.resolve_url(str(db_path)))  # an existing, current database
+    code = (
+        "import sys\n"
+        "from claimsdb.cli.app import app\n"
+        f"try:\n    app({command + ['--db', str(db_path)]!r})\n"
+        "except SystemExit:\n    pass\n"
+        "print('LOADED', sorted(m for m in ('alembic', 'httpx') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "LOADED []" in out.stdout, out.stdout + out.stderr

@@ -1,0 +1,95 @@
+"""Reading data files: every problem names the file, the record and the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimsdb.errors import InvalidRecord
+from claimsdb.records import load
+
+
+def test_json_file_loads_with_parsed_figures(write_json, sample):
+    data = load(write_json(sample))
+    assert [c.key for c in data.claims] == ["widget.pretrain", "widget.context", "gadget.fleet"]
+    gpus, tokens = data.claims[0].figures
+    assert (gpus.quantity.value, gpus.quantity.counted, gpus.quantity.unit) == (3072, "H100", "GPUs")
+    assert (tokens.quantity.value, tokens.quantity.unit) == (21.5e12, "tokens")
+    assert data.claims[1].figures[0].quantity.kind == "transition"
+    assert data.claims[2].figures[0].quantity.low == 40_000
+    assert data.claims[0].evidence[0].locator == "§3.1"
+
+
+def test_explicit_fields_override_the_parser(write_json, sample):
+    sample["claims"][0]["figures"] = [{"raw": "21.5T", "name": "tokens seen", "unit": "tokens"}]
+    fig = load(write_json(sample)).claims[0].figures[0]
+    assert (fig.name, fig.quantity.value, fig.quantity.unit) == ("tokens seen", 21.5e12, "tokens")
+
+
+def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write_json, sample):
+    sample["claims"][0]["figures"] = [{"raw": "a dozen-ish", "kind": "text"}]
+    assert load(write_json(sample)).claims[0].figures[0].quantity.value is None
+
+
+@pytest.mark.parametrize(
+    "mutate, record, field, reason",
+    [
+        (lambda d: d["claims"][1].pop("tag"), "'widget.context'", "tag", "required"),
+        (lambda d: d["claims"][0].update(statement=""), "'widget.pretrain'", "statement", "empty"),
+        (lambda d: d["claims"][0].update(key="Bad Key"), "'Bad Key'", "key", "not a key"),
+        (lambda d: d["claims"][0].update(status="deleted"), "'widget.pretrain'", "status", "not one of"),
+        (lambda d: d["claims"][0].update(tga="spot-checked"), "'widget.pretrain'", "tga", "unknown field"),
+        (lambda d: d["claims"][2].update(figures=["sandboxes galore"]), "'gadget.fleet'", "figures[0]", "cannot parse"),
+        (lambda d: d["claims"][2].update(figures=[{"raw": "3", "value": "three"}]), "'gadget.fleet'", "figures[0].value", "number"),
+        (lambda d: d["claims"][2].update(figures=[{"raw": "5–9", "low": 10}]), "'gadget.fleet'", "figures[0]", "above high"),
+        (lambda d: d["claims"][0]["evidence"][0].pop("source"), "'widget.pretrain'", "evidence[0].source", "source key"),
+        (lambda d: d["sources"][1].update(url="ftp://x"), "'widget-report'", "url", "http"),
+        (lambda d: d["sources"][0].update(kind="tweet"), "'lab-notes'", "kind", "not one of"),
+        (lambda d: d["tags"][0].update(trust="trusted"), "'note-2026-10-04'", "trust", "not one of"),
+        (lambda d: d["claims"].append("just text"), "claims[3]", None, "must be an object"),
+    ],
+)
+def test_bad_records_name_file_record_and_field(write_json, sample, mutate, record, field, reason):
+    mutate(sample)
+    path = write_json(sample)
+    with pytest.raises(InvalidRecord) as info:
+        load(path)
+    err = info.value
+    assert (err.file, err.record, err.field) == (str(path), record, field)
+    assert reason in err.reason
+    assert str(path) in err.message and "\n" not in err.message
+
+
+def test_malformed_json_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"claims": [', encoding="utf-8")
+    with pytest.raises(InvalidRecord, match="broken.json: not valid JSON"):
+        load(path)
+
+
+def test_missing_file_and_unknown_type(tmp_path):
+    with pytest.raises(InvalidRecord, match="no such file"):
+        load(tmp_path / "nope.json")
+    other = tmp_path / "claims.yaml"
+    other.write_text("a: 1", encoding="utf-8")
+    with pytest.raises(InvalidRecord, match="unknown file type"):
+        load(other)
+
+
+def test_csv_rows_become_claims_with_one_evidence(tmp_path):
+    path = tmp_path / "flat.csv"
+    path.write_text(
+        "key,subject,stage,statement,tag,basis,figures,source,locator,quote\n"
+        'a.one,Thing,Serve,"Thing serves on 4 nodes, 2,048 GPUs in all.",prior-note,Old note,"4 nodes | 2,048 GPUs",lab-notes,p. 1,\n',
+        encoding="utf-8",
+    )
+    (claim,) = load(path).claims
+    assert [f.quantity.value for f in claim.figures] == [4, 2048]
+    assert claim.evidence[0].source == "lab-notes" and claim.evidence[0].quote is None
+
+
+def test_csv_bad_row_names_its_line(tmp_path):
+    path = tmp_path / "flat.csv"
+    path.write_text("key,subject,statement,tag,basis\n,Thing,Says,prior-note,why\n", encoding="utf-8")
+    with pytest.raises(InvalidRecord) as info:
+        load(path)
+    assert (info.value.record, info.value.field) == ("row 2", "key")

@@ -1,0 +1,180 @@
+"""Import: all or nothing, idempotent, updates with events, never over a person's tag."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import insert, select
+
+from claimsdb import db, store
+from claimsdb.errors import InvalidRecord
+from claimsdb.models import Claim, Event, Figure
+from tests.conftest import file_digest
+
+
+@pytest.fixture
+def engine(db_path):
+    return db.open_engine(str(db_path))
+
+
+def run_import(engine, *paths, dry_run=False):
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(p) for p in paths], dry_run=dry_run)
+        if dry_run:
+            session.rollback()
+    return plan
+
+
+def events(engine, key):
+    with db.session_scope(engine) as session:
+        claim = session.scalars(select(Claim).where(Claim.key == key)).one()
+        return [(e.kind, e.actor, e.tag_before, e.tag_after) for e in session.scalars(
+            select(Event).where(Event.claim_id == claim.id).order_by(Event.id))]
+
+
+def claim_row(engine, key):
+    with db.session_scope(engine) as session:
+        return session.scalars(select(Claim).where(Claim.key == key)).one()
+
+
+def test_first_import_adds_everything_with_an_imported_event(engine, write_json, sample):
+    plan = run_import(engine, write_json(sample))
+    assert plan.added == ["widget.pretrain", "widget.context", "gadget.fleet"]
+    assert plan.tags_added == ["note-2026-10-04"] and set(plan.sources_added) == {"lab-notes", "widget-report"}
+    assert events(engine, "widget.context") == [("imported", "import", None, "note-2026-10-04")]
+    with db.session_scope(engine) as session:
+        raws = session.scalars(select(Figure.raw).order_by(Figure.id)).all()
+    assert raws == ["3,072 H100", "21.5T tokens", "8K → 256K", "40–60K sandboxes"]
+
+
+def test_importing_the_same_file_again_changes_nothing(engine, write_json, sample, db_path):
+    path = write_json(sample)
+    run_import(engine, path)
+    before = file_digest(db_path)
+    plan = run_import(engine, path)
+    assert plan.added == [] and plan.updated == {} and len(plan.unchanged) == 3
+    assert plan.sources_added == plan.sources_updated == plan.tags_added == []
+    engine.dispose()
+    assert file_digest(db_path) == before
+
+
+def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_json, sample):
+    run_import(engine, write_json(sample))
+    sample["claims"][0]["statement"] = "Widget-7 used 3,072 H100 GPUs and saw 21.5T tokens."
+    sample["claims"][0]["figures"] = ["3,072 H100", "21.5T tokens", "~90 days"]
+    plan = run_import(engine, write_json(sample))
+    assert plan.updated == {"widget.pretrain": ["figures", "statement"]}
+    assert claim_row(engine, "widget.pretrain").statement.startswith("Widget-7 used")
+    kinds = events(engine, "widget.pretrain")
+    assert kinds == [("imported", "import", None, "spot-checked"), ("updated", "import", None, None)]
+    with db.session_scope(engine) as session:
+        figs = session.scalars(select(Figure.raw).join(Claim).where(Claim.key == "widget.pretrain").order_by(Figure.position)).all()
+    assert figs == ["3,072 H100", "21.5T tokens", "~90 days"]
+
+
+def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sample):
+    run_import(engine, write_json(sample))
+    sample["claims"][2]["tag"] = "prior-note"
+    plan = run_import(engine, write_json(sample))
+    assert plan.updated == {"gadget.fleet": ["tag"]} and plan.conflicts == []
+    assert claim_row(engine, "gadget.fleet").tag == "prior-note"
+    assert events(engine, "gadget.fleet")[-1] == ("updated", "import", "agent-reported", "prior-note")
+
+
+def record_person_reread(engine, key, actor="ada"):
+    """What `claims reread` records: a person's tag-changing event, written with the claim's new tag."""
+    with db.session_scope(engine) as session:
+        claim = session.scalars(select(Claim).where(Claim.key == key)).one()
+        session.execute(insert(Event).values(
+            claim_id=claim.id, kind="reread", actor=actor, tag_before=claim.tag, tag_after="spot-checked",
+            detail=json.dumps({"note": "seen on the page"}),
+        ))
+        claim.tag = "spot-checked"
+        session.add(claim)
+
+
+def test_an_import_never_overrides_a_tag_a_person_set(engine, write_json, sample):
+    path = write_json(sample)
+    run_import(engine, path)
+    record_person_reread(engine, "gadget.fleet")
+    plan = run_import(engine, path)
+    assert claim_row(engine, "gadget.fleet").tag == "spot-checked"
+    (conflict,) = plan.conflicts
+    assert (conflict.key, conflict.field, conflict.kept, conflict.offered) == (
+        "gadget.fleet", "tag", "spot-checked", "agent-reported")
+    assert "ada" in conflict.why
+    assert "gadget.fleet" in plan.unchanged
+    assert [e[0] for e in events(engine, "gadget.fleet")] == ["imported", "reread"]
+
+
+def test_a_person_owned_tag_survives_a_data_change_while_the_data_still_updates(engine, write_json, sample):
+    run_import(engine, write_json(sample))
+    record_person_reread(engine, "gadget.fleet")
+    sample["claims"][2]["statement"] = "Gadget runs 40–60K sandboxes concurrently."
+    plan = run_import(engine, write_json(sample))
+    assert plan.updated == {"gadget.fleet": ["statement"]}
+    assert len(plan.conflicts) == 1
+    row = claim_row(engine, "gadget.fleet")
+    assert (row.tag, row.statement) == ("spot-checked", "Gadget runs 40–60K sandboxes concurrently.")
+
+
+def test_dry_run_plans_but_writes_nothing(engine, write_json, sample, db_path):
+    run_import(engine, write_json(sample))
+    sample["claims"][1]["basis"] = "Changed basis."
+    sample["claims"].append({**sample["claims"][2], "key": "gadget.extra"})
+    engine.dispose()
+    before = file_digest(db_path)
+    plan = run_import(engine, write_json(sample), dry_run=True)
+    assert plan.added == ["gadget.extra"] and plan.updated == {"widget.context": ["basis"]}
+    engine.dispose()
+    assert file_digest(db_path) == before
+
+
+BAD_CASES = {
+    "unknown tag": (lambda d: d["claims"][0].update(tag="hearsay"), "tag", "unknown tag 'hearsay'"),
+    "unknown source": (lambda d: d["claims"][0]["evidence"][0].update(source="nowhere"), "evidence[0].source", "unknown source"),
+    "duplicate key": (lambda d: d["claims"].append(dict(d["claims"][0])), "key", "duplicate claim key"),
+    "unparseable figure": (lambda d: d["claims"][1].update(figures=["12..5K"]), "figures[0]", "cannot parse"),
+    "retrust a tag": (lambda d: d["tags"].append({"name": "agent-reported", "trust": "verified"}), "trust", "cannot change"),
+    "unknown superseding claim": (
+        lambda d: d["claims"][0].update(status="superseded", superseded_by="no.such"), "superseded_by", "unknown claim"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engine, write_json, sample, db_path, case):
+    run_import(engine, write_json(sample, "good.json"))
+    # A good file in the same call, whose new claim must not land either.
+    good_too = {"claims": [{**sample["claims"][2], "key": "gadget.second"}]}
+    mutate, field, reason = BAD_CASES[case]
+    mutate(sample)
+    engine.dispose()
+    before = file_digest(db_path)
+    with pytest.raises(InvalidRecord) as info:
+        run_import(engine, write_json(good_too, "other.json"), write_json(sample, "bad.json"))
+    assert info.value.field == field and reason in info.value.reason
+    assert info.value.file.endswith("bad.json")
+    engine.dispose()
+    assert file_digest(db_path) == before
+
+
+def test_duplicate_key_across_two_files_names_both(engine, write_json, sample):
+    first = write_json(sample, "a.json")
+    second = write_json({"claims": [sample["claims"][0]]}, "b.json")
+    with pytest.raises(InvalidRecord, match=r"b\.json, record 'widget\.pretrain', field 'key': duplicate claim key \(also in .*a\.json\)"):
+        run_import(engine, first, second)
+
+
+def test_claims_may_cite_sources_and_tags_already_in_the_database(engine, write_json, sample):
+    run_import(engine, write_json(sample))
+    later = {"claims": [{**sample["claims"][1], "key": "widget.context.v2"}]}
+    plan = run_import(engine, write_json(later, "later.json"))
+    assert plan.added == ["widget.context.v2"]
+
+
+def test_superseded_status_from_data_is_stored(engine, write_json, sample):
+    sample["claims"][1].update(status="superseded", superseded_by="widget.pretrain", status_reason="merged")
+    run_import(engine, write_json(sample))
+    row = claim_row(engine, "widget.context")
+    assert (row.status, row.superseded_by, row.status_reason) == ("superseded", "widget.pretrain", "merged")
