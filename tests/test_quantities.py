@@ -67,6 +67,7 @@ CASES = [
     ("16K H100", V(16000.0, unit="GPUs", counted="H100")),
     ("1.5 million GPUs", V(1.5e6, unit="GPUs")),
     ("2 thousand", V(2000.0)),
+    ("5 hundred", V(500.0)),
     ("3 billion", V(3e9)),
     ("1.8 trillion parameters", V(1.8e12, unit="parameters")),
     ("12.7T (8B)", V(12.7e12)),  # trailing parenthetical ignored

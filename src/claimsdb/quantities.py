@@ -7,6 +7,23 @@ read unambiguously (malformed numbers, two unrelated numbers, ambiguous scales) 
 Numbers are converted exactly: the decimal digits and the scale are combined as a decimal string and
 rounded to a float once, so "14.8T" is exactly float("14.8e12").
 
+Rules decided here beyond the contract (spec/QUANTITIES.md):
+- bracketed groups anywhere ("(YaRN)", "[12]") are ignored and end the unit phrase; a figure wholly in
+  parentheses is unwrapped; unbalanced brackets are an error.
+- a number glued to a word is part of a name, not a figure: "H100", "GPT-4", "v1.5", "Qwen2.5".
+- a sign is kept ("-0.5", "−5% → +3%"); scientific notation is read ("3e-4", "3.8e25").
+- glued "+" means ">=" ("1,000+ GPUs"); glued "-ish" means "~"; "30-odd" / "20-something" are text.
+- "$5.6M" / "€" / "£" give unit USD / EUR / GBP; "hundred" is a scale word like "thousand".
+- lowercase glued b, m, t ("7b", "10m") and a spaced K/M/B/T ("15 T") are ambiguous: errors. Letters
+  glued to a number must be a known unit ("20s", "2TB", "5kW") or one capital letter ("4D").
+- a range's second-end scale applies to the first ("32–33T"); transitions and ratios never share scales.
+- an accelerator followed by a plain noun gives that noun as unit: "1,024 H100 nodes" -> nodes, counted
+  H100; a unit symbol still wins: "8× H100" -> unit "x", counted H100.
+- a label needs "="/":" or must be at most four words none of which is prose (stop words, qualifiers).
+- "one" after the figure ("16K H100 in one cluster") does not count as a second number.
+- uncountable nouns ("context", "data", "memory") are not pluralised; adjectives such as "active",
+  "dense" end the unit phrase.
+
 Standard library only; no output.
 """
 

@@ -141,15 +141,24 @@ def trace(session: Session, number: str) -> dict[str, Any]:
             continue
         if q.unit and not q.counted and not same_unit(fig.unit, q.unit):
             continue
-        matches.append((fig, claim))
+        stated = any(n is not None and lo <= n <= hi for n in _stated_numbers(fig))
+        matches.append((0 if stated else 1, fig, claim))
     if not matches:
         raise NotFound(f"no figure matches {number!r}")
-    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, c in matches}.values()))}
+    matches.sort(key=lambda m: m[0])  # figures that state the number, then ranges that contain it
+    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in matches}.values()))}
     return {
         "query": number,
         "parsed": {"value": q.value, "unit": q.unit, "counted": q.counted},
-        "matches": [{"figure": _figure_dict(f), "claim": views[c.key]} for f, c in matches],
+        "matches": [
+            {"match": "stated" if rank == 0 else "inside range", "figure": _figure_dict(f), "claim": views[c.key]}
+            for rank, f, c in matches
+        ],
     }
+
+
+def _stated_numbers(f: Figure) -> list[float | None]:
+    return [f.value, f.active, f.start, f.end, f.low, f.high, *(json.loads(f.steps) if f.steps else [])]
 
 
 def get_claim(session: Session, key: str) -> Claim:

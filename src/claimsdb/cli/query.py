@@ -31,16 +31,17 @@ def trace(
     with db.session_scope(db.open_engine(db_)) as session:
         result = queries.trace(session, number)
     rows = [
-        {"query": number, "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in result["matches"]
+        {"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in result["matches"]
     ]
 
     def table() -> None:
         console.print(f"{len(result['matches'])} figure(s) match {number!r}\n")
         for m in result["matches"]:
-            print_claim(m["claim"], figure=m["figure"]["raw"])
+            label = m["figure"]["raw"] + ("  (inside this range)" if m["match"] == "inside range" else "")
+            print_claim(m["claim"], figure=label)
             console.print()
 
-    emit(fmt, result, columns=("query", "figure", *CLAIM_CSV_COLUMNS), rows=rows, table=table)
+    emit(fmt, result, columns=("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows=rows, table=table)
 
 
 def show(

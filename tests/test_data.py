@@ -1,0 +1,119 @@
+"""The bundled data set: valid against its schema, importable, and answering the note's questions."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import jsonschema
+import pytest
+
+from claimsdb.records import load
+from tests.conftest import DATA_FILES, REPO
+
+
+@pytest.fixture(scope="module")
+def documents():
+    return [json.loads(p.read_text(encoding="utf-8")) for p in DATA_FILES]
+
+
+def test_data_files_validate_against_the_published_schema(documents):
+    schema = json.loads((REPO / "data" / "claims.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for doc in documents:
+        jsonschema.Draft202012Validator(schema).validate(doc)
+
+
+def test_schema_rejects_what_the_importer_rejects(documents):
+    schema = json.loads((REPO / "data" / "claims.schema.json").read_text(encoding="utf-8"))
+    bad = json.loads(json.dumps(documents[0]))
+    bad["claims"][0]["tga"] = "spot-checked"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_every_claim_has_a_basis_and_cites_the_note(documents):
+    for doc in documents:
+        for claim in doc["claims"]:
+            assert claim["basis"].strip() and "\n" not in claim["basis"], claim["key"]
+            assert claim["evidence"][0]["source"] == "note-production-pipelines", claim["key"]
+
+
+def test_tags_follow_the_note_for_the_figures_it_names(documents):
+    by_key = {c["key"]: c for doc in documents for c in doc["claims"]}
+    # The note names these as agent-reported (§4).
+    for key in ("rl.fleet.kimi-k25-tasks", "rl.fleet.longcat-environments", "rl.fleet.deepseek-dsec",
+                "pipelines.qwen35.agentic-rl", "pipelines.deepseek-v4.agentic-rl.dsec"):
+        assert by_key[key]["tag"] == "agent-reported", key
+    # Figures from the re-read primary pages.
+    for key in ("rl.bench.posttrainbench", "rl.bench.inferencebench", "rl.weight-sync.kimi-checkpoint-engine"):
+        assert by_key[key]["tag"] == "spot-checked", key
+    # Stage-table cells from the companion notes.
+    assert by_key["pipelines.llama3.pretrain"]["tag"] == "note-2026-09-21"
+    tags = Counter(c["tag"] for c in by_key.values())
+    assert set(tags) == {"spot-checked", "note-2026-09-21", "agent-reported"}
+
+
+def test_the_whole_data_set_imports_and_reimports_unchanged(claims):
+    first = claims("import", *DATA_FILES, "--format", "json")
+    assert first.exit_code == 0, first.output
+    counts = json.loads(first.stdout)["counts"]
+    total = sum(len(load(p).claims) for p in DATA_FILES)
+    assert counts["added"] == total and counts["conflicts"] == 0
+    again = json.loads(claims("import", *DATA_FILES, "--format", "json").stdout)["counts"]
+    assert (again["added"], again["updated"], again["unchanged"]) == (0, 0, total)
+
+
+@pytest.fixture
+def bundled(claims):
+    assert claims("import", *DATA_FILES).exit_code == 0
+
+
+def matches(claims, number):
+    result = claims("trace", number, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["matches"]
+
+
+@pytest.mark.usefixtures("bundled")
+def test_trace_466_names_llama3_interruptions_tag_and_source(claims):
+    (stated, *_rest) = matches(claims, "466")
+    claim = stated["claim"]
+    assert stated["match"] == "stated" and stated["figure"]["raw"] == "466 interruptions"
+    assert claim["subject"] == "Llama 3" and "interruptions" in claim["statement"]
+    assert claim["tag"] == "agent-reported"
+    assert "Llama 3 report" in [s["title"] for s in claim["sources"]]
+    table = claims("trace", "466").stdout
+    assert "466 interruptions" in table and "Llama 3" in table and "agent-reported (unverified)" in table
+
+
+@pytest.mark.usefixtures("bundled")
+def test_trace_100k_names_kimi_k25_as_agent_reported(claims):
+    found = [(m["claim"]["subject"], m["claim"]["tag"]) for m in matches(claims, "100k")]
+    assert ("Kimi K2.5", "agent-reported") in found
+
+
+@pytest.mark.usefixtures("bundled")
+def test_trace_2048_finds_both_the_h800_and_the_b300(claims):
+    raws = sorted(m["figure"]["raw"] for m in matches(claims, "2048"))
+    assert raws == ["2,048 B300", "2,048 H800"]
+    assert [m["figure"]["raw"] for m in matches(claims, "2,048 H800")] == ["2,048 H800"]
+
+
+@pytest.mark.usefixtures("bundled")
+@pytest.mark.parametrize(
+    "number, raw",
+    [("14.8T", "14.8T tokens"), ("16K H100", "16K H100"), ("16,000 H100 GPUs", "16K H100"),
+     ("128K", "32K → 128K"), ("32.5T", "32–33T tokens"), ("32B", "355B-A32B")],
+)
+def test_trace_finds_figures_in_every_written_form(claims, number, raw):
+    assert raw in [m["figure"]["raw"] for m in matches(claims, number)]
+
+
+@pytest.mark.usefixtures("bundled")
+def test_explicit_figure_fields_in_the_data_override_the_parser(claims):
+    shown = json.loads(claims("show", "pipelines.kimi-k2-k3.post-train", "--format", "json").stdout)
+    one_t = next(f for f in shown["figures"] if f["raw"] == "1T")
+    assert (one_t["value"], one_t["unit"], one_t["name"]) == (1e12, "parameters", "model size")
+    dsec = json.loads(claims("show", "rl.fleet.deepseek-dsec", "--format", "json").stdout)["figures"][0]
+    assert (dsec["kind"], dsec["value"]) == ("text", None)
