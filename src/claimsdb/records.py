@@ -291,7 +291,8 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
         if "kind" not in overrides:
             raise InvalidRecord(name, label, field, f"cannot parse figure {raw!r}: {exc.reason}") from None
         quantity = Quantity(raw=raw, kind=overrides["kind"])
-    quantity = dataclasses.replace(quantity, **overrides)
+    if overrides:
+        quantity = dataclasses.replace(quantity, **overrides)
     problem = inconsistency(quantity)
     if problem:
         raise InvalidRecord(name, label, field, f"figure {raw!r}: {problem}")

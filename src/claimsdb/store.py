@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb.errors import InvalidRecord
@@ -208,19 +208,21 @@ def _collect(files: list[DataFile]) -> tuple[dict[str, TagRecord], dict[str, Sou
     return tags, sources, claims
 
 
-def _source_fields(s: Source) -> dict[str, Any]:
+def _source_fields(s) -> dict[str, Any]:
     return {k: getattr(s, k) for k in SourceRecord.__dataclass_fields__}
 
 
-def _row_figure(f: Figure) -> dict[str, Any]:
+def _row_figure(f) -> dict[str, Any]:
     return {k: getattr(f, k) for k in FIGURE_COLUMNS}
 
 
-def _load_claims(session: Session, keys: list[str]) -> dict[str, Claim]:
-    out: dict[str, Claim] = {}
+def _load_claims(session: Session, keys: list[str]) -> dict[str, Any]:
+    """Existing claims as plain rows (attribute access by column name): ORM objects cost too much at 100k."""
+    out: dict[str, Any] = {}
+    table = Claim.__table__
     for chunk in _chunks(keys):
-        for claim in session.scalars(select(Claim).where(Claim.key.in_(chunk))):
-            out[claim.key] = claim
+        for row in session.execute(select(table).where(table.c.key.in_(chunk))):
+            out[row.key] = row
     return out
 
 
@@ -231,11 +233,14 @@ def _existing_keys(session: Session, keys: list[str]) -> set[str]:
     return found
 
 
-def _children(session: Session, model, claims: dict[str, Claim]) -> dict[int, list]:
+def _children(session: Session, model, claims: dict[str, Any]) -> dict[int, list]:
     out: dict[int, list] = {}
     ids = [c.id for c in claims.values()]
+    table = model.__table__
     for chunk in _chunks(ids):
-        rows = session.scalars(select(model).where(model.claim_id.in_(chunk)).order_by(model.claim_id, model.position))
+        rows = session.execute(
+            select(table).where(table.c.claim_id.in_(chunk)).order_by(table.c.claim_id, table.c.position)
+        )
         for row in rows:
             out.setdefault(row.claim_id, []).append(row)
     return out
@@ -274,21 +279,21 @@ def _apply(
     sources: dict[str, SourceRecord],
     known_sources: dict[str, Source],
     claims: dict[str, ClaimRecord],
-    existing: dict[str, Claim],
+    existing: dict[str, Any],
     changes: dict[str, dict[str, tuple[Any, Any]]],
 ) -> None:
     now = utcnow()
     if plan.tags_added:
-        session.execute(insert(Tag), [vars(tags[n]) for n in plan.tags_added])
+        session.execute(Tag.__table__.insert(), [vars(tags[n]) for n in plan.tags_added])
     if plan.sources_added:
-        session.execute(insert(Source), [sources[k].fields() for k in plan.sources_added])
+        session.execute(Source.__table__.insert(), [sources[k].fields() for k in plan.sources_added])
     for key in plan.sources_updated:
-        session.execute(update(Source).where(Source.key == key).values(**sources[key].fields()))
+        session.execute(Source.__table__.update().where(Source.key == key).values(**sources[key].fields()))
     source_ids = dict(session.execute(select(Source.key, Source.id)).all())
 
     if plan.added:
         session.execute(
-            insert(Claim),
+            Claim.__table__.insert(),
             [
                 {
                     "key": k, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
@@ -304,7 +309,7 @@ def _apply(
             new_ids.update(session.execute(select(Claim.key, Claim.id).where(Claim.key.in_(chunk))).all())
         _insert_children(session, [(new_ids[k], claims[k]) for k in plan.added], source_ids)
         session.execute(
-            insert(Event),
+            Event.__table__.insert(),
             [
                 {
                     "claim_id": new_ids[k], "at": now, "kind": "imported", "actor": IMPORT_ACTOR,
@@ -323,7 +328,7 @@ def _apply(
         if "status" in diff:
             values.update(status=rec.status, status_reason=rec.status_reason, superseded_by=rec.superseded_by)
         values["updated_at"] = now
-        session.execute(update(Claim).where(Claim.id == claim.id).values(**values))
+        session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
         if "figures" in diff:
             session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
         if "evidence" in diff:
@@ -333,7 +338,7 @@ def _apply(
             figures="figures" in diff, evidence="evidence" in diff,
         )
         session.execute(
-            insert(Event),
+            Event.__table__.insert(),
             [{
                 "claim_id": claim.id, "at": now, "kind": "updated", "actor": IMPORT_ACTOR,
                 "tag_before": diff["tag"][0] if "tag" in diff else None,
@@ -361,6 +366,6 @@ def _insert_children(
         for i, e in enumerate(rec.evidence)
     ] if evidence else []
     if fig_rows:
-        session.execute(insert(Figure), fig_rows)
+        session.execute(Figure.__table__.insert(), fig_rows)
     if ev_rows:
-        session.execute(insert(Evidence), ev_rows)
+        session.execute(Evidence.__table__.insert(), ev_rows)
