@@ -18,14 +18,14 @@ def documents():
 
 
 def test_data_files_validate_against_the_published_schema(documents):
-    schema = json.loads((REPO / "data" / "claims.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     for doc in documents:
         jsonschema.Draft202012Validator(schema).validate(doc)
 
 
 def test_schema_rejects_what_the_importer_rejects(documents):
-    schema = json.loads((REPO / "data" / "claims.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
     bad = json.loads(json.dumps(documents[0]))
     bad["claims"][0]["tga"] = "spot-checked"
     with pytest.raises(jsonschema.ValidationError):

@@ -22,8 +22,9 @@ console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def tag_text(tag: str, trust: str | None) -> Text:
-    return Text(f"{tag} ({trust})" if trust else tag, style=TRUST_STYLE.get(trust or "", ""))
+def tag_text(tag: str, trust: str | None, *, show_trust: bool = True) -> Text:
+    label = f"{tag} ({trust})" if trust and show_trust else tag
+    return Text(label, style=TRUST_STYLE.get(trust or "", ""))
 
 
 def emit_json(data: Any) -> None:
@@ -39,10 +40,13 @@ def emit_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
     sys.stdout.write(buf.getvalue())
 
 
-def emit_table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+def emit_table(
+    title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, whole: Sequence[str] = ()
+) -> None:
+    """A rich table; columns named in `whole` (keys, tags) are never broken across lines."""
     table = Table(title=title, show_lines=False, header_style="bold")
     for col in columns:
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="fold", no_wrap=col in whole, min_width=None if col in whole else 8)
     for row in rows:
         table.add_row(*[cell if isinstance(cell, Text) else Text("" if cell is None else str(cell)) for cell in row])
     console.print(table)
@@ -137,7 +141,9 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
 def parsed_text(f: dict[str, Any]) -> str:
     """A compact human reading of a parsed figure: '~ 5e+10 parameters', '4000 → 128000 tokens'."""
     def n(x: float | None) -> str:
-        return "?" if x is None else f"{x:,.10g}"
+        if x is None:
+            return "?"
+        return f"{int(x):,}" if x.is_integer() and abs(x) < 1e18 else f"{x:,.10g}"
 
     kind = f["kind"]
     if kind == "text":

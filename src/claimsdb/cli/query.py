@@ -82,10 +82,12 @@ def list_(
             f"{len(views)} claim(s)",
             ("key", "subject", "stage", "figures", "tag", "statement"),
             [
-                (v["key"], v["subject"], v["stage"], figures_text(v["figures"]), tag_text(v["tag"], v["trust"]),
+                (v["key"], v["subject"], v["stage"], figures_text(v["figures"]),
+                 tag_text(v["tag"], v["trust"], show_trust=False),
                  v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]"))
                 for v in views
             ],
+            whole=("tag",),
         )
 
     emit(fmt, views, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(v) for v in views], table=table)
@@ -119,7 +121,7 @@ def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
         fmt, rows, columns=("name", "trust", "claims", "description"), rows=rows,
         table=lambda: emit_table(
             "tags", ("tag", "trust", "claims", "description"),
-            [(r["name"], tag_text(r["trust"], r["trust"]), r["claims"], r["description"]) for r in rows],
+            [(r["name"], tag_text(r["trust"], r["trust"], show_trust=False), r["claims"], r["description"]) for r in rows],
         ),
     )
 
