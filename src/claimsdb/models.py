@@ -12,11 +12,12 @@ from datetime import datetime, timezone
 from sqlalchemy import CheckConstraint, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from claimsdb.quantities import COMPARATORS
+from claimsdb.quantities import KINDS as FIGURE_KINDS
+
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
-FIGURE_KINDS = ("value", "range", "transition", "ratio", "moe", "text")
-COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
 EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified")
 # Events that a person recorded: an import never overrides what these set.
 PERSON_EVENT_KINDS = ("retagged", "reread", "status")

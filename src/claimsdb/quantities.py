@@ -7,7 +7,7 @@ read unambiguously (malformed numbers, two unrelated numbers, ambiguous scales) 
 Numbers are converted exactly: the decimal digits and the scale are combined as a decimal string and
 rounded to a float once, so "14.8T" is exactly float("14.8e12").
 
-Rules decided here beyond the contract (spec/QUANTITIES.md):
+Rules decided here, beyond the plain cases:
 - bracketed groups anywhere ("(YaRN)", "[12]") are ignored and end the unit phrase; a figure wholly in
   parentheses is unwrapped; unbalanced brackets are an error.
 - a number glued to a word is part of a name, not a figure: "H100", "GPT-4", "v1.5", "Qwen2.5".
