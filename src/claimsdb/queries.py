@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
 from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag
+from claimsdb.policy import Policy
 from claimsdb.quantities import FigureError, parse, same_unit
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
@@ -86,7 +87,7 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
     for ev, src in rows:
         sources.setdefault(ev.claim_id, []).append({
             "key": src.key, "title": src.title, "kind": src.kind, "url": src.url, "cite_key": src.cite_key,
-            "locator": ev.locator, "quote": ev.quote,
+            "publisher": src.publisher, "date": src.date, "locator": ev.locator, "quote": ev.quote,
         })
     history: dict[int, list] = {}
     for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
@@ -194,4 +195,16 @@ def list_tags(session: Session) -> list[dict[str, Any]]:
     counts = dict(session.execute(select(Claim.tag, func.count()).group_by(Claim.tag)).all())
     order = {"verified": 0, "secondary": 1, "unverified": 2}
     tags = sorted(session.scalars(select(Tag)), key=lambda t: (order.get(t.trust, 9), t.name))
-    return [{"name": t.name, "trust": t.trust, "description": t.description, "claims": counts.get(t.name, 0)} for t in tags]
+    default, strict = Policy(), Policy(strict=True)
+    return [
+        {"name": t.name, "trust": t.trust, "passes": default.passes(t.trust), "passes_strict": strict.passes(t.trust),
+         "description": t.description, "claims": counts.get(t.name, 0)}
+        for t in tags
+    ]
+
+
+def history(session: Session, key: str) -> dict[str, Any]:
+    """Every event of a claim, oldest first (insertion order)."""
+    claim = get_claim(session, key)
+    events = session.scalars(select(Event).where(Event.claim_id == claim.id).order_by(Event.id))
+    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "events": [_event_dict(e) for e in events]}

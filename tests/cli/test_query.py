@@ -145,5 +145,10 @@ def test_tags_lists_trust_and_counts_including_tags_added_as_data(claims):
     ]
     assert "note-2026-10-04" in claims("tags").stdout
     rows = list(csv.DictReader(io.StringIO(claims("tags", "--format", "csv").stdout)))
-    assert rows[0] == {"name": "spot-checked", "trust": "verified", "claims": "1",
-                       "description": "A person re-read the primary page and found the figure there."}
+    assert rows[0] == {"name": "spot-checked", "trust": "verified", "passes": "True", "passes_strict": "True",
+                       "claims": "1", "description": "A person re-read the primary page and found the figure there."}
+    assert [(t["name"], t["passes"], t["passes_strict"]) for t in data] == [
+        ("spot-checked", True, True), ("note-2026-09-21", True, False), ("note-2026-10-04", True, False),
+        ("prior-note", True, False), ("agent-reported", False, False)]
+    table = claims("tags").stdout
+    assert "passes" in table and "blocked" in table

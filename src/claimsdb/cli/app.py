@@ -7,7 +7,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from typer.core import TyperGroup
 
 from claimsdb import __version__
-from claimsdb.cli import database, importing, query
+from claimsdb.cli import database, export, importing, provenance, query
 from claimsdb.cli.output import err_console
 from claimsdb.errors import ClaimsError, ExitCode
 
@@ -67,6 +67,12 @@ app.command("show")(query.show)
 app.command("list")(query.list_)
 app.command("sources")(query.sources)
 app.command("tags")(query.tags)
+app.command("history")(provenance.history)
+app.command("reread")(provenance.reread)
+app.command("retag")(provenance.retag)
+app.command("withdraw")(provenance.withdraw)
+app.command("supersede")(provenance.supersede)
+app.command("export")(export.export)
 app.add_typer(database.app, name="db")
 
 

@@ -49,3 +49,8 @@ def claim_filter(tag, trust, subject, stage, source, search, status) -> ClaimFil
     if status is not None and status not in CLAIM_STATUSES:
         raise BadQuery(f"--status must be one of: {', '.join(CLAIM_STATUSES)}")
     return ClaimFilter(tag=tag, trust=trust, subject=subject, stage=stage, source=source, search=search, status=status)
+
+ActorOption = Annotated[
+    Optional[str],
+    typer.Option("--by", help="Who is recording this. Default: git's user.name, else the login name.", show_default=False),
+]

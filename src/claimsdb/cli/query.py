@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from claimsdb import db, queries
 from claimsdb.cli.options import (
@@ -111,17 +112,22 @@ def sources(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """List the provenance tags, their trust level and how many claims carry each.
+    """List the provenance tags: trust level, whether each passes the export gate, how many claims carry it.
 
     Example: claims tags
     """
     with db.session_scope(db.open_engine(db_)) as session:
         rows = queries.list_tags(session)
+    def yes_no(flag: bool) -> Text:
+        return Text("passes", style="green") if flag else Text("blocked", style="bold red")
+
     emit(
-        fmt, rows, columns=("name", "trust", "claims", "description"), rows=rows,
+        fmt, rows, columns=("name", "trust", "passes", "passes_strict", "claims", "description"), rows=rows,
         table=lambda: emit_table(
-            "tags", ("tag", "trust", "claims", "description"),
-            [(r["name"], tag_text(r["trust"], r["trust"], show_trust=False), r["claims"], r["description"]) for r in rows],
+            "tags", ("tag", "trust", "export", "--strict", "claims", "description"),
+            [(r["name"], tag_text(r["trust"], r["trust"], show_trust=False), yes_no(r["passes"]),
+              yes_no(r["passes_strict"]), r["claims"], r["description"]) for r in rows],
+            whole=("tag",),
         ),
     )
 

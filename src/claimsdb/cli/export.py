@@ -1,0 +1,116 @@
+"""`claims export`: paper-safe tables, behind the gate."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from claimsdb import db, export as exporting
+from claimsdb.cli.options import (
+    DbOption, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter, TagFilter, TrustFilter,
+    claim_filter,
+)
+from claimsdb.cli.output import err_console
+from claimsdb.errors import BadQuery, ExitCode
+from claimsdb.exporters import render
+from claimsdb.policy import Policy
+
+
+class ExportFormat(str, Enum):
+    markdown = "markdown"
+    csv = "csv"
+    json = "json"
+    latex = "latex"
+    bibtex = "bibtex"
+
+
+def reread_command(row: exporting.ExportRow, db_: str | None) -> str:
+    """The exact command that clears a blocked claim."""
+    parts = ["claims", "reread", row.key, "--source", row.reread_source or "PAGE"]
+    if db_:
+        parts += ["--db", db_]
+    command = shlex.join(parts)
+    if row.reread_source is None:
+        command += "  (it cites no primary page yet: register the page you re-read, then name it as PAGE)"
+    return command
+
+
+def describe_blocked(rows: list[exporting.ExportRow], db_: str | None) -> list[str]:
+    lines = []
+    for r in rows:
+        figure = ", ".join(r.figures) or "(no figure)"
+        lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust})")
+        lines.append(f"    clear it: {reread_command(r, db_)}")
+    return lines
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex or bibtex.")] = ExportFormat.markdown,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (default: standard output).")] = None,
+    grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
+    skip_unsafe: Annotated[bool, typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr.")] = False,
+    draft: Annotated[bool, typer.Option("--draft", help="Include every claim; mark the unsafe ones; head the output as a draft.")] = False,
+    tag: TagFilter = None,
+    trust: TrustFilter = None,
+    subject: SubjectFilter = None,
+    stage: StageFilter = None,
+    source: SourceFilter = None,
+    search: SearchFilter = None,
+    status: StatusFilter = None,
+    db_: DbOption = None,
+) -> None:
+    """Export the selected claims for a paper, behind the paper-safe gate.
+
+    If any selected claim is not paper-safe, nothing is written and the command exits 1, listing each
+    blocked claim and the `claims reread` command that would clear it. --skip-unsafe exports the rest;
+    --draft includes them, visibly marked. Withdrawn and superseded claims are never exported.
+
+    Example: claims export --format latex --grid --subject OLMo -o table.tex
+    """
+    if skip_unsafe and draft:
+        raise BadQuery("choose one of --skip-unsafe and --draft")
+    mode = "draft" if draft else "skip-unsafe" if skip_unsafe else "gate"
+    policy = Policy(strict=strict)
+    filters = claim_filter(tag, trust, subject, stage, source, search, status)
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list")
+    if result.refused:
+        lines = [f"export blocked: {len(result.blocked)} selected claim(s) are not paper-safe "
+                 f"under the {policy.describe()}; nothing was written."]
+        lines += describe_blocked(result.blocked, db_)
+        lines.append("Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked.")
+        err_console.print("\n".join(lines), markup=False)
+        raise typer.Exit(int(ExitCode.FINDINGS))
+    text = render(result, fmt.value)
+    if output is not None:
+        write_atomically(output, text)
+        err_console.print(f"wrote {len(result.rows)} claim(s) to {output} ({result.manifest['policy']}, "
+                          f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]})", markup=False)
+    else:
+        sys.stdout.write(text)
+    if mode == "skip-unsafe" and result.blocked:
+        lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
+        lines += describe_blocked(result.blocked, db_)
+        err_console.print("\n".join(lines), markup=False)
+    if not result.rows and not result.blocked:
+        err_console.print("no claims selected", markup=False)

@@ -1,0 +1,148 @@
+"""Recording what people did: reread, retag, withdraw, supersede; and reading it back: history."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+from rich.text import Text
+
+from claimsdb import db, provenance, queries
+from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
+from claimsdb.cli.output import console, emit, emit_json, emit_table
+from claimsdb.identity import default_actor
+
+ReasonOption = Annotated[str, typer.Option("--reason", help="Why: kept in the claim's history.", show_default=False)]
+
+
+def _tag_change(result: dict, fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        emit_json(result)
+        return
+    ev = result["event"]
+    line = Text(f"{result['key']}: ")
+    line.append(f"{result['tag_before']} → {result['tag_after']}", style="bold")
+    line.append(f"  ({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)")
+    console.print(line)
+
+
+def reread(
+    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    by: ActorOption = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="The source re-read (a source key). Default: the claim's primary source.")] = None,
+    locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
+    quote: Annotated[Optional[str], typer.Option("--quote", help="What was seen there, verbatim.")] = None,
+    note: Annotated[Optional[str], typer.Option("--note", help="Anything else worth keeping.")] = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Record that a person re-read the claim in its source; the tag becomes spot-checked.
+
+    Example: claims reread rl.fleet.kimi-k25-tasks --source kimi-k25-report --locator "§4.2" --quote "up to 100,000"
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.reread(
+            session, key, actor=by or default_actor(), source=source, locator=locator, quote=quote, note=note,
+        )
+    _tag_change(result, fmt)
+
+
+def retag(
+    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    tag: Annotated[str, typer.Argument(help="The new tag (see `claims tags`).")],
+    reason: ReasonOption,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Set a claim's tag by hand, with a reason. Imports never override it.
+
+    Example: claims retag pipelines.marin.pretrain prior-note --reason "figure is from the March note"
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.retag(session, key, tag, actor=by or default_actor(), reason=reason)
+    _tag_change(result, fmt)
+
+
+def _status_change(result: dict, fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        emit_json(result)
+    else:
+        console.print(f"{result['key']}: {result['status_before']} → {result['status_after']}")
+
+
+def withdraw(
+    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    reason: ReasonOption,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Withdraw a claim (a status, never a delete): it is never exported again.
+
+    Example: claims withdraw rl.bench.weirdml --reason "family dropped from the review"
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.withdraw(session, key, actor=by or default_actor(), reason=reason)
+    _status_change(result, fmt)
+
+
+def supersede(
+    key: Annotated[str, typer.Argument(help="The claim being replaced.")],
+    new_key: Annotated[str, typer.Option("--by", help="The claim that replaces it.", show_default=False)],
+    actor: Annotated[Optional[str], typer.Option("--actor", help="Who is recording this. Default: git's user.name, else the login name.", show_default=False)] = None,
+    reason: Annotated[Optional[str], typer.Option("--reason", help="Why.")] = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Mark a claim superseded by another; it is never exported again.
+
+    Example: claims supersede pipelines.kimi-k2-k3.post-train --by rl.weight-sync.kimi-checkpoint-engine
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.supersede(session, key, by=new_key, actor=actor or default_actor(), reason=reason)
+    _status_change(result, fmt)
+
+
+def history(
+    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Every event of a claim, oldest first: who, when, and what changed.
+
+    Example: claims history rl.fleet.kimi-k25-tasks
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = queries.history(session, key)
+    rows = [{"key": key, **e, "detail": json.dumps(e["detail"], ensure_ascii=False) if e["detail"] else None}
+            for e in result["events"]]
+
+    def table() -> None:
+        emit_table(
+            f"{key}: now {result['tag']}, {result['status']}",
+            ("when (UTC)", "event", "by", "tag", "details"),
+            [
+                (e["at"][:19].replace("T", " "), e["kind"], e["actor"],
+                 f"{e['tag_before'] or '—'} → {e['tag_after']}" if e["tag_after"] else "",
+                 _details(e))
+                for e in result["events"]
+            ],
+        )
+
+    emit(fmt, result, columns=("key", "at", "kind", "actor", "tag_before", "tag_after", "origin", "detail"),
+         rows=rows, table=table)
+
+
+def _details(e: dict) -> str:
+    detail = e.get("detail") or {}
+    parts = [f"from {e['origin']}"] if e.get("origin") else []
+    if isinstance(detail, dict):
+        for k, v in detail.items():
+            if k == "changes":
+                parts.append("changed " + ", ".join(sorted(v)))
+            elif k != "url":
+                parts.append(f"{k}: {v}")
+    return "; ".join(parts)
+

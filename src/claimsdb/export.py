@@ -1,0 +1,158 @@
+"""Exports for papers: select claims, apply the paper-safe gate, build rows and a manifest.
+
+Three modes:
+- gate (default): if any selected claim is not paper-safe, nothing is exported; the caller gets the
+  blocked claims with the command that would clear each;
+- skip-unsafe: the safe claims are exported and the others are listed as left out;
+- draft: every claim is exported and each unsafe one is visibly marked; the output says it is a draft.
+No other path exists: the renderers only ever see rows that carry their own `paper_safe` flag.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from claimsdb import __version__
+from claimsdb.db import HEAD_REVISION
+from claimsdb.models import Claim, utcnow
+from claimsdb.policy import EXPORTABLE_STATUS, Policy
+from claimsdb.provenance import primary_source
+from claimsdb.queries import ClaimFilter, claim_views
+
+MODES = ("gate", "skip-unsafe", "draft")
+LAYOUTS = ("list", "grid")
+NOT_REREAD = "not re-read"
+
+
+@dataclass
+class ExportRow:
+    key: str
+    subject: str
+    stage: str | None
+    statement: str
+    figures: list[str]
+    citations: list[dict[str, Any]]  # sources to cite: key, cite_key, title, url, kind, publisher, date
+    tag: str
+    trust: str | None
+    paper_safe: bool
+    reread_source: str | None = None  # the source a person should re-read to clear it
+
+    def canonical(self) -> dict[str, Any]:
+        return {
+            "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
+            "figures": self.figures, "citations": [c["cite_key"] for c in self.citations],
+            "tag": self.tag, "trust": self.trust, "paper_safe": self.paper_safe,
+        }
+
+
+@dataclass
+class Export:
+    rows: list[ExportRow]  # what is written
+    blocked: list[ExportRow]  # unsafe rows; written (marked) only in draft mode
+    mode: str
+    layout: str
+    policy: Policy
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def refused(self) -> bool:
+        """The gate closed: nothing may be written."""
+        return self.mode == "gate" and bool(self.blocked)
+
+    @property
+    def draft(self) -> bool:
+        return self.mode == "draft" and any(not r.paper_safe for r in self.rows)
+
+
+def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sources a paper cites for a claim: its non-note sources, or its notes when that is all it has."""
+    primary = [s for s in sources if s["kind"] != "note"] or sources
+    seen, out = set(), []
+    for s in primary:
+        if s["key"] in seen:
+            continue
+        seen.add(s["key"])
+        out.append({"key": s["key"], "cite_key": s["cite_key"] or s["key"], "title": s["title"],
+                    "url": s["url"], "kind": s["kind"], "publisher": s["publisher"], "date": s["date"]})
+    return out
+
+
+def prepare(
+    session: Session, filters: ClaimFilter, *, policy: Policy, mode: str = "gate", layout: str = "list",
+) -> Export:
+    if mode not in MODES:
+        raise ValueError(f"unknown export mode {mode!r}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}")
+    selected = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.id)))
+    exportable = [c for c in selected if c.status == EXPORTABLE_STATUS]
+    views = claim_views(session, exportable, events=0)
+    rows = []
+    for claim, view in zip(exportable, views):
+        safe = policy.passes(view["trust"])
+        reread_from = None if safe else primary_source(session, claim)
+        rows.append(ExportRow(
+            key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
+            figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
+            tag=view["tag"], trust=view["trust"], paper_safe=safe,
+            reread_source=reread_from.key if reread_from else None,
+        ))
+    blocked = [r for r in rows if not r.paper_safe]
+    written = rows if mode == "draft" else [r for r in rows if r.paper_safe]
+    export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
+                    layout=layout, policy=policy)
+    export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable))
+    return export
+
+
+def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for r in export.rows:
+        counts[r.tag] = counts.get(r.tag, 0) + 1
+    canonical = json.dumps([r.canonical() for r in export.rows], sort_keys=True, ensure_ascii=False)
+    return {
+        "tool": f"claimsdb {__version__}",
+        "schema_revision": HEAD_REVISION,
+        "exported_at": utcnow(),
+        "policy": export.policy.describe(),
+        "mode": export.mode,
+        "draft": export.draft,
+        "layout": export.layout,
+        "filters": {k: v for k, v in vars(filters).items() if v is not None},
+        "rows": len(export.rows),
+        "not_re_read": sum(1 for r in export.rows if not r.paper_safe),
+        "left_out_unsafe": 0 if export.mode == "draft" else len(export.blocked),
+        "left_out_withdrawn_or_superseded": excluded,
+        "counts_by_tag": dict(sorted(counts.items())),
+        "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+    }
+
+
+def stage_order(rows: list[ExportRow]) -> list[str | None]:
+    """The note's stage columns first, then any other stage in order of appearance."""
+    canonical = ["Data", "Pretrain", "Midtrain", "Post-train", "Agentic RL", "Serve"]
+    present = []
+    for r in rows:
+        if r.stage not in present:
+            present.append(r.stage)
+    return [s for s in canonical if s in present] + [s for s in present if s not in canonical]
+
+
+def grid(rows: list[ExportRow]) -> tuple[list[str | None], list[tuple[str, dict[str | None, list[ExportRow]]]]]:
+    """Subjects by stages: (stages, [(subject, {stage: rows})]) in order of first appearance."""
+    stages = stage_order(rows)
+    by_subject: dict[str, dict[str | None, list[ExportRow]]] = {}
+    for r in rows:
+        by_subject.setdefault(r.subject, {}).setdefault(r.stage, []).append(r)
+    return stages, list(by_subject.items())
+
+
+def cell_text(row: ExportRow) -> str:
+    """What a grid cell shows for one claim: its figures as written, else its statement."""
+    return ", ".join(row.figures) if row.figures else row.statement

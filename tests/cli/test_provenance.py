@@ -1,0 +1,77 @@
+"""reread, retag, withdraw, supersede and history through the CLI, and two writers at once."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import DATA_FILES
+
+
+@pytest.mark.usefixtures("loaded")
+def test_reread_prints_tag_before_and_after(claims):
+    result = claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--locator", "§4")
+    assert result.exit_code == 0, result.output
+    assert "widget.context: note-2026-10-04 → spot-checked" in result.stdout and "by Ada" in result.stdout
+
+
+@pytest.mark.usefixtures("loaded")
+def test_reread_uses_git_user_name_by_default(claims, tmp_path, monkeypatch):
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Grace Hopper\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(tmp_path)
+    result = claims("reread", "widget.pretrain", "--format", "json")
+    assert json.loads(result.stdout)["event"]["actor"] == "Grace Hopper"
+
+
+@pytest.mark.usefixtures("loaded")
+def test_reread_errors_are_one_line_exit_2(claims):
+    result = claims("reread", "gadget.fleet")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: gadget.fleet cites no primary page")
+    assert claims("reread", "nope.key").stderr.strip() == "error: no claim with key 'nope.key'"
+
+
+@pytest.mark.usefixtures("loaded")
+def test_retag_withdraw_supersede_and_history(claims):
+    assert claims("retag", "gadget.fleet", "prior-note", "--reason", "March note", "--by", "Bo").exit_code == 0
+    assert claims("retag", "gadget.fleet", "prior-note").exit_code == 2  # --reason is required
+    assert claims("withdraw", "gadget.fleet", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
+        "gadget.fleet: active → withdrawn")
+    assert claims("supersede", "widget.context", "--by", "widget.pretrain", "--actor", "Cy").exit_code == 0
+    data = json.loads(claims("history", "gadget.fleet", "--format", "json").stdout)
+    assert [(e["kind"], e["actor"]) for e in data["events"]] == [("imported", "import"), ("retagged", "Bo"), ("status", "Bo")]
+    assert data["events"][1]["detail"] == {"reason": "March note"}
+    table = claims("history", "gadget.fleet").stdout
+    assert "agent-reported → prior-note" in table and "reason: wrong system" in table
+    shown = json.loads(claims("show", "widget.context", "--format", "json").stdout)
+    assert (shown["status"], shown["superseded_by"]) == ("superseded", "widget.pretrain")
+
+
+def test_two_rereads_at_the_same_time_both_land(db_path, claims):
+    assert claims("import", *DATA_FILES).exit_code == 0
+    keys = ["pipelines.obs.llama3-failures", "pipelines.marin.open-athena.tokens"]
+    cmd = [sys.executable, "-c", "from claimsdb.cli.app import main; main()"]
+    # A third writer holds the write lock while both start, so they really contend for it.
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    procs = [
+        subprocess.Popen(cmd + ["reread", key, "--by", f"reader{i}", "--db", str(db_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i, key in enumerate(keys)
+    ]
+    time.sleep(3)
+    holder.execute("COMMIT")
+    holder.close()
+    outcomes = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    for out, err, code in outcomes:
+        assert code == 0 and "locked" not in err, (out, err)
+    for key in keys:
+        assert json.loads(claims("show", key, "--format", "json").stdout)["tag"] == "spot-checked"

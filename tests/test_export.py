@@ -1,0 +1,246 @@
+"""Exports: the gate, the markers, every format and layout, the manifest, and a property test."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from claimsdb import db, export, provenance, store
+from claimsdb.exporters import FORMATS, render
+from claimsdb.policy import Policy
+from claimsdb.queries import ClaimFilter
+
+
+@pytest.fixture
+def engine(db_path, write_json, sample):
+    engine = db.open_engine(str(db_path))
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(write_json(sample))])
+    return engine
+
+
+def prepare(engine, mode="gate", layout="list", strict=False, **filters):
+    with db.session_scope(engine) as session:
+        return export.prepare(session, ClaimFilter(**filters), policy=Policy(strict=strict), mode=mode, layout=layout)
+
+
+def test_gate_refuses_when_any_selected_claim_is_unsafe(engine):
+    result = prepare(engine)
+    assert result.refused and result.rows == []
+    assert [r.key for r in result.blocked] == ["gadget.fleet"]
+
+
+def test_gate_passes_a_safe_selection_and_strict_blocks_secondary(engine):
+    assert not prepare(engine, subject="widget").refused
+    strict = prepare(engine, subject="widget", strict=True)
+    assert strict.refused and [r.key for r in strict.blocked] == ["widget.context"]
+
+
+def test_skip_unsafe_writes_the_rest_and_draft_writes_all_marked(engine):
+    skipped = prepare(engine, mode="skip-unsafe")
+    assert [r.key for r in skipped.rows] == ["widget.pretrain", "widget.context"]
+    assert skipped.manifest["left_out_unsafe"] == 1 and not skipped.draft
+    draft = prepare(engine, mode="draft")
+    assert [(r.key, r.paper_safe) for r in draft.rows] == [
+        ("widget.pretrain", True), ("widget.context", True), ("gadget.fleet", False)]
+    assert draft.draft and draft.manifest["not_re_read"] == 1
+
+
+def test_withdrawn_and_superseded_claims_are_never_exported(engine):
+    with db.session_scope(engine) as session:
+        provenance.withdraw(session, "gadget.fleet", actor="bo", reason="wrong")
+        provenance.supersede(session, "widget.context", by="widget.pretrain", actor="bo")
+    result = prepare(engine, mode="draft")
+    assert [r.key for r in result.rows] == ["widget.pretrain"]
+    assert result.manifest["left_out_withdrawn_or_superseded"] == 2
+    assert not prepare(engine).refused  # the unsafe claim is withdrawn: nothing blocks
+
+
+def test_reread_clears_the_gate(engine):
+    with db.session_scope(engine) as session:
+        provenance.reread(session, "gadget.fleet", actor="ada", source="widget-report")
+    result = prepare(engine)
+    assert not result.refused and "gadget.fleet" in [r.key for r in result.rows]
+
+
+def test_manifest_names_revision_policy_counts_and_a_content_hash(engine):
+    first = prepare(engine, mode="skip-unsafe").manifest
+    assert first["schema_revision"] == db.HEAD_REVISION
+    assert first["policy"] == "default policy (verified and secondary pass)"
+    assert first["counts_by_tag"] == {"note-2026-10-04": 1, "spot-checked": 1}
+    again = prepare(engine, mode="skip-unsafe").manifest
+    assert again["content_sha256"] == first["content_sha256"]  # same state, same hash
+    with db.session_scope(engine) as session:
+        provenance.retag(session, "widget.context", "prior-note", actor="bo", reason="r")
+    assert prepare(engine, mode="skip-unsafe").manifest["content_sha256"] != first["content_sha256"]
+
+
+def test_markdown_list_and_grid(engine):
+    text = render(prepare(engine, mode="draft"), "markdown")
+    assert text.startswith("**DRAFT**")
+    assert "| Widget-7 | Pretrain | Widget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens. | 3,072 H100, 21.5T tokens | [Widget technical report](https://example.org/widget) |" in text
+    assert "| Gadget | Agentic RL | Gadget runs 40–60K sandboxes at once. † | 40–60K sandboxes † | Lab notes |" in text
+    assert "† not re-read" in text and "sha256 " in text
+    grid = render(prepare(engine, mode="skip-unsafe", layout="grid"), "markdown")
+    assert "| Subject | Pretrain | Midtrain |" in grid
+    assert "| Widget-7 | 3,072 H100, 21.5T tokens | 8K → 256K |" in grid
+    assert "DRAFT" not in grid and "†" not in grid
+
+
+def test_latex_uses_booktabs_cite_keys_escaping_and_daggers(engine):
+    text = render(prepare(engine, mode="draft"), "latex")
+    for piece in ("\\toprule", "\\midrule", "\\bottomrule", "\\cite{widget2026}", "\\cite{lab-notes}",
+                  "8K $\\rightarrow$ 256K", "40--60K sandboxes\\textsuperscript{\\dag}", "\\textbf{DRAFT}",
+                  "% claimsdb export: content_sha256: "):
+        assert piece in text, piece
+    grid = render(prepare(engine, layout="grid", subject="widget"), "latex")
+    assert "Subject & Pretrain & Midtrain \\\\" in grid and "DRAFT" not in grid
+
+
+def test_bibtex_has_an_entry_for_each_cited_source(engine):
+    text = render(prepare(engine, mode="skip-unsafe"), "bibtex")
+    assert "@techreport{widget2026," in text
+    assert "title = {Widget technical report}" in text and "year = 2026" in text
+    assert "url = {https://example.org/widget}" in text and "institution = {Widget Lab}" in text
+    assert "@misc{lab-notes," in text  # cited by widget.context, which has only the note
+    assert "21.5T" not in text
+
+
+def test_csv_and_json_carry_a_paper_safe_column(engine):
+    text = render(prepare(engine, mode="draft"), "csv")
+    assert text.startswith("# DRAFT")
+    rows = list(csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#")))
+    assert [(r["key"], r["paper_safe"], r["marker"]) for r in rows] == [
+        ("widget.pretrain", "true", ""), ("widget.context", "true", ""), ("gadget.fleet", "false", "not re-read")]
+    doc = json.loads(render(prepare(engine, mode="draft"), "json"))
+    assert doc["draft"] is True and doc["manifest"]["mode"] == "draft"
+    assert [(r["key"], r["paper_safe"], r["marker"]) for r in doc["rows"]][-1] == ("gadget.fleet", False, "not re-read")
+    grid = json.loads(render(prepare(engine, mode="draft", layout="grid"), "json"))
+    gadget = next(s for s in grid["subjects"] if s["subject"] == "Gadget")
+    assert gadget["cells"]["Agentic RL"][0]["marker"] == "not re-read"
+
+
+# --- the property: no flag or format lets an unsafe figure out unmarked -------------------------
+
+TAG_TRUST = {"spot-checked": "verified", "note-2026-09-21": "secondary", "prior-note": "secondary",
+             "agent-reported": "unverified"}
+claim_strategy = st.fixed_dictionaries({
+    "tag": st.sampled_from(sorted(TAG_TRUST)),
+    "status": st.sampled_from(["active", "active", "active", "withdrawn", "superseded"]),
+    "subject": st.sampled_from(["Alpha", "Beta", "Gamma"]),
+    "stage": st.sampled_from(["Pretrain", "Serve", "weight sync", None]),
+    "has_figure": st.booleans(),
+})
+MARK = {"markdown": "†", "latex": "\\dag"}
+SEPARATORS = {"markdown": re.compile(r"\||; |\n"), "latex": re.compile(r"&|\\\\|; |\n")}
+
+
+@pytest.fixture(scope="module")
+def template_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("template") / "claims.db"
+    db.upgrade(db.resolve_url(str(path)))
+    return path
+
+
+def build_database(template: Path, workdir: Path, claims: list[dict]) -> tuple[Path, list[dict]]:
+    path = workdir / "claims.db"
+    shutil.copy(template, path)
+    records = []
+    for i, c in enumerate(claims):
+        token = f"{10_007 + 13 * i:,} H100"
+        record = {
+            "key": f"c{i}", "subject": c["subject"], "stage": c["stage"],
+            "statement": f"Claim {i} states {token}." if c["has_figure"] else f"Claim {i} has words only, token{i}z.",
+            "tag": c["tag"], "basis": "generated", "status": c["status"],
+            "figures": [token] if c["has_figure"] else [],
+            "evidence": [{"source": "src", "locator": None, "quote": None}],
+        }
+        if c["status"] == "superseded":
+            record["superseded_by"] = "c0"
+        records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
+    doc = {"sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
+           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records]}
+    data = workdir / "data.json"
+    data.write_text(json.dumps(doc), encoding="utf-8")
+    engine = db.open_engine(str(path))
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(data)])
+    engine.dispose()
+    return path, records
+
+
+def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
+    token = record["token"]
+    assert token in text, f"{token} missing from a draft {fmt} {layout}"
+    if fmt in MARK:
+        for m in re.finditer(re.escape(token), text):
+            rest = text[m.end():]
+            cut = SEPARATORS[fmt].search(rest)
+            segment = rest[: cut.start()] if cut else rest
+            assert MARK[fmt] in segment, f"{token} unmarked in {fmt} {layout}: {text[m.start():m.start() + 80]!r}"
+    elif fmt == "csv":
+        rows = list(csv.reader(line for line in io.StringIO(text) if not line.startswith("#")))
+        for row in rows[1:]:
+            if any(token in cell for cell in row):
+                if layout == "list":
+                    assert row[-2:] == ["false", "not re-read"], row
+                else:
+                    assert record["key"] in row[-1].split(), row
+                    parts = [part for cell in row[1:-1] for part in cell.split("; ") if token in part]
+                    assert parts and all(part.endswith("†") for part in parts), row
+    elif fmt == "json":
+        doc = json.loads(text)
+        items = doc["rows"] if layout == "list" else [
+            item for s in doc["subjects"] for cell in s["cells"].values() for item in cell]
+        hits = [i for i in items if i["key"] == record["key"]]
+        assert hits and all(i["paper_safe"] is False and i["marker"] == "not re-read" for i in hits)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(claims=st.lists(claim_strategy, min_size=1, max_size=7))
+def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db, claims):
+    with tempfile.TemporaryDirectory() as tmp:
+        path, records = build_database(template_db, Path(tmp), claims)
+        engine = db.open_engine(str(path))
+        for strict in (False, True):
+            policy = Policy(strict=strict)
+            active = [r for r in records if r["status"] == "active"]
+            unsafe = [r for r in active if not policy.passes(TAG_TRUST[r["tag"]])]
+            gone = [r for r in records if r["status"] != "active"]
+            for mode in export.MODES:
+                for layout in export.LAYOUTS:
+                    result = prepare_at(engine, policy, mode, layout)
+                    assert result.refused == (mode == "gate" and bool(unsafe))
+                    if result.refused:
+                        assert result.rows == []
+                        continue
+                    for fmt in FORMATS:
+                        text = render(result, fmt)
+                        for r in gone:
+                            assert r["token"] not in text
+                        if fmt == "bibtex":
+                            assert all(r["token"] not in text for r in records)
+                            continue
+                        for r in unsafe:
+                            if mode == "draft":
+                                assert_marked(text, fmt, layout, r)
+                            else:
+                                assert r["token"] not in text
+                        for r in active:
+                            if r not in unsafe:
+                                assert r["token"] in text  # the check above is not vacuous
+        engine.dispose()
+
+
+def prepare_at(engine, policy, mode, layout):
+    with db.session_scope(engine) as session:
+        return export.prepare(session, ClaimFilter(), policy=policy, mode=mode, layout=layout)

@@ -1,0 +1,127 @@
+"""What people record: re-reads, retags, status changes, history; and that imports respect them."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from claimsdb import db, provenance, queries, store
+from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb.identity import default_actor
+from claimsdb.models import Claim
+
+
+@pytest.fixture
+def engine(db_path, write_json, sample):
+    engine = db.open_engine(str(db_path))
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(write_json(sample))])
+    return engine
+
+
+def do(engine, fn, *args, **kwargs):
+    with db.session_scope(engine) as session:
+        return fn(session, *args, **kwargs)
+
+
+def tag_of(engine, key):
+    with db.session_scope(engine) as session:
+        return session.scalars(select(Claim.tag).where(Claim.key == key)).one()
+
+
+def test_reread_sets_spot_checked_and_records_who_where_and_what(engine):
+    result = do(engine, provenance.reread, "widget.context", actor="ada", source="widget-report",
+                locator="§4", quote="8K to 256K", note="checked the table too")
+    assert (result["tag_before"], result["tag_after"]) == ("note-2026-10-04", "spot-checked")
+    assert tag_of(engine, "widget.context") == "spot-checked"
+    last = do(engine, queries.history, "widget.context")["events"][-1]
+    assert last["kind"] == "reread" and last["actor"] == "ada" and last["origin"] == "widget-report"
+    assert last["detail"] == {"source": "widget-report", "url": "https://example.org/widget", "locator": "§4",
+                              "quote": "8K to 256K", "note": "checked the table too"}
+    assert last["at"].endswith("+00:00")  # UTC
+
+
+def test_reread_defaults_to_the_primary_page_and_refuses_notes(engine):
+    do(engine, provenance.reread, "widget.pretrain", actor="ada")
+    assert do(engine, queries.history, "widget.pretrain")["events"][-1]["origin"] == "widget-report"
+    with pytest.raises(BadQuery, match="is a note, not a primary page"):
+        do(engine, provenance.reread, "widget.pretrain", actor="ada", source="lab-notes")
+    with pytest.raises(BadQuery, match="cites no primary page"):
+        do(engine, provenance.reread, "gadget.fleet", actor="ada")  # cites only lab notes
+    with pytest.raises(BadQuery, match="unknown source"):
+        do(engine, provenance.reread, "gadget.fleet", actor="ada", source="nowhere")
+    assert tag_of(engine, "gadget.fleet") == "agent-reported"
+
+
+def test_retag_needs_a_known_tag_and_a_reason(engine):
+    result = do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="from the March note")
+    assert (result["tag_before"], result["tag_after"]) == ("agent-reported", "prior-note")
+    with pytest.raises(BadQuery, match="unknown tag"):
+        do(engine, provenance.retag, "gadget.fleet", "gossip", actor="bo", reason="x")
+    with pytest.raises(BadQuery, match="--reason must not be empty"):
+        do(engine, provenance.retag, "gadget.fleet", "agent-reported", actor="bo", reason=" ")
+    with pytest.raises(BadQuery, match="already tagged"):
+        do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="again")
+    with pytest.raises(UnknownClaim):
+        do(engine, provenance.retag, "no.such", "prior-note", actor="bo", reason="x")
+
+
+def test_withdraw_and_supersede_are_statuses_never_deletes(engine):
+    do(engine, provenance.withdraw, "gadget.fleet", actor="bo", reason="wrong system")
+    do(engine, provenance.supersede, "widget.context", by="widget.pretrain", actor="bo")
+    with db.session_scope(engine) as session:
+        rows = {c.key: (c.status, c.status_reason, c.superseded_by) for c in session.scalars(select(Claim))}
+    assert rows["gadget.fleet"] == ("withdrawn", "wrong system", None)
+    assert rows["widget.context"] == ("superseded", None, "widget.pretrain")
+    assert len(rows) == 3
+    with pytest.raises(BadQuery, match="already withdrawn"):
+        do(engine, provenance.withdraw, "gadget.fleet", actor="bo", reason="again")
+    with pytest.raises(BadQuery, match="cannot supersede itself"):
+        do(engine, provenance.supersede, "widget.pretrain", by="widget.pretrain", actor="bo")
+    with pytest.raises(UnknownClaim):
+        do(engine, provenance.supersede, "widget.pretrain", by="no.such", actor="bo")
+
+
+def test_history_is_every_event_oldest_first(engine, write_json, sample):
+    do(engine, provenance.retag, "widget.pretrain", "prior-note", actor="bo", reason="r1")
+    do(engine, provenance.reread, "widget.pretrain", actor="ada")
+    do(engine, provenance.withdraw, "widget.pretrain", actor="cy", reason="dropped")
+    events = do(engine, queries.history, "widget.pretrain")["events"]
+    assert [(e["kind"], e["actor"], e["tag_before"], e["tag_after"]) for e in events] == [
+        ("imported", "import", None, "spot-checked"),
+        ("retagged", "bo", "spot-checked", "prior-note"),
+        ("reread", "ada", "prior-note", "spot-checked"),
+        ("status", "cy", None, None),
+    ]
+
+
+def test_import_keeps_a_rereads_tag_and_a_persons_status(engine, write_json, sample):
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    do(engine, provenance.withdraw, "widget.context", actor="bo", reason="merged")
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    assert sorted((c.key, c.field) for c in plan.conflicts) == [("gadget.fleet", "tag"), ("widget.context", "status")]
+    assert tag_of(engine, "gadget.fleet") == "spot-checked"
+    assert do(engine, queries.history, "widget.context")["status"] == "withdrawn"
+
+
+def test_a_later_retag_by_a_person_is_also_kept(engine, write_json, sample):
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="the page was the March note")
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(write_json(sample))])
+    assert tag_of(engine, "gadget.fleet") == "prior-note"
+
+
+def test_identity_defaults_to_git_user_name_then_login(tmp_path, monkeypatch):
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Grace Hopper\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(tmp_path)  # outside any repository with its own user.name
+    assert default_actor() == "Grace Hopper"
+    gitconfig.write_text("", encoding="utf-8")
+    monkeypatch.setenv("LOGNAME", "ghopper")
+    assert default_actor() == "ghopper"
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all
+    assert default_actor() == "ghopper"
