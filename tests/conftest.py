@@ -79,11 +79,11 @@ def claims(db_path: Path, monkeypatch):
     monkeypatch.delenv("CLAIMS_DB", raising=False)
     runner = CliRunner()
 
-    def run(*args: str, db: Path | None = db_path):
+    def run(*args: str, db: Path | None = db_path, input: str | None = None):
         argv = [str(a) for a in args]
         if db is not None:
             argv += ["--db", str(db)]
-        return runner.invoke(app, argv, catch_exceptions=False)
+        return runner.invoke(app, argv, catch_exceptions=False, input=input)
 
     return run
 

@@ -42,6 +42,7 @@ class ExportRow:
     trust: str | None
     paper_safe: bool
     reread_source: str | None = None  # the source a person should re-read to clear it
+    stale: bool = False  # verified, but the latest verification no longer finds it as recorded
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,11 @@ class Export:
     def refused(self) -> bool:
         """The gate closed: nothing may be written."""
         return self.mode == "gate" and bool(self.blocked)
+
+    @property
+    def stale(self) -> list[ExportRow]:
+        """Written rows whose latest verification no longer finds them: the default policy warns."""
+        return [r for r in self.rows if r.stale]
 
     @property
     def draft(self) -> bool:
@@ -95,13 +101,14 @@ def prepare(
     views = claim_views(session, exportable, events=0)
     rows = []
     for claim, view in zip(exportable, views):
-        safe = policy.passes(view["trust"])
+        # A stale figure passes the default policy with a warning; --strict blocks it.
+        safe = policy.passes(view["trust"]) and not (policy.strict and view["stale"])
         reread_from = None if safe else primary_source(session, claim)
         rows.append(ExportRow(
             key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
             figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
             tag=view["tag"], trust=view["trust"], paper_safe=safe,
-            reread_source=reread_from.key if reread_from else None,
+            reread_source=reread_from.key if reread_from else None, stale=view["stale"],
         ))
     blocked = [r for r in rows if not r.paper_safe]
     written = rows if mode == "draft" else [r for r in rows if r.paper_safe]
@@ -127,6 +134,7 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str
         "filters": {k: v for k, v in vars(filters).items() if v is not None},
         "rows": len(export.rows),
         "not_re_read": sum(1 for r in export.rows if not r.paper_safe),
+        "stale": sum(1 for r in export.rows if r.stale),
         "left_out_unsafe": 0 if export.mode == "draft" else len(export.blocked),
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(counts.items())),

@@ -19,6 +19,8 @@ TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
 EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified")
+FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
+VERIFY_OUTCOMES = ("confirmed", "reworded", "figure-changed", "not-found", "unreachable")
 # Events that a person recorded: an import never overrides what these set.
 PERSON_EVENT_KINDS = ("retagged", "reread", "status")
 
@@ -126,3 +128,41 @@ class Event(SQLModel, table=True):
     tag_after: str | None = None  # set only by tag-changing events
     origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
     detail: str | None = None  # JSON: changed fields, what was seen, reasons
+
+
+class Snapshot(SQLModel, table=True):
+    """One fetch of a source: the body lives in the snapshot store under its SHA-256."""
+
+    __tablename__ = "snapshot"
+    __table_args__ = (CheckConstraint(_in("outcome", FETCH_OUTCOMES), name="ck_snapshot_outcome"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="source.id", index=True)
+    fetched_at: str = Field(default_factory=utcnow)
+    url: str | None = None
+    status: int | None = None
+    outcome: str
+    content_sha256: str | None = None  # for not-modified: the body of the snapshot it confirmed
+    content_type: str | None = None
+    size: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    error: str | None = None
+
+
+class Verification(SQLModel, table=True):
+    """One check of one claim against one source's snapshot. Never updated; the latest one counts."""
+
+    __tablename__ = "verification"
+    __table_args__ = (CheckConstraint(_in("outcome", VERIFY_OUTCOMES), name="ck_verification_outcome"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    source_id: int = Field(foreign_key="source.id", index=True)
+    snapshot_id: int | None = Field(default=None, foreign_key="snapshot.id")
+    at: str = Field(default_factory=utcnow)
+    outcome: str
+    passage: str | None = None
+    score: float | None = None
+    content_sha256: str | None = None
+    detail: str | None = None  # JSON: figure changes (old, new), missing figures, the quote looked for, errors

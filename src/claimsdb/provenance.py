@@ -45,25 +45,31 @@ def primary_source(session: Session, claim: Claim) -> Source | None:
     return next((s for s in rows if s.kind != "note"), None)
 
 
-def reread(
-    session: Session, key: str, *, actor: str, source: str | None = None, locator: str | None = None,
-    quote: str | None = None, note: str | None = None,
-) -> dict[str, Any]:
-    """Record that `actor` re-read the claim in a source; the tag becomes spot-checked."""
-    claim = get_claim(session, key)
+def reread_source(session: Session, claim: Claim, source: str | None) -> Source:
+    """The page a re-read is recorded against: the one named, else the claim's primary page."""
     if source is not None:
         src = session.scalars(select(Source).where(Source.key == source)).first()
         if src is None:
             raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
         if src.kind == "note":
             raise BadQuery(f"{source!r} is a note, not a primary page: a re-read checks the page the figure comes from")
-    else:
-        src = primary_source(session, claim)
-        if src is None:
-            raise BadQuery(
-                f"{key} cites no primary page: register the page you re-read as a source "
-                "(claims import a file that lists it), then name it with --source"
-            )
+        return src
+    src = primary_source(session, claim)
+    if src is None:
+        raise BadQuery(
+            f"{claim.key} cites no primary page: register the page you re-read as a source "
+            "(claims import a file that lists it), then name it with --source"
+        )
+    return src
+
+
+def reread(
+    session: Session, key: str, *, actor: str, source: str | None = None, locator: str | None = None,
+    quote: str | None = None, note: str | None = None,
+) -> dict[str, Any]:
+    """Record that `actor` re-read the claim in a source; the tag becomes spot-checked."""
+    claim = get_claim(session, key)
+    src = reread_source(session, claim, source)
     detail = {"source": src.key, "url": src.url, "locator": locator, "quote": quote, "note": note}
     before = claim.tag
     claim.tag = REREAD_TAG

@@ -1,6 +1,7 @@
 """Parse figures as written in research notes ("~50B", "32–33T tokens", "4K → 128K", "355B-A32B").
 
-`parse(raw)` turns one figure into a `Quantity` or raises `FigureError` with a short reason. The
+`parse(raw)` turns one figure into a `Quantity` or raises `FigureError` with a short reason;
+`scan(text)` finds the figures in running prose with the same grammar (see its docstring). The
 parser never guesses: text without an exact value is kind "text" with value None, and text it cannot
 read unambiguously (malformed numbers, two unrelated numbers, ambiguous scales) is an error.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Decimal
 from typing import Any
 
@@ -39,10 +41,12 @@ __all__ = [
     "COMPARATORS",
     "KINDS",
     "FigureError",
+    "Found",
     "Quantity",
     "normalize_unit",
     "parse",
     "same_unit",
+    "scan",
 ]
 
 KINDS = ("value", "range", "transition", "ratio", "moe", "text")
@@ -761,3 +765,184 @@ def _parse_vague(raw: str, s: str) -> Quantity:
         except FigureError:
             unit = counted = None  # "thousands of K..." : no unit rather than an error on vague text
     return Quantity(raw=raw, kind="text", comparator=comparator, unit=unit, counted=counted)
+
+
+# --- scan: figures in running prose ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    """A figure found in running text: text[start:end] == raw and parse(raw) == quantity."""
+
+    start: int
+    end: int
+    raw: str
+    quantity: Quantity
+
+
+# Every whitespace or control character becomes one space, so offsets in the scanned copy are the
+# text's own offsets and the regular expressions above (written for cleaned figures) apply.
+_SPACE_TABLE = {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA1), 0x1680, *range(0x2000, 0x200B),
+                                 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]}
+_SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
+# What may stand before the number and belong to the figure: a qualifier ("about", "up to", "~", "> "),
+# "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
+_SCAN_PREFIX = re.compile(
+    rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
+    r"(?P<between>(?<!\w)between\s+)?[$€£]?\Z",
+    re.I,
+)
+_SCAN_FROM = re.compile(r"(?<!\w)from\s+\Z", re.I)
+_SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
+# A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
+_SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
+_SCAN_PLURAL = re.compile(r"[^\W\d_][\w\-]*[^\W\d_sui]s|[A-Z][A-Z0-9]+s")  # "rollouts", "GPUs"; not "class", "bus"
+_SCAN_AFTER_WORD = set(" ,;:!?.)]}\"'”’…")
+_SCAN_PHRASE_WORDS = 3  # prose goes on after the unit; three words cover "2.788M H800 GPU hours"
+_SCAN_LOOKBEHIND = 40  # characters searched for a qualifier before the number
+
+
+def scan(text: str) -> list[Found]:
+    """Every figure in running prose, left to right, non-overlapping, each read by `parse`.
+
+    Decisions, beyond the grammar of `parse`:
+    - a figure is a number (digits or a number word) with what `parse` reads around it: a qualifier,
+      "between" or a currency sign before it; a range, transition, ratio or MoE size; a unit phrase of at
+      most three words after it, ending at a stop word, a number, punctuation, a blank line, a past
+      participle after the first word ("8 GPUs trained") or a capitalised name ("GPUs Llama").
+      If `parse` rejects the longest reading, shorter ones are tried (fewer unit words, no second number,
+      no qualifier); if none parses, the number is skipped: "1st", "7b", "2,048H800", "1,2,3".
+    - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5").
+    - "from X to Y" is two figures, X and Y (a change, not a range); "X to Y" and "X–Y" are ranges.
+    - a colon or slash joins a ratio only when spaced the same on both sides ("16:44", "4 / 8"), so
+      "Table 3: 16 GPUs" is 3 and 16 GPUs.
+    - bracketed text is never part of a figure: "12.7T (8B)" is two figures.
+    - vague phrases without a number ("hundreds of thousands") are not reported.
+    - years, section numbers, footnote marks and times are figures too; callers decide what to ignore.
+    Never raises; runs in linear time in the length of the text.
+    """
+    if not isinstance(text, str):
+        return []
+    s = text.translate(_SPACE_TABLE)
+    found: list[Found] = []
+    pos = 0  # nothing before pos may belong to a new figure
+    for m in _SCAN_START.finditer(s):
+        c = m.start()
+        if c < pos:
+            continue
+        f = _scan_at(text, s, c, pos)
+        if f is None:
+            dead = _NUM.match(s, c)
+            pos = max(pos, dead.end() if dead else m.end())  # no figure inside "1,2,3" or "2,048H800"
+        else:
+            found.append(f)
+            pos = f.end
+    return found
+
+
+@lru_cache(maxsize=8192)
+def _parse_or_none(raw: str) -> Quantity | None:
+    # Pages repeat their figures ("2024", "one", "8 GPUs"); parse is pure and Quantity frozen.
+    try:
+        return parse(raw)
+    except FigureError:
+        return None
+
+
+def _safe_term(s: str, pos: int) -> _Term | None:
+    try:
+        return _term(s, s, pos)
+    except FigureError:
+        return None
+
+
+def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
+    """The figure whose number starts at c, or None. Nothing before `floor` is taken."""
+    first = _safe_term(s, c)
+    if first is None:
+        return None
+    pm = _SCAN_PREFIX.search(s, max(floor, c - _SCAN_LOOKBEHIND), c)
+    pstart = pm.start() if pm else c
+    between = bool(pm and pm["between"])
+    after_from = bool(_SCAN_FROM.search(s, max(0, pstart - 8), pstart))
+
+    cores = [first.end]  # possible ends of the number part, longest first
+    if first.active is None:
+        end = _scan_connected(s, first, between, after_from)
+        if end is not None:
+            cores.insert(0, end)
+        elif between:
+            pstart = pm.end("between") if pm else c  # "between 10" alone: the qualifier does not apply
+            pstart = c if pm and pm.start() == pm.start("between") else pstart
+    starts = [pstart, c] if pstart != c else [c]
+    for start in starts:
+        for core in cores:
+            for end in reversed(_scan_phrase(text, s, core)):
+                raw = text[start:end]
+                q = _parse_or_none(raw)
+                if q is not None:
+                    return Found(start, end, raw, q)
+    return None
+
+
+def _scan_connected(s: str, first: _Term, between: bool, after_from: bool) -> int | None:
+    """End of a range, transition or ratio starting with `first`, or None if it stands alone."""
+    if between:
+        m = _AND.match(s, first.end)
+        t = _safe_term(s, m.end()) if m else None
+        return t.end if t else None
+    m = _ARROW.match(s, first.end)
+    t = _safe_term(s, m.end()) if m else None
+    if t is not None:
+        while t is not None:
+            end = t.end
+            m = _ARROW.match(s, end)
+            t = _safe_term(s, m.end()) if m else None
+        return end
+    m = _RANGE_SEP.match(s, first.end)
+    if m and not (after_from and m.group(0).strip().lower() == "to"):
+        t = _safe_term(s, m.end())
+        if t is not None:
+            return t.end
+    m = _RATIO_SEP.match(s, first.end)
+    end = None
+    sep = m.group(1) if m else None
+    while m and m.group(1) == sep and (m.start(1) > m.start()) == (m.end() > m.end(1)):
+        t = _safe_term(s, m.end())
+        if t is None:
+            break
+        end = t.end
+        m = _RATIO_SEP.match(s, end)
+    return end
+
+
+def _scan_phrase(text: str, s: str, core: int) -> list[int]:
+    """Possible ends of the figure: after the number, then after each unit word (shortest first)."""
+    ends = [core]
+    i = core
+    n = len(s)
+    for k in range(_SCAN_PHRASE_WORDS):
+        j = i
+        while j < n and s[j] == " ":
+            j += 1
+        if j == i or text.count("\n", i, j) >= 2:
+            break  # glued punctuation, or a blank line: the figure ends here
+        m = _SCAN_WORD.match(s, j)
+        if not m or (m.end() < n and s[m.end()] not in _SCAN_AFTER_WORD):
+            break
+        w = m.group(0)
+        low = w.lower()
+        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w):
+            break
+        if k and (low.endswith("ed") and not low.endswith("eed") or _SCAN_NAME.fullmatch(w) and w not in _SYMBOL_UNITS):
+            break  # "8 GPUs trained ...", "2,048 GPUs DeepSeek ..."
+        i = m.end()
+        ends.append(i)
+        unit = normalize_unit(w)
+        if unit in _SYMBOL_UNITS or (i < n and s[i] != " "):
+            break  # a unit symbol is the whole unit ("20 s per step"); punctuation ends the phrase
+        if unit == "GPUs" or low in _UNIT_ALIASES or _SCAN_PLURAL.fullmatch(w):
+            nxt = _SCAN_WORD.match(s, i + 1)
+            if not (nxt and nxt.group(0).lower() in _UNIT_ALIASES):
+                break  # a unit or plural noun ends the phrase ("2,048 GPUs ran"), unless a unit follows ("GPU hours")
+    return ends

@@ -13,11 +13,12 @@ from sqlalchemy import and_, exists, func, or_, select, text
 from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag
+from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, Verification
 from claimsdb.policy import Policy
 from claimsdb.quantities import FigureError, parse, same_unit
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
+STALE_OUTCOMES = ("figure-changed", "not-found")
 REL_TOLERANCE = 1e-9
 
 
@@ -92,6 +93,7 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
     history: dict[int, list] = {}
     for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
         history.setdefault(e.claim_id, []).append(_event_dict(e))
+    checks = latest_verifications(session, ids)
     out = []
     for c in claims:
         hist = history.get(c.id, [])
@@ -102,7 +104,38 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
             "figures": figures.get(c.id, []),
             "sources": sources.get(c.id, []),
             "events": hist if events is None else hist[-events:],
+            "verifications": checks.get(c.id, []),
+            "stale": trust.get(c.tag) == "verified" and any(v["outcome"] in STALE_OUTCOMES for v in checks.get(c.id, [])),
         })
+    return out
+
+
+def latest_verifications(session: Session, claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """Per claim, per source: the latest conclusive verification, and the latest attempt when that was
+    an unreachable fetch after it. An unreachable source never hides an earlier result."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    if not claim_ids:
+        return out
+    latest: dict[tuple[int, int], dict[str, Any]] = {}
+    rows = session.execute(
+        select(Verification, Source.key)
+        .join(Source, Source.id == Verification.source_id)
+        .where(Verification.claim_id.in_(claim_ids))
+        .order_by(Verification.id)
+    )
+    for v, source_key in rows:
+        entry = latest.setdefault((v.claim_id, v.source_id), {"source": source_key, "outcome": None, "at": None,
+                                                              "passage": None, "detail": None, "last_attempt": None})
+        if v.outcome == "unreachable":
+            entry["last_attempt"] = {"outcome": v.outcome, "at": v.at, "detail": json.loads(v.detail) if v.detail else None}
+        else:
+            entry.update(outcome=v.outcome, at=v.at, passage=v.passage, score=v.score,
+                         detail=json.loads(v.detail) if v.detail else None, last_attempt=None)
+    for (claim_id, _source_id), entry in latest.items():
+        if entry["outcome"] is None:  # only unreachable attempts so far
+            entry.update(outcome="unreachable", at=entry["last_attempt"]["at"], detail=entry["last_attempt"]["detail"])
+            entry["last_attempt"] = None
+        out.setdefault(claim_id, []).append(entry)
     return out
 
 

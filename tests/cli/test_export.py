@@ -58,7 +58,7 @@ def test_bundled_data_gate_reread_and_reimport(claims):
     assert f"claims reread {key} --source llama3-report" in blocked.stderr
     assert claims("export", "--search", "466 interruptions").exit_code == 1
 
-    assert claims("reread", key, "--by", "Ada", "--locator", "Table 5").exit_code == 0
+    assert claims("reread", key, "--by", "Ada", "--locator", "Table 5", "--yes").exit_code == 0
     cleared = claims("export", "--search", "466 interruptions")
     assert cleared.exit_code == 0, cleared.output
     assert "466 interruptions" in cleared.stdout

@@ -15,7 +15,7 @@ from tests.conftest import DATA_FILES
 
 @pytest.mark.usefixtures("loaded")
 def test_reread_prints_tag_before_and_after(claims):
-    result = claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--locator", "§4")
+    result = claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--locator", "§4", "--yes")
     assert result.exit_code == 0, result.output
     assert "widget.context: note-2026-10-04 → spot-checked" in result.stdout and "by Ada" in result.stdout
 
@@ -27,7 +27,7 @@ def test_reread_uses_git_user_name_by_default(claims, tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.chdir(tmp_path)
-    result = claims("reread", "widget.pretrain", "--format", "json")
+    result = claims("reread", "widget.pretrain", "--format", "json", "--yes")
     assert json.loads(result.stdout)["event"]["actor"] == "Grace Hopper"
 
 
@@ -63,7 +63,7 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     procs = [
-        subprocess.Popen(cmd + ["reread", key, "--by", f"reader{i}", "--db", str(db_path)],
+        subprocess.Popen(cmd + ["reread", key, "--yes", "--by", f"reader{i}", "--db", str(db_path)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for i, key in enumerate(keys)
     ]
@@ -75,3 +75,13 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
         assert code == 0 and "locked" not in err, (out, err)
     for key in keys:
         assert json.loads(claims("show", key, "--format", "json").stdout)["tag"] == "spot-checked"
+
+
+@pytest.mark.usefixtures("loaded")
+def test_reread_asks_for_confirmation_unless_yes(claims):
+    declined = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n")
+    assert declined.exit_code == 1 and "nothing recorded" in declined.stderr
+    assert "no snapshot of widget-report yet" in declined.stderr
+    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
+    accepted = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
+    assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout

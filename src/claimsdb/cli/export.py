@@ -46,7 +46,8 @@ def describe_blocked(rows: list[exporting.ExportRow], db_: str | None) -> list[s
     lines = []
     for r in rows:
         figure = ", ".join(r.figures) or "(no figure)"
-        lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust})")
+        stale = "; STALE: the latest verification no longer finds it" if r.stale else ""
+        lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){stale}")
         lines.append(f"    clear it: {reread_command(r, db_)}")
     return lines
 
@@ -111,6 +112,11 @@ def export(
     if mode == "skip-unsafe" and result.blocked:
         lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
         lines += describe_blocked(result.blocked, db_)
+        err_console.print("\n".join(lines), markup=False)
+    if result.stale:
+        lines = [f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
+                 "`claims verify` found the figure changed or gone); --strict blocks them:"]
+        lines += [f"  {r.key}: {', '.join(r.figures) or '(no figure)'} ({r.subject})" for r in result.stale]
         err_console.print("\n".join(lines), markup=False)
     if not result.rows and not result.blocked:
         err_console.print("no claims selected", markup=False)

@@ -132,6 +132,22 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(src)
         if s["quote"]:
             console.print(Text(f"    “{s['quote']}”", style="italic"))
+    for v in view.get("verifications", []):
+        style = "green" if v["outcome"] in ("confirmed", "reworded") else "bold red"
+        line = Text("  verified: ")
+        line.append(v["outcome"], style=style)
+        line.append(f" in {v['source']} at {v['at'][:19].replace('T', ' ')}Z")
+        changes = (v.get("detail") or {}).get("changes")
+        if changes:
+            line.append("  " + "; ".join(f"{old} → {new}" for old, new in changes))
+        if v.get("last_attempt"):
+            line.append(f"  (last fetch {v['last_attempt']['at'][:19].replace('T', ' ')}Z unreachable)", style="dim")
+        console.print(line)
+        if full and v.get("passage"):
+            console.print(Text(f"    “{v['passage']}”", style="italic"))
+    if view.get("stale"):
+        console.print(Text("  STALE: spot-checked, but the latest verification no longer finds it as recorded",
+                           style="bold red"))
     if view["events"]:
         console.print(Text("  history:" if full else "  latest events:", style="dim"))
         for e in view["events"]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -10,7 +11,9 @@ from rich.text import Text
 
 from claimsdb import db, provenance, queries
 from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit, emit_json, emit_table
+from claimsdb.cli.output import console, emit, emit_json, emit_table, err_console
+from claimsdb.cli.verify import SourcesDirOption
+from claimsdb.errors import ExitCode
 from claimsdb.identity import default_actor
 
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why: kept in the claim's history.", show_default=False)]
@@ -34,18 +37,48 @@ def reread(
     locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
     quote: Annotated[Optional[str], typer.Option("--quote", help="What was seen there, verbatim.")] = None,
     note: Annotated[Optional[str], typer.Option("--note", help="Anything else worth keeping.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Record without asking for confirmation.")] = False,
+    sources_dir: SourcesDirOption = Path("sources"),
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Record that a person re-read the claim in its source; the tag becomes spot-checked.
 
-    Example: claims reread rl.fleet.kimi-k25-tasks --source kimi-k25-report --locator "§4.2" --quote "up to 100,000"
+    Shows where the latest snapshot of the page (from `claims verify`) has the claim's evidence, then
+    asks for confirmation (--yes skips the question).
+
+    Example: claims reread pipelines.obs.llama3-failures --source llama3-report --locator "Table 5" --quote "466"
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import verification
+    from claimsdb.verify.snapshots import SnapshotStore
+
+    engine = db.open_engine(db_)
+    if not yes:
+        with db.session_scope(engine) as session:
+            claim = queries.get_claim(session, key)
+            src = provenance.reread_source(session, claim, source)
+            shown = verification.passage_for(session, claim, src, SnapshotStore(sources_dir))
+        _show_passage(key, src.key, shown)
+        if not typer.confirm(f"Record that you re-read {key} in {src.key}?", default=False, err=True):
+            err_console.print("nothing recorded", markup=False)
+            raise typer.Exit(int(ExitCode.FINDINGS))
+    with db.session_scope(engine) as session:
         result = provenance.reread(
             session, key, actor=by or default_actor(), source=source, locator=locator, quote=quote, note=note,
         )
     _tag_change(result, fmt)
+
+
+def _show_passage(key: str, source: str, shown: dict | None) -> None:
+    if shown is None:
+        err_console.print(f"no snapshot of {source} yet: `claims verify {key}` fetches one", markup=False)
+    elif shown.get("error"):
+        err_console.print(f"latest snapshot of {source}: {shown['error']}", markup=False)
+    else:
+        err_console.print(
+            f"latest snapshot of {source} ({shown['fetched_at'][:19]}Z): {shown['outcome']}", markup=False)
+        if shown.get("passage"):
+            err_console.print(Text(f"  “{shown['passage']}”", style="italic"))
 
 
 def retag(

@@ -1,0 +1,91 @@
+"""`claims verify`: re-check claims against their sources over HTTP (or their snapshots, offline)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.text import Text
+
+from claimsdb import db, verification
+from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
+from claimsdb.cli.output import console, emit_json, emit_table, err_console
+from claimsdb.errors import ExitCode
+
+SourcesDirOption = Annotated[
+    Path,
+    typer.Option("--sources-dir", envvar="CLAIMS_SOURCES",
+                 help="Folder for fetched snapshots. Env: CLAIMS_SOURCES. Default: ./sources."),
+]
+OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "figure-changed": "bold red", "not-found": "bold red",
+                 "unreachable": "yellow"}
+
+
+def verify(
+    keys: Annotated[Optional[list[str]], typer.Argument(help="Claim keys to check.", show_default=False)] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="Check the claims that cite this source.")] = None,
+    everything: Annotated[bool, typer.Option("--all", help="Check every active claim's primary pages.")] = False,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the latest snapshots only; fetch nothing.")] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")] = 8,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
+    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")] = 20_000_000,
+    sources_dir: SourcesDirOption = Path("sources"),
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Fetch each claim's primary pages and check that its quote and figures are still there.
+
+    Each distinct source is fetched once (conditional requests: an unchanged page costs a 304) and kept
+    as a snapshot. Outcomes: confirmed, reworded, figure-changed, not-found, unreachable. A verification
+    never changes a tag. Exit 1 when any checked claim is not confirmed or reworded.
+
+    Example: claims verify --all
+    """
+    from claimsdb.verify.fetch import FetchLimits
+    from claimsdb.verify.snapshots import SnapshotStore
+
+    engine = db.open_engine(db_)
+    with db.session_scope(engine) as session:
+        the_plan = verification.plan(session, keys or [], source=source, everything=everything)
+    limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes)
+    with Progress(TextColumn("fetching"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  console=err_console, transient=True, disable=offline or not the_plan.sources) as progress:
+        task = progress.add_task("", total=len(the_plan.sources))
+        fetched = verification.fetch(
+            the_plan, limits, offline=offline,
+            on_fetched=lambda r: progress.update(task, advance=1, description=r.source),
+        )
+    store = SnapshotStore(sources_dir)
+    with db.session_scope(engine) as session:
+        results, log = verification.record(session, the_plan, fetched, store, offline=offline)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    ok = all(r.outcome in verification.GOOD_OUTCOMES for r in results)
+    if fmt is OutputFormat.json:
+        emit_json({"ok": ok, "offline": offline, "counts": counts, "results": [asdict(r) for r in results],
+                   "fetches": log, "skipped": the_plan.skipped})
+    else:
+        _print(results, log, the_plan.skipped, counts)
+    if not ok:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _print(results, log, skipped, counts) -> None:
+    emit_table(
+        f"{len(results)} check(s) of {len({r.claim for r in results})} claim(s) against {len(log)} source(s)",
+        ("claim", "source", "outcome", "what changed"),
+        [
+            (r.claim, r.source, Text(r.outcome, style=OUTCOME_STYLE[r.outcome]),
+             "; ".join(f"{old} → {new}" for old, new in r.changes) or ("missing: " + ", ".join(r.missing) if r.missing else "")
+             or (r.error or ""))
+            for r in results
+        ],
+    )
+    summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing checked"
+    console.print(f"summary: {summary}")
+    if skipped:
+        console.print(f"skipped {len(skipped)} claim(s) that cite no primary page with a URL or local copy")

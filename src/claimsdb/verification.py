@@ -1,0 +1,266 @@
+"""Re-verify claims against their sources: fetch each source once, keep a snapshot, locate each claim's
+evidence in it, and store one verification record per claim and source.
+
+Three steps, so that no database lock is held while the network is slow:
+`plan` (read the database), `fetch` (network or snapshot folder only), `record` (write the results).
+A verification never changes a tag: it only adds evidence for the person who re-reads. An unreachable
+source adds an `unreachable` record and never hides an earlier conclusive one
+(see queries.latest_verifications). Imported only by `claims verify` and `claims reread`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
+from claimsdb.quantities import Quantity
+from claimsdb.verify.locate import locate
+from claimsdb.verify.snapshots import SnapshotStore
+from claimsdb.verify.text import UnsupportedContent, extract_text
+
+GOOD_OUTCOMES = ("confirmed", "reworded")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One thing to check: a claim's evidence in one source."""
+
+    claim_id: int
+    claim: str
+    subject: str
+    statement: str
+    source_id: int
+    source: str
+    quote: str | None
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    id: int
+    key: str
+    url: str | None
+    path: str | None
+    previous: dict[str, Any] | None  # the newest snapshot with a body: id, sha, etag, last_modified, ...
+
+
+@dataclass
+class Plan:
+    pairs: list[Pair]
+    skipped: list[dict[str, str]]
+    sources: dict[int, SourceInfo]
+    figures: dict[int, list[Quantity]]
+
+
+@dataclass
+class PairResult:
+    claim: str
+    subject: str
+    source: str
+    outcome: str
+    passage: str | None = None
+    score: float | None = None
+    changes: list[list[str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    error: str | None = None
+    snapshot: str | None = None
+
+
+def plan(session: Session, keys: list[str], *, source: str | None = None, everything: bool = False) -> Plan:
+    """The (claim, source) pairs to check, and the claims skipped because nothing can be fetched.
+
+    By default a claim is checked against its primary pages (sources that are not notes) that have a
+    URL or a local copy; `source` checks the claims citing that one source, whatever its kind.
+    """
+    if not keys and source is None and not everything:
+        raise BadQuery("name claim keys, a --source, or --all")
+    stmt = select(Claim).order_by(Claim.id)
+    if keys:
+        claims = list(session.scalars(stmt.where(Claim.key.in_(keys))))
+        missing = sorted(set(keys) - {c.key for c in claims})
+        if missing:
+            raise UnknownClaim(missing[0])
+    else:
+        claims = list(session.scalars(stmt.where(Claim.status == "active")))
+    if source is not None and session.scalars(select(Source).where(Source.key == source)).first() is None:
+        raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
+    by_claim: dict[int, list[tuple[Evidence, Source]]] = {}
+    for ev, src in session.execute(
+        select(Evidence, Source).join(Source, Source.id == Evidence.source_id)
+        .where(Evidence.claim_id.in_([c.id for c in claims])).order_by(Evidence.claim_id, Evidence.position)
+    ):
+        by_claim.setdefault(ev.claim_id, []).append((ev, src))
+    pairs: list[Pair] = []
+    skipped: list[dict[str, str]] = []
+    sources: dict[int, SourceInfo] = {}
+    for claim in claims:
+        cited = by_claim.get(claim.id, [])
+        if source is not None and not any(src.key == source for _, src in cited):
+            continue
+        chosen = [(ev, src) for ev, src in cited
+                  if (src.key == source if source is not None else src.kind != "note") and (src.url or src.path)]
+        if not chosen:
+            skipped.append({"claim": claim.key, "reason": "cites no primary page with a URL or a local copy"})
+            continue
+        for ev, src in chosen:
+            if any(p.claim_id == claim.id and p.source_id == src.id for p in pairs):
+                continue
+            pairs.append(Pair(claim.id, claim.key, claim.subject, claim.statement, src.id, src.key, ev.quote))
+            if src.id not in sources:
+                prev = latest_snapshot(session, src.id)
+                sources[src.id] = SourceInfo(src.id, src.key, src.url, src.path, _snapshot_info(prev))
+    return Plan(pairs=pairs, skipped=skipped, sources=sources, figures=quantities(session, [p.claim_id for p in pairs]))
+
+
+def _snapshot_info(snap: Snapshot | None) -> dict[str, Any] | None:
+    if snap is None:
+        return None
+    return {"id": snap.id, "sha": snap.content_sha256, "etag": snap.etag, "last_modified": snap.last_modified,
+            "content_type": snap.content_type, "size": snap.size, "url": snap.url, "fetched_at": snap.fetched_at}
+
+
+def quantities(session: Session, claim_ids: list[int]) -> dict[int, list[Quantity]]:
+    out: dict[int, list[Quantity]] = {}
+    for f in session.scalars(
+        select(Figure).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
+    ):
+        out.setdefault(f.claim_id, []).append(Quantity(
+            raw=f.raw, kind=f.kind, comparator=f.comparator, value=f.value, low=f.low, high=f.high,
+            start=f.start, end=f.end, steps=tuple(json.loads(f.steps)) if f.steps else (), active=f.active,
+            unit=f.unit, counted=f.counted,
+        ))
+    return out
+
+
+def latest_snapshot(session: Session, source_id: int) -> Snapshot | None:
+    """The newest snapshot of a source that holds a body."""
+    return session.scalars(
+        select(Snapshot).where(Snapshot.source_id == source_id, Snapshot.content_sha256.is_not(None))
+        .order_by(Snapshot.id.desc())
+    ).first()
+
+
+def fetch(the_plan: Plan, limits=None, *, offline: bool = False, on_fetched: Callable | None = None) -> dict[int, Any]:
+    """Fetch every source of the plan once (none when offline). No database access here."""
+    if offline or not the_plan.sources:
+        return {}
+    from claimsdb.verify.fetch import FetchLimits, FetchRequest, fetch_all  # httpx: only when fetching
+
+    order = list(the_plan.sources)
+    requests = []
+    for sid in order:
+        info = the_plan.sources[sid]
+        prev = info.previous or {}
+        requests.append(FetchRequest(source=info.key, url=info.url, path=info.path,
+                                     etag=prev.get("etag"), last_modified=prev.get("last_modified")))
+    results = fetch_all(requests, limits or FetchLimits(), on_result=on_fetched)
+    return dict(zip(order, results))
+
+
+def record(session: Session, the_plan: Plan, fetched: dict[int, Any], store: SnapshotStore, *,
+           offline: bool = False) -> tuple[list[PairResult], list[dict[str, Any]]]:
+    """Store the snapshots and one verification per pair; return the results and a fetch log."""
+    now = utcnow()
+    texts: dict[int, tuple[str | None, str | None]] = {}
+    snapshot_ids: dict[int, int | None] = {}
+    shas: dict[int, str | None] = {}
+    log: list[dict[str, Any]] = []
+    for sid, info in the_plan.sources.items():
+        prev = info.previous
+        if offline:
+            if prev and prev["sha"] and store.has(prev["sha"]):
+                snapshot_ids[sid], shas[sid] = prev["id"], prev["sha"]
+                texts[sid] = _text(store, prev["sha"], prev["content_type"], prev["url"] or info.key)
+                log.append({"source": info.key, "outcome": "offline", "snapshot": prev["sha"], "fetched_at": prev["fetched_at"]})
+            else:
+                snapshot_ids[sid] = shas[sid] = None
+                texts[sid] = (None, "no snapshot to verify against offline")
+                log.append({"source": info.key, "outcome": "unreachable", "error": texts[sid][1]})
+            continue
+        result = fetched[sid]
+        sha = size = None
+        content_type = result.content_type
+        if result.outcome == "fetched" and result.content is not None:
+            sha, size = store.put(result.content), len(result.content)
+        elif result.outcome == "not-modified" and prev:
+            sha, size, content_type = prev["sha"], prev["size"], content_type or prev["content_type"]
+        snap = Snapshot(
+            source_id=sid, fetched_at=result.fetched_at, url=result.url, status=result.status,
+            outcome=result.outcome, content_sha256=sha, size=size, content_type=content_type,
+            etag=result.etag or (prev["etag"] if prev and result.outcome == "not-modified" else None),
+            last_modified=result.last_modified, error=result.error,
+        )
+        session.add(snap)
+        session.flush()
+        snapshot_ids[sid], shas[sid] = snap.id, sha
+        texts[sid] = _text(store, sha, content_type, result.url or info.key) if sha else (None, result.error or "nothing fetched")
+        log.append({"source": info.key, "outcome": result.outcome, "status": result.status, "url": result.url,
+                    "error": result.error, "snapshot": sha})
+
+    results: list[PairResult] = []
+    rows = []
+    for p in the_plan.pairs:
+        text, error = texts[p.source_id]
+        if text is None:
+            r = PairResult(p.claim, p.subject, p.source, "unreachable", error=error, snapshot=shas[p.source_id])
+        else:
+            found = locate(text, quote=p.quote, figures=the_plan.figures.get(p.claim_id, []),
+                           hint=f"{p.subject} {p.statement}")
+            r = PairResult(p.claim, p.subject, p.source, found.outcome, passage=found.passage, score=found.score,
+                           changes=[list(c) for c in found.changes], missing=list(found.missing),
+                           snapshot=shas[p.source_id])
+        results.append(r)
+        detail = {"quote": p.quote, "changes": r.changes, "missing": r.missing, "error": r.error,
+                  "offline": True if offline else None}
+        rows.append({
+            "claim_id": p.claim_id, "source_id": p.source_id, "snapshot_id": snapshot_ids[p.source_id], "at": now,
+            "outcome": r.outcome, "passage": r.passage, "score": r.score, "content_sha256": r.snapshot,
+            "detail": json.dumps({k: v for k, v in detail.items() if v}, ensure_ascii=False),
+        })
+    if rows:
+        session.execute(Verification.__table__.insert(), rows)
+    return results, log
+
+
+def _text(store: SnapshotStore, sha: str, content_type: str | None, name: str) -> tuple[str | None, str | None]:
+    """The visible text of a stored body, or (None, why not)."""
+    try:
+        content = store.get(sha)
+    except KeyError:
+        return None, f"snapshot {sha[:12]} is missing from the snapshot folder"
+    except ValueError:
+        return None, f"snapshot {sha[:12]} no longer matches its hash (the file was changed)"
+    try:
+        return extract_text(content, content_type, name), None
+    except UnsupportedContent as exc:
+        return None, f"unsupported content: {exc.reason}"
+
+
+def passage_for(session: Session, claim: Claim, source: Source, store: SnapshotStore) -> dict[str, Any] | None:
+    """Where the claim's evidence stands in the latest snapshot of `source` (shown by `claims reread`)."""
+    snap = latest_snapshot(session, source.id)
+    if snap is None:
+        return None
+    text, error = _text(store, snap.content_sha256, snap.content_type, snap.url or source.key)
+    if text is None:
+        return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "error": error}
+    quote = session.scalars(
+        select(Evidence.quote).where(Evidence.claim_id == claim.id, Evidence.source_id == source.id)
+    ).first()
+    found = locate(text, quote=quote, figures=quantities(session, [claim.id]).get(claim.id, []),
+                   hint=f"{claim.subject} {claim.statement}")
+    return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "url": snap.url,
+            "outcome": found.outcome, "passage": found.passage}
+
+
+def default_store_root() -> Path:
+    """Snapshots go under ./sources (the project's folder), or $CLAIMS_SOURCES."""
+    return Path(os.environ.get("CLAIMS_SOURCES") or "sources")

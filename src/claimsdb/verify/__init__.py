@@ -1,0 +1,1 @@
+"""Re-verification of claims against their sources: fetch, extract text, locate evidence."""

@@ -1,0 +1,187 @@
+"""`claims verify` through the CLI against a real HTTP server on 127.0.0.1 serving pages the tests write."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.httpserver import LocalHTTPServer
+from tests.verify.pdfgen import make_pdf
+
+PAGE = (
+    "<html><head><title>Orchard report</title><style>p {{color: red}}</style></head><body>"
+    "<h1>Training</h1><p>We trained Orchard-9 on {gpus} GPUs for roughly three months.</p>"
+    "<p>The corpus held {tokens} tokens after filtering.</p><script>var x = 16000;</script></body></html>"
+)
+QUOTE = "We trained Orchard-9 on 4,096 GPUs for roughly three months."
+
+
+@pytest.fixture
+def server(monkeypatch):
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
+    with LocalHTTPServer() as s:
+        yield s
+
+
+def source(key, url):
+    return {"key": key, "title": f"Page {key}", "kind": "report", "url": url}
+
+
+def claim(key, source_key, figures, quote=QUOTE, tag="agent-reported"):
+    return {"key": key, "subject": "Orchard-9", "stage": "Pretrain",
+            "statement": "Orchard-9 trained on 4,096 GPUs.", "tag": tag, "basis": "test",
+            "figures": figures, "evidence": [{"source": source_key, "locator": "§2", "quote": quote}]}
+
+
+@pytest.fixture
+def verify(claims, tmp_path):
+    sources_dir = tmp_path / "snapshots-root"
+
+    def run(*args, offline=False):
+        argv = ["verify", *args, "--sources-dir", sources_dir, "--timeout", "1", "--format", "json"]
+        if offline:
+            argv.append("--offline")
+        result = claims(*argv)
+        assert result.exit_code in (0, 1), result.output
+        return result.exit_code, json.loads(result.stdout)
+
+    run.sources_dir = sources_dir
+    return run
+
+
+def by_claim(report):
+    return {r["claim"]: r for r in report["results"]}
+
+
+def test_each_kind_of_page_gives_its_outcome(server, claims, write_json, verify):
+    html = PAGE.format(gpus="4,096", tokens="9.5T")
+    server.add("/ok.html", html.encode())
+    server.add("/ok.md", f"# Training\n\n{QUOTE}\n\n| corpus | 9.5T tokens |\n".encode(), content_type="text/markdown")
+    server.add("/ok.pdf", make_pdf(["Training", QUOTE]), content_type="application/pdf")
+    server.add("/changed.html", PAGE.format(gpus="4,000", tokens="9.5T").encode())
+    server.add("/reworded.html", b"<p>We trained the Orchard-9 model on 4096 GPUs for about three months.</p>")
+    server.add("/gone.html", b"<p>We now describe something else entirely.</p>")
+    server.add("/404", b"missing", status=404)
+    server.add("/500", b"broken", status=500)
+    server.add("/slow", html.encode(), delay_s=3)
+    server.redirect("/loop-a", "/loop-b")
+    server.redirect("/loop-b", "/loop-a")
+    server.add("/big", b"x" * 5_000_000, stream=True)
+    server.add("/latin1", PAGE.format(gpus="4,096", tokens="9.5T").replace("roughly", "roughly\u00a0").encode("cp1252"),
+               content_type="text/html; charset=windows-1252")
+    cases = {
+        "ok-html": ("/ok.html", "confirmed"), "ok-md": ("/ok.md", "confirmed"), "ok-pdf": ("/ok.pdf", "confirmed"),
+        "changed": ("/changed.html", "figure-changed"), "reworded": ("/reworded.html", "reworded"),
+        "gone": ("/gone.html", "not-found"), "http-404": ("/404", "unreachable"), "http-500": ("/500", "unreachable"),
+        "slow": ("/slow", "unreachable"), "loop": ("/loop-a", "unreachable"), "big": ("/big", "unreachable"),
+        "latin1": ("/latin1", "confirmed"),
+    }
+    doc = {"sources": [source(k, server.url(path)) for k, (path, _) in cases.items()],
+           "claims": [claim(f"c.{k}", k, ["4,096 GPUs"]) for k in cases]}
+    assert claims("import", write_json(doc)).exit_code == 0
+    code, report = verify("--all", "--max-bytes", "1000000")
+    outcomes = {k.removeprefix("c."): r["outcome"] for k, r in by_claim(report).items()}
+    assert outcomes == {k: outcome for k, (_, outcome) in cases.items()}
+    assert code == 1
+    results = by_claim(report)
+    assert results["c.changed"]["changes"] == [["4,096 GPUs", "4,000 GPUs"]]
+    assert "HTTP 404" in results["c.http-404"]["error"] and "HTTP 500" in results["c.http-500"]["error"]
+    assert "redirect" in results["c.loop"]["error"] and "larger" in results["c.big"]["error"]
+    assert server.sent("/big") < 5_000_000  # the oversized body was not read to the end
+    assert "16000" not in (results["c.ok-html"]["passage"] or "")  # script text is not visible text
+
+
+def test_tags_never_change_and_exit_0_when_all_good(server, claims, write_json, verify):
+    server.add("/ok.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/ok.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    code, report = verify("c.one")
+    assert code == 0 and report["counts"] == {"confirmed": 1}
+    assert json.loads(claims("show", "c.one", "--format", "json").stdout)["tag"] == "agent-reported"
+
+
+def test_second_fetch_is_a_304_and_the_snapshot_is_kept(server, claims, write_json, verify):
+    server.add("/ok.html", PAGE.format(gpus="4,096", tokens="9.5T").encode(), etag='"v1"')
+    doc = {"sources": [source("s", server.url("/ok.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    _, first = verify("--all")
+    sha = first["fetches"][0]["snapshot"]
+    assert first["fetches"][0]["outcome"] == "fetched"
+    assert (verify.sources_dir / "snapshots" / sha[:2] / sha).is_file()
+    code, second = verify("--all")
+    assert second["fetches"][0]["outcome"] == "not-modified" and second["fetches"][0]["snapshot"] == sha
+    assert code == 0 and by_claim(second)["c.one"]["outcome"] == "confirmed"
+    assert server.requests[-1].headers.get("if-none-match") == '"v1"'
+
+
+def test_unreachable_never_erases_an_earlier_result_and_offline_uses_snapshots(server, claims, write_json, verify):
+    server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    verify("--all")
+    server.add("/page.html", b"down", status=500)
+    code, report = verify("--all")
+    assert code == 1 and by_claim(report)["c.one"]["outcome"] == "unreachable"
+    shown = json.loads(claims("show", "c.one", "--format", "json").stdout)["verifications"][0]
+    assert shown["outcome"] == "confirmed" and shown["last_attempt"]["outcome"] == "unreachable"
+    assert "verified: confirmed in s" in claims("show", "c.one").stdout
+    count = len(server.requests)
+    code, offline = verify("--all", offline=True)
+    assert code == 0 and by_claim(offline)["c.one"]["outcome"] == "confirmed"
+    assert len(server.requests) == count  # offline fetched nothing
+
+
+def test_offline_without_snapshots_is_unreachable(server, claims, write_json, verify):
+    doc = {"sources": [source("s", server.url("/never"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    code, report = verify("--all", offline=True)
+    assert code == 1 and "no snapshot" in by_claim(report)["c.one"]["error"]
+
+
+def test_a_stale_spot_checked_claim_warns_by_default_and_is_blocked_by_strict(server, claims, write_json, verify):
+    server.add("/page.html", PAGE.format(gpus="3,000", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))],
+           "claims": [claim("c.one", "s", ["4,096 GPUs"], tag="spot-checked")]}
+    claims("import", write_json(doc))
+    code, report = verify("c.one")
+    assert code == 1 and by_claim(report)["c.one"]["outcome"] == "figure-changed"
+    assert "STALE" in claims("show", "c.one").stdout and "STALE" in claims("trace", "4096").stdout
+    default = claims("export")
+    assert default.exit_code == 0 and "Orchard-9" in default.stdout
+    assert "warning: 1 exported claim(s) are stale" in default.stderr
+    strict = claims("export", "--strict")
+    assert strict.exit_code == 1 and "STALE" in strict.stderr
+
+
+def test_reread_shows_the_located_passage_from_the_latest_snapshot(server, claims, write_json, verify):
+    server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    verify("c.one")
+    result = claims("reread", "c.one", "--by", "Ada", "--sources-dir", verify.sources_dir, input="y\n")
+    assert result.exit_code == 0, result.output
+    assert "latest snapshot of s" in result.stderr and "confirmed" in result.stderr
+    assert "4,096 GPUs" in result.stderr
+
+
+def test_verify_needs_a_selection_and_skips_claims_without_a_page(claims, write_json, sample, verify):
+    claims("import", write_json(sample))
+    result = claims("verify")
+    assert result.exit_code == 2 and "name claim keys, a --source, or --all" in result.stderr
+    code, report = verify("gadget.fleet")
+    assert code == 0 and report["results"] == []
+    assert report["skipped"] == [{"claim": "gadget.fleet", "reason": "cites no primary page with a URL or a local copy"}]
+
+
+def test_a_local_copy_is_read_from_disk(claims, write_json, verify, tmp_path):
+    page = tmp_path / "copy.md"
+    page.write_text(f"Notes\n\n{QUOTE}\n", encoding="utf-8")
+    doc = {"sources": [{"key": "s", "title": "Local copy", "kind": "report", "path": str(page)}],
+           "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    code, report = verify("c.one")
+    assert code == 0 and by_claim(report)["c.one"]["outcome"] == "confirmed"
+    assert os.path.exists(verify.sources_dir)
