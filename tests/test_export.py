@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimsdb import db, export, provenance, store
-from claimsdb.exporters import FORMATS, render
+from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
 
@@ -140,8 +140,9 @@ claim_strategy = st.fixed_dictionaries({
     "stage": st.sampled_from(["Pretrain", "Serve", "weight sync", None]),
     "has_figure": st.booleans(),
 })
-MARK = {"markdown": "†", "latex": "\\dag"}
-SEPARATORS = {"markdown": re.compile(r"\||; |\n"), "latex": re.compile(r"&|\\\\|; |\n")}
+MARK = {"markdown": "†", "latex": "\\dag", "quarto": "[unverified]"}
+SEPARATORS = {"markdown": re.compile(r"\||; |\n"), "latex": re.compile(r"&|\\\\|; |\n"), "quarto": re.compile(r"\n")}
+FIGURE_ONLY = ("macros", "quarto")  # formats that carry figures, not statements
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +188,10 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
             cut = SEPARATORS[fmt].search(rest)
             segment = rest[: cut.start()] if cut else rest
             assert MARK[fmt] in segment, f"{token} unmarked in {fmt} {layout}: {text[m.start():m.start() + 80]!r}"
+    elif fmt == "macros":
+        for line in text.splitlines():
+            if token in line and not line.startswith("%"):
+                assert f"\\claims@unsafe{{{record['key']}}}{{" in line, line
     elif fmt == "csv":
         rows = list(csv.reader(line for line in io.StringIO(text) if not line.startswith("#")))
         for row in rows[1:]:
@@ -224,19 +229,24 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
                         assert result.rows == []
                         continue
                     for fmt in FORMATS:
+                        if mode == "guarded" and fmt not in GUARDING:
+                            with pytest.raises(ValueError):
+                                render(result, fmt)
+                            continue
                         text = render(result, fmt)
                         for r in gone:
                             assert r["token"] not in text
                         if fmt == "bibtex":
                             assert all(r["token"] not in text for r in records)
                             continue
+                        carried = [r for r in records if fmt not in FIGURE_ONLY or r["figures"]]
                         for r in unsafe:
-                            if mode == "draft":
+                            if mode in ("draft", "guarded") and r in carried:
                                 assert_marked(text, fmt, layout, r)
                             else:
                                 assert r["token"] not in text
                         for r in active:
-                            if r not in unsafe:
+                            if r not in unsafe and r in carried:
                                 assert r["token"] in text  # the check above is not vacuous
         engine.dispose()
 
@@ -244,3 +254,58 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
 def prepare_at(engine, policy, mode, layout):
     with db.session_scope(engine) as session:
         return export.prepare(session, ClaimFilter(), policy=policy, mode=mode, layout=layout)
+
+
+# --- figures by reference: LaTeX macros and Quarto variables -------------------------------------
+
+
+def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
+    text = render(prepare(engine, mode="guarded"), "macros")
+    assert "\\@namedef{claims@fig@widget.pretrain@}{3,072 H100}" in text
+    assert "\\@namedef{claims@fig@widget.pretrain@2}{21.5T tokens}" in text
+    assert "\\@namedef{claims@fig@widget.context@1}{8K $\\rightarrow$ 256K}" in text
+    assert "\\@namedef{claims@fig@gadget.fleet@}{\\claims@unsafe{gadget.fleet}{40--60K sandboxes}}" in text
+    assert "\\PackageError{claims}{unknown claim or figure" in text
+    with pytest.raises(ValueError, match="does not guard"):
+        render(prepare(engine, mode="guarded"), "markdown")
+
+
+def test_quarto_variables_only_carry_unsafe_figures_in_drafts(engine):
+    final = render(prepare(engine, mode="skip-unsafe"), "quarto")
+    assert '"widget":\n  "pretrain":\n    "fig": "3,072 H100"' in final
+    assert "gadget" not in final and "unverified" not in final
+    draft = render(prepare(engine, mode="draft"), "quarto")
+    assert '"fig": "40–60K sandboxes [unverified]"' in draft and "# DRAFT" in draft
+
+
+PAPER = r"""\documentclass{{article}}
+\input{{claims.tex}}
+{draft}
+\begin{{document}}
+Widget-7 trained on {use}.
+\end{{document}}
+"""
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine (pdflatex) installed on this machine")
+@pytest.mark.parametrize(
+    "use, draft, compiles, message",
+    [
+        (r"\claim{widget.pretrain}", "", True, None),
+        (r"\claim[2]{widget.pretrain}", "", True, None),
+        (r"\claim{gadget.fleet}", "", False, "claim gadget.fleet is not paper-safe"),
+        (r"\claim{gadget.fleet}", r"\claimsdraft", True, None),
+        (r"\claim{no.such.claim}", r"\claimsdraft", False, "unknown claim or figure"),
+        (r"\claim[7]{widget.pretrain}", "", False, "unknown claim or figure"),
+    ],
+)
+def test_macros_compile_with_a_tex_engine(engine, tmp_path, use, draft, compiles, message):
+    import subprocess
+
+    (tmp_path / "claims.tex").write_text(render(prepare(engine, mode="guarded"), "macros"), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(PAPER.format(draft=draft, use=use), encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120, errors="replace")
+    assert (run.returncode == 0) == compiles, run.stdout[-2000:]
+    if message:
+        assert message in run.stdout

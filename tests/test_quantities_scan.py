@@ -104,20 +104,21 @@ def test_offsets_survive_newlines_and_special_spaces():
     found = scan(text)
     assert [f.quantity.numbers() for f in found] == [(2048.0,), (14.8e12,)]
     assert [text[f.start:f.end] for f in found] == [f.raw for f in found]
-    assert scan("8 GPUs\n\nNodes were") [0].raw == "8 GPUs"
+    assert scan("8 GPUs\n\nNodes were")[0].raw == "8 GPUs"
 
 
 def test_a_large_page_is_scanned_whole():
     rng = random.Random(5)
     filler = "the rack held spare cables and a tidy queue of jobs".split()
-    words, planted = [], []
-    while sum(len(w) + 1 for w in words) < 200_000:
+    words, planted, size = [], [], 0
+    while size < 200_000:
         if rng.random() < 0.02:
             n = rng.randint(1, 999_999)
             planted.append(float(n))
             words.append(f"{n:,} widgets")
         else:
             words.append(rng.choice(filler))
+        size += len(words[-1]) + 1
     found = scan(" ".join(words))
     assert [f.quantity.value for f in found] == planted
     assert all(f.quantity.unit == "widgets" for f in found)

@@ -1,10 +1,12 @@
 """Exports for papers: select claims, apply the paper-safe gate, build rows and a manifest.
 
-Three modes:
+Four modes:
 - gate (default): if any selected claim is not paper-safe, nothing is exported; the caller gets the
   blocked claims with the command that would clear each;
 - skip-unsafe: the safe claims are exported and the others are listed as left out;
-- draft: every claim is exported and each unsafe one is visibly marked; the output says it is a draft.
+- draft: every claim is exported and each unsafe one is visibly marked; the output says it is a draft;
+- guarded: every claim is exported, for the LaTeX macros only, which turn each unsafe figure into a
+  LaTeX error unless the paper declares itself a draft (exporters refuse this mode otherwise).
 No other path exists: the renderers only ever see rows that carry their own `paper_safe` flag.
 """
 
@@ -25,7 +27,7 @@ from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.provenance import primary_source
 from claimsdb.queries import ClaimFilter, claim_views
 
-MODES = ("gate", "skip-unsafe", "draft")
+MODES = ("gate", "skip-unsafe", "draft", "guarded")
 LAYOUTS = ("list", "grid")
 NOT_REREAD = "not re-read"
 
@@ -36,13 +38,14 @@ class ExportRow:
     subject: str
     stage: str | None
     statement: str
-    figures: list[str]
+    figures: list[str]  # as written
     citations: list[dict[str, Any]]  # sources to cite: key, cite_key, title, url, kind, publisher, date
     tag: str
     trust: str | None
     paper_safe: bool
     reread_source: str | None = None  # the source a person should re-read to clear it
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
+    figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -109,9 +112,10 @@ def prepare(
             figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
             tag=view["tag"], trust=view["trust"], paper_safe=safe,
             reread_source=reread_from.key if reread_from else None, stale=view["stale"],
+            figure_names=[f["name"] for f in view["figures"]],
         ))
     blocked = [r for r in rows if not r.paper_safe]
-    written = rows if mode == "draft" else [r for r in rows if r.paper_safe]
+    written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
     export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
                     layout=layout, policy=policy)
     export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable))
@@ -135,7 +139,7 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str
         "rows": len(export.rows),
         "not_re_read": sum(1 for r in export.rows if not r.paper_safe),
         "stale": sum(1 for r in export.rows if r.stale),
-        "left_out_unsafe": 0 if export.mode == "draft" else len(export.blocked),
+        "left_out_unsafe": 0 if export.mode in ("draft", "guarded") else len(export.blocked),
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(counts.items())),
         "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),

@@ -808,8 +808,9 @@ def scan(text: str) -> list[Found]:
     Decisions, beyond the grammar of `parse`:
     - a figure is a number (digits or a number word) with what `parse` reads around it: a qualifier,
       "between" or a currency sign before it; a range, transition, ratio or MoE size; a unit phrase of at
-      most three words after it, ending at a stop word, a number, punctuation, a blank line, a past
-      participle after the first word ("8 GPUs trained") or a capitalised name ("GPUs Llama").
+      most three words after it, ending at a stop word, a number, punctuation, a blank line, a known
+      unit or plural noun ("2,048 GPUs ran"), a past participle after the first word ("8 GPUs trained")
+      or a capitalised name after the first word or on the next line ("GPUs Llama", "2,048\nFigure").
       If `parse` rejects the longest reading, shorter ones are tried (fewer unit words, no second number,
       no qualifier); if none parses, the number is skipped: "1st", "7b", "2,048H800", "1,2,3".
     - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5").
@@ -871,9 +872,8 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
         end = _scan_connected(s, first, between, after_from)
         if end is not None:
             cores.insert(0, end)
-        elif between:
-            pstart = pm.end("between") if pm else c  # "between 10" alone: the qualifier does not apply
-            pstart = c if pm and pm.start() == pm.start("between") else pstart
+        elif between and pm:
+            pstart = pm.end("between")  # "between 10" with no "and": only a currency sign stays
     starts = [pstart, c] if pstart != c else [c]
     for start in starts:
         for core in cores:
@@ -934,8 +934,10 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
         low = w.lower()
         if low in _PROSE_WORDS or _WORDNUM.fullmatch(w):
             break
-        if k and (low.endswith("ed") and not low.endswith("eed") or _SCAN_NAME.fullmatch(w) and w not in _SYMBOL_UNITS):
-            break  # "8 GPUs trained ...", "2,048 GPUs DeepSeek ..."
+        name = bool(_SCAN_NAME.fullmatch(w)) and w not in _SYMBOL_UNITS
+        participle = low.endswith("ed") and not low.endswith("eed")
+        if (name and (k or "\n" in text[i:j])) or (participle and k):
+            break  # "2,048 GPUs DeepSeek ...", "GPUs: 2,048\nFigure 3 ...", "8 GPUs trained ..."
         i = m.end()
         ends.append(i)
         unit = normalize_unit(w)

@@ -29,6 +29,8 @@ class ExportFormat(str, Enum):
     json = "json"
     latex = "latex"
     bibtex = "bibtex"
+    macros = "macros"
+    quarto = "quarto"
 
 
 def reread_command(row: exporting.ExportRow, db_: str | None) -> str:
@@ -65,7 +67,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex or bibtex.")] = ExportFormat.markdown,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex, macros (\\claim{KEY} for LaTeX) or quarto (variables).")] = ExportFormat.markdown,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (default: standard output).")] = None,
     grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
@@ -91,6 +93,10 @@ def export(
     if skip_unsafe and draft:
         raise BadQuery("choose one of --skip-unsafe and --draft")
     mode = "draft" if draft else "skip-unsafe" if skip_unsafe else "gate"
+    if fmt is ExportFormat.macros:
+        mode = "guarded"  # every figure, each unsafe one a LaTeX error unless the paper says \claimsdraft
+    elif fmt is ExportFormat.quarto and mode == "gate":
+        mode = "skip-unsafe"  # a missing variable is Quarto's error; unsafe ones only in drafts
     policy = Policy(strict=strict)
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
     with db.session_scope(db.open_engine(db_)) as session:
@@ -109,6 +115,9 @@ def export(
                           f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]})", markup=False)
     else:
         sys.stdout.write(text)
+    if mode == "guarded" and result.blocked:
+        err_console.print(f"{len(result.blocked)} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
+                          "LaTeX build unless the document says \\claimsdraft", markup=False)
     if mode == "skip-unsafe" and result.blocked:
         lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
         lines += describe_blocked(result.blocked, db_)

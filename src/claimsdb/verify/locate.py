@@ -19,10 +19,13 @@ Decisions:
   a MoE size the same size, or its total and active counts within 150 characters. A figure without a
   number ("hundreds of thousands") must appear word for word. The comparator ("~", "up to") is not
   compared: a page that states the number supports a claim that qualifies it.
-- Units: a claim figure with a unit needs a page figure with the same unit (`same_unit`); a page
-  figure whose unit is missing or is not a unit word ("14.8T diverse ... tokens") is accepted only
-  when the claim's unit or counted thing stands within 40 characters of it (tables: "GPUs | 2,048").
-  Both naming what they count ("H800", "H100") must name the same thing.
+- Units: a claim figure with a unit needs a page figure with the same unit (`same_unit`). Where
+  scan's unit is not a unit word, the noun phrase after the number may end in the claim's unit
+  ("14.8T diverse and high-quality tokens"); a page number without a unit counts only when labelled
+  with the claim's unit or counted thing right before it (tables: "GPUs: 2,048", "| H800 | 2,048"),
+  so "Figure 16" is never "16 GPUs". Stricter than "same unit when both have one", on purpose: a
+  bare number near the quote is too often a footnote, a year or a section. Both naming what they
+  count ("H800", "H100") must name the same thing.
 - With a quote, the figures the quote itself contains (the claim's and any other number in it) must
   be in the matched words; the claim's other figures may be anywhere in the passage (the match with
   some context, at most PASSAGE_CHARS). An exact match is word-bounded, so "8 GPUs" is not found in
@@ -57,12 +60,18 @@ OUTCOMES = ("confirmed", "reworded", "figure-changed", "not-found")
 FUZZY_THRESHOLD = 0.6  # below this a "similar" passage is too often a different sentence on the same topic
 PASSAGE_CHARS = 400
 WINDOW_CHARS = 300
-_NEAR_CHARS = 40  # how far a unit word may stand from a unitless page number
 _PAIR_CHARS = 150  # how far apart a MoE size's total and active counts may be
 _RUN_GAP_CHARS = 40  # the most text between consecutive figures of one transition
 _MAX_OCCURRENCES = 20  # exact occurrences of a quote examined
 _CANDIDATES = 12  # fuzzy candidate regions examined
 _COMMON = 2000  # a word occurring more often than this says nothing about where the quote is
+# Without a quote, the share of the hint's words a window must hold: a third, or a half when every figure
+# is weak (a bare small number); calibrated so that "28" or "18T tokens" next to one generic word
+# ("train") on another model's page is not confirmed, while a window naming the subject and its stage is.
+_CONFIRM_SHARE = 1 / 3
+_WEAK_SHARE = 1 / 2
+_CHANGED_SHARE = 0.6  # and for "figure-changed" without a quote, where nothing else anchors the passage
+_MAGNITUDE = 10.0  # a figure paired by unit alone must be within this factor of the claim's
 
 
 @dataclass(frozen=True)
@@ -325,6 +334,22 @@ def _contains_words(hay: str, needle: str) -> bool:
     return bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", hay) is not None
 
 
+def _same_order(q: Quantity, f: Found) -> bool:
+    """Within a factor of _MAGNITUDE: a revised figure, not another quantity with the same unit."""
+    a, b = q.numbers(), f.quantity.numbers()
+    if not a or not b or a[0] == 0 or b[0] == 0:
+        return bool(a and b) and a[0] == b[0]
+    return abs(a[0]) / abs(b[0]) <= _MAGNITUDE and abs(b[0]) / abs(a[0]) <= _MAGNITUDE
+
+
+def _weak(q: Quantity) -> bool:
+    """A bare small whole number ("two", "28") or a figure without a number: it could be anything."""
+    if not q.numbers():
+        return True
+    return (q.kind == "value" and q.unit is None and not q.counted and abs(float(q.value or 0)) < 1000
+            and float(q.value or 0).is_integer())
+
+
 def _comparable(q: Quantity, f: Found, loose: bool) -> bool:
     """Could f be q with another value: same unit or same counted thing (or, loose, no unit to differ)."""
     fq = f.quantity
@@ -377,9 +402,15 @@ def _where(page: _Page, need: _Need, figs: list[Found], a: int, b: int) -> list[
     return _occurrences(need.q, figs, page.text)
 
 
-def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tuple[int, int]
-           ) -> tuple[list[tuple[str, str]], list[str]]:
-    """(changes, missing) for the needs: quote figures within `span`, the others within `passage`."""
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tuple[int, int],
+           anchor: tuple[int, int] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """(changes, missing) for the needs: quote figures within `span`, the others within `passage`.
+    A figure outside the quote is paired with a replacement only in the paragraph of `anchor` (the
+    quote by default): the passage's context may reach into the next section, which says other things."""
+    anchor = anchor or span
     figs = _page_figures(page.text)
     pools = {True: figs.between(*span), False: figs.between(*passage)}
     used: set[Found] = set()
@@ -397,10 +428,16 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
     for need in absent:
         a, b = span if need.in_quote else passage
         expected = a + need.rel * (b - a)
-        pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote)]
+        pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote)
+                and (need.in_quote or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]), max(f.start, anchor[1])))]
         if not pool or not need.q.numbers():
             missing.append(need.raw)
             continue
+        if not need.in_quote:
+            pool = [f for f in pool if _same_order(need.q, f)]  # paired by unit alone: "30T" is not "128K"
+            if not pool:
+                missing.append(need.raw)
+                continue
         best = min(pool, key=lambda f: (not _comparable(need.q, f, False), abs(f.start - expected)))
         used.add(best)
         changes.append((need.raw, best.raw))
@@ -514,7 +551,7 @@ def _with_quote(page: _Page, quote: str, figures: list[Quantity]) -> Location:
 
 # --- no quote: the figures together ------------------------------------------------------------------------
 
-_STOP = set("""a an and or of to in on for with by from at as is are was were be been being that this these those
+_STOP = set("""a an the and or of to in on for with by from at as is are was were be been being that this these those
 it its which who whom whose what when where while than then there their they we our us you your he she his her
 them not no but if so such into over under about after before during per via each all any both more most other
 some same also only up out can could may might will would should must do does did has have had using used use
@@ -572,25 +609,27 @@ def _without_quote(page: _Page, figures: list[Quantity], hint: str | None) -> Lo
                 key = (len(hints & _stems_in(page, *_around(page, lo, hi))), lo - hi, -lo)
                 if best is None or key > best[0]:
                     best = (key, lo, hi)
-    if best is not None and (best[0][0] > 0 or not hints):
+    weak = all(_weak(q) for q in figures)
+    enough = math.ceil((_WEAK_SHARE if weak else _CONFIRM_SHARE) * len(hints)) if hints else 0
+    if best is not None and best[0][0] >= max(enough, 1 if hints else 0) and not (weak and not hints):
         (n_hint, _, _), lo, hi = best
         left, right = _passage(page.text, lo, hi)
         return Location("confirmed", page.text[left:right], round(n_hint / len(hints), 3) if hints else 1.0)
 
     # The figures are not together: is there a passage about the claim with other values?
     if hints:
-        need_hints = min(len(hints), max(2, math.ceil(0.6 * len(hints))))
-        top: tuple[int, int, int] | None = None
+        need_hints = min(len(hints), max(2, math.ceil(_CHANGED_SHARE * len(hints))))
+        top: tuple[int, int, int, Found] | None = None
         for f in figs:
-            if any(_comparable(q, f, False) and not _occurrences(q, [f], page.text) for q in figures
-                   if q.numbers()):
+            if any(_comparable(q, f, False) and _same_order(q, f) and not _occurrences(q, [f], page.text)
+                   for q in figures if q.numbers()):
                 lo, hi = _around(page, f.start, f.end)
                 n_hint = len(hints & _stems_in(page, lo, hi))
                 if n_hint >= need_hints and (top is None or n_hint > top[0]):
-                    top = (n_hint, lo, hi)
+                    top = (n_hint, lo, hi, f)
         if top is not None:
-            n_hint, lo, hi = top
-            changes, missing = _check(page, needs, (lo, hi), (lo, hi))
+            n_hint, lo, hi, f = top
+            changes, missing = _check(page, needs, (lo, hi), (lo, hi), anchor=(f.start, f.end))
             if changes:
                 left, right = _passage(page.text, lo, hi)
                 return Location("figure-changed", page.text[left:right], round(n_hint / len(hints), 3),

@@ -159,7 +159,7 @@ def _decode(content: bytes, charset: str | None) -> str:
     tried.append("utf-8")
     for label in tried:
         try:
-            return content.decode(label)
+            return content.decode(label).removeprefix("\ufeff")
         except (UnicodeDecodeError, LookupError):  # LookupError: "base64" and other non-text codecs
             continue
     return content.decode("cp1252", errors="replace")
