@@ -27,7 +27,8 @@ def test_brief_sentence_gives_gpus_and_tokens():
 
 def test_qualifier_and_unit_symbol_end_the_figure():
     step, model = scan("about 20 s per 1T model")
-    assert (step.raw, step.quantity.comparator, step.quantity.value, step.quantity.unit) == ("about 20 s", "~", 20.0, "s")
+    q = step.quantity
+    assert (step.raw, q.comparator, q.value, q.unit) == ("about 20 s", "~", 20.0, "s")
     assert model.quantity.value == 1e12
 
 

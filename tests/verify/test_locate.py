@@ -79,7 +79,8 @@ def test_whitespace_case_and_special_spaces_still_match_exactly(quote):
 
 def test_dashes_and_curly_quotes_still_match_exactly():
     page = "Kestrel\u2019s mix was 32\u201333T tokens \u2014 mostly \u201cclean\u201d web text."
-    loc = locate(page, quote="Kestrel's mix was 32-33T tokens - mostly \"clean\" web text", figures=figs("32–33T tokens"))
+    quote = "Kestrel's mix was 32-33T tokens - mostly \"clean\" web text"
+    loc = locate(page, quote=quote, figures=figs("32–33T tokens"))
     assert (loc.outcome, loc.score) == ("confirmed", 1.0)
     assert loc.passage == page
 
@@ -178,11 +179,35 @@ def test_unrelated_page_is_not_found():
 
 
 def test_passage_is_bounded_and_taken_from_the_original_text():
-    page = ("Lorem ipsum dolor sit amet. " * 60) + "Wren-5 ran on 4,096 GPUs during the main run. " + ("Sed do eiusmod. " * 60)
+    page = "Lorem ipsum dolor sit amet. " * 60 + "Wren-5 ran on 4,096 GPUs during the main run. " + "Sed do. " * 90
     loc = locate(page, quote="Wren-5 ran on 4,096 GPUs", figures=figs("4,096 GPUs"))
     assert loc.outcome == "confirmed"
     assert len(loc.passage) <= PASSAGE_CHARS and loc.passage in page
     assert not loc.passage[0].isspace() and not loc.passage[-1].isspace()
+
+
+def test_a_short_quote_must_match_word_for_word():
+    page = "Wren-5 post-training used SFT and then RL on math prompts."
+    loc = locate(page, quote="SFT, DPO and RL", figures=[])
+    assert loc.outcome == "not-found" and loc.passage is None
+
+
+def test_a_quote_of_figures_only_is_found_as_figures_when_written_differently():
+    page = "Notes. The Wren-5 pretraining run consumed 14.8 trillion tokens of web data. The end."
+    loc = locate(page, quote="14.8T tokens", figures=figs("14.8T tokens"), hint="Wren-5 pretraining")
+    assert loc.outcome == "reworded" and "14.8 trillion tokens" in loc.passage
+    changed = locate(page.replace("14.8", "15.2"), quote="14.8T tokens", figures=figs("14.8T tokens"),
+                     hint="Wren-5 pretraining")
+    assert changed.outcome == "figure-changed"
+    assert changed.changes == (("14.8T tokens", "15.2 trillion tokens"),)
+
+
+def test_a_labelled_claim_figure_needs_its_label_on_the_page():
+    bare = "The Wren-5 trainer config sets a staleness bound of 8 steps and a batch of 512."
+    labelled = "The Wren-5 trainer config sets max_off_policy_steps = 8 and a batch of 512."
+    claim = figs("max_off_policy_steps = 8")
+    assert locate(bare, quote=None, figures=claim, hint="Wren-5 trainer config").outcome != "confirmed"
+    assert locate(labelled, quote=None, figures=claim, hint="Wren-5 trainer config").outcome == "confirmed"
 
 
 # --- without a quote --------------------------------------------------------------------------------
@@ -223,6 +248,24 @@ def test_no_quote_same_unit_other_value_near_the_hint_words_is_figure_changed():
     loc = locate(page, quote=None, figures=figs("16,000 H100", "41 days"), hint=HINT)
     assert loc.outcome == "figure-changed"
     assert loc.changes == (("16,000 H100", "12,000 H100 GPUs"),)
+
+
+def test_a_bare_small_number_needs_more_of_the_hint_than_a_specific_figure():
+    page = ("The Wren-5 team wrote two reports this year. " + "Unrelated filler text. " * 30
+            + "Two Wren-5 parser tasks repair tokenizers in the rollout workers.")
+    hint = "Wren-5 two parser tasks repair tokenizers rollout workers"
+    loc = locate(page, quote=None, figures=figs("two"), hint=hint)
+    assert loc.outcome == "confirmed" and "parser tasks" in loc.passage
+    assert locate(page[:200], quote=None, figures=figs("two"), hint=hint).outcome == "not-found"
+    assert locate(page, quote=None, figures=figs("two"), hint=None).outcome == "not-found"
+
+
+def test_no_quote_figure_changed_needs_the_same_order_of_magnitude():
+    page = "Wren-5 was trained on 27T tokens of data. Its tokenizer has a vocabulary of 128K tokens."
+    hint = "Wren-5 trained data"
+    assert locate(page, quote=None, figures=figs("30T tokens"), hint=hint).changes == (("30T tokens", "27T tokens"),)
+    other = page.replace("27T tokens", "many tokens")
+    assert locate(other, quote=None, figures=figs("30T tokens"), hint=hint).outcome == "not-found"
 
 
 def test_unitless_page_number_needs_the_unit_as_its_label():

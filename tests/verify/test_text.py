@@ -65,8 +65,8 @@ def test_html_without_closing_head_keeps_the_body():
 
 @pytest.mark.parametrize(
     ("content_type", "name"),
-    [("text/html", ""), ("TEXT/HTML; charset=UTF-8", ""), (None, "page.htm"), (None, "https://a.example/x/page.html?q=1"),
-     ("application/octet-stream", ""), (None, "")],
+    [("text/html", ""), ("TEXT/HTML; charset=UTF-8", ""), (None, "page.htm"),
+     (None, "https://a.example/x/page.html?q=1"), ("application/octet-stream", ""), (None, "")],
 )
 def test_html_is_recognised_by_type_name_or_sniffing(content_type, name):
     assert "9,999" not in extract_text(PAGE, content_type, name)
@@ -75,7 +75,8 @@ def test_html_is_recognised_by_type_name_or_sniffing(content_type, name):
 
 def test_markdown_served_as_text_plain_is_read_as_markdown_by_its_name():
     md = b"Heron-3 used **3,328** GPUs."
-    assert extract_text(md, "text/plain; charset=utf-8", "https://a.example/raw/README.md") == "Heron-3 used 3,328 GPUs."
+    by_name = extract_text(md, "text/plain; charset=utf-8", "https://a.example/raw/README.md")
+    assert by_name == "Heron-3 used 3,328 GPUs."
     assert extract_text(md, "text/plain", "notes.txt") == "Heron-3 used **3,328** GPUs."
 
 
@@ -111,7 +112,8 @@ def test_charset_from_the_content_type():
 
 
 def test_charset_from_an_html_meta_tag():
-    body = '<html><head><meta charset="windows-1252"></head><body><p>Déjà 20 s – ok</p></body></html>'.encode("cp1252")
+    page = '<html><head><meta charset="windows-1252"></head><body><p>Déjà 20 s – ok</p></body></html>'
+    body = page.encode("cp1252")
     assert extract_text(body, "text/html") == "Déjà 20 s – ok"
     old_style = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head>'
                  "<body>Señor 8 nodes</body></html>").encode("latin-1")

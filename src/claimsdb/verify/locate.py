@@ -25,19 +25,31 @@ Decisions:
   with the claim's unit or counted thing right before it (tables: "GPUs: 2,048", "| H800 | 2,048"),
   so "Figure 16" is never "16 GPUs". Stricter than "same unit when both have one", on purpose: a
   bare number near the quote is too often a footnote, a year or a section. Both naming what they
-  count ("H800", "H100") must name the same thing.
+  count ("H800", "H100") must name the same thing, and a claim's label ("max_off_policy_steps = 8",
+  "MFU ~38%") must stand just before the page's number: a bare "8" is not that setting.
+- A quote made only of figures ("14.8T tokens") that is not in the page word for word is looked
+  for as figures, as without a quote; found so, it is "reworded" (written differently), never
+  "confirmed".
 - With a quote, the figures the quote itself contains (the claim's and any other number in it) must
   be in the matched words; the claim's other figures may be anywhere in the passage (the match with
   some context, at most PASSAGE_CHARS). An exact match is word-bounded, so "8 GPUs" is not found in
   "128 GPUs"; when the quote occurs several times, the first occurrence with all figures is used.
 - The fuzzy match compares words (difflib, autojunk off) in a few candidate regions chosen by
-  where the quote's rarer words occur, so its cost does not grow with the square of the page.
-- Without a quote, a window of WINDOW_CHARS holding all the figures must also share a word with the
-  hint (the claim's subject and statement, less stop words and the figures' own words) when the hint
-  has any; windows with more hint words win. "figure-changed" needs a window with at least 60 % of
-  the hint words and a figure of the same unit or counted thing but another value.
-- `score` is the word similarity of quote and passage (1.0 for an exact match); without a quote it is
-  the share of hint words in the window (1.0 with no hint words).
+  where the quote's rarer words occur, so its cost does not grow with the square of the page. It
+  needs at least _MIN_FUZZY_WORDS words in common: "SFT, CISPO RL" against "SFT and RL" is two words
+  of three, which says nothing; a quote that short must be found word for word.
+- Without a quote, a window of WINDOW_CHARS holding all the figures must also hold a third of the
+  hint's words (the claim's subject and statement, less stop words and the figures' own words), or
+  half of them when every figure is weak (a bare small whole number such as "two" or "28", which any
+  page has); windows with more hint words win. Weak figures with no hint words are never confirmed.
+  "figure-changed" needs a window with 60 % of the hint words and a figure of the same unit or
+  counted thing, within a factor of 10 of the claim's value, but not equal to it.
+- A replacement found by unit alone (figures outside the quote, or without a quote) must be within
+  a factor of 10 of the claim's value and in the same paragraph: "22.4T tokens" is not replaced by
+  the "128K tokens" of the next section.
+- `score` is the word similarity of quote and passage (1.0 for an exact match); without a quote, or
+  for a figures-only quote found as figures, it is the share of hint words in the window (1.0 with
+  no hint words).
 Pure functions; the page's scan and word index are cached for the few most recent pages, since
 `claims verify` locates many claims in one page.
 """
@@ -48,7 +60,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -64,6 +76,7 @@ _PAIR_CHARS = 150  # how far apart a MoE size's total and active counts may be
 _RUN_GAP_CHARS = 40  # the most text between consecutive figures of one transition
 _MAX_OCCURRENCES = 20  # exact occurrences of a quote examined
 _CANDIDATES = 12  # fuzzy candidate regions examined
+_MIN_FUZZY_WORDS = 4  # a fuzzy match shares at least this many words with the quote: shorter quotes match exactly
 _COMMON = 2000  # a word occurring more often than this says nothing about where the quote is
 # Without a quote, the share of the hint's words a window must hold: a third, or a half when every figure
 # is weak (a bare small number); calibrated so that "28" or "18T tokens" next to one generic word
@@ -203,6 +216,8 @@ def _unit_ok(q: Quantity, f: Found, text: str) -> bool:
     fq = f.quantity
     if q.counted and fq.counted and q.counted.casefold() != fq.counted.casefold():
         return False
+    if q.counted and not fq.counted and not _ACCEL.fullmatch(q.counted) and not _labelled(text, f, q.counted):
+        return False  # "max_off_policy_steps = 8", "MFU ~38%": the page must name it too
     if q.unit is None or (fq.unit is not None and same_unit(q.unit, fq.unit)):
         return True
     if fq.unit is not None:
@@ -211,7 +226,17 @@ def _unit_ok(q: Quantity, f: Found, text: str) -> bool:
         head = _head_after(text, f)  # "14.8T diverse and high-quality tokens": scan stopped at "and"
         return head is not None and same_unit(q.unit, head)
     label = _label_before(text, f.start)  # "GPUs: 2,048", "| H800 | 2,048"
-    return label is not None and (same_unit(q.unit, label) or bool(q.counted and label.casefold() == q.counted.casefold()))
+    if label is None:
+        return False
+    return same_unit(q.unit, label) or bool(q.counted and label.casefold() == q.counted.casefold())
+
+
+_ACCEL = re.compile(r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?")  # what a figure may count without naming it: "2,048 GPUs"
+
+
+def _labelled(text: str, f: Found, label: str) -> bool:
+    """The label stands just before the page figure ("batch size: 2,048", "MFU of 38%")."""
+    return normalize(label) in normalize(text[max(0, f.start - len(label) - 20): f.start])
 
 
 _HEAD_STOP = re.compile(r"[,;:.!?()\[\]{}\"“”]")
@@ -429,7 +454,8 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
         a, b = span if need.in_quote else passage
         expected = a + need.rel * (b - a)
         pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote)
-                and (need.in_quote or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]), max(f.start, anchor[1])))]
+                and (need.in_quote or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]),
+                                                              max(f.start, anchor[1])))]
         if not pool or not need.q.numbers():
             missing.append(need.raw)
             continue
@@ -485,7 +511,7 @@ def _exact_spans(page: _Page, needle: str) -> list[tuple[int, int]]:
 def _fuzzy(page: _Page, quote_words: list[str]) -> tuple[float, int, int] | None:
     """(similarity, first word, end word) of the page words most like the quote's, or None."""
     n = len(quote_words)
-    if not n or not page.words:
+    if n < _MIN_FUZZY_WORDS or not page.words:
         return None
     width = max(4, n // 2)
     votes: dict[int, float] = defaultdict(float)
@@ -517,13 +543,25 @@ def _fuzzy(page: _Page, quote_words: list[str]) -> tuple[float, int, int] | None
             s, e = max(0, s), min(len(page.words), e)
             if e <= s:
                 continue
-            ratio = SequenceMatcher(None, quote_words, page.words[s:e], autojunk=False).ratio()
+            sm = SequenceMatcher(None, quote_words, page.words[s:e], autojunk=False)
+            if sum(blk.size for blk in sm.get_matching_blocks()) < _MIN_FUZZY_WORDS:
+                continue
+            ratio = sm.ratio()
             if best is None or ratio > best[0]:
                 best = (ratio, s, e)
     return best
 
 
-def _with_quote(page: _Page, quote: str, figures: list[Quantity]) -> Location:
+def _figures_only(quote: str) -> bool:
+    """True if the quote has figures and no words besides them ("14.8T tokens", "2,048 H800")."""
+    found = scan(quote)
+    rest = quote
+    for f in reversed(found):
+        rest = rest[: f.start] + " " + rest[f.end:]
+    return bool(found) and not [w for w in _WORD.findall(normalize(rest)) if w not in _STOP]
+
+
+def _with_quote(page: _Page, quote: str, figures: list[Quantity], hint: str | None) -> Location:
     needs = _needs(quote, figures)
     every = tuple(q.raw for q in figures)
     nq = normalize(quote)
@@ -538,6 +576,11 @@ def _with_quote(page: _Page, quote: str, figures: list[Quantity]) -> Location:
         first = first or loc
     if first is not None:
         return first
+    if _figures_only(quote):
+        # A quote that is only figures ("14.8T tokens") may be written differently on the page
+        # ("14.8 trillion tokens"): look for its numbers as figures, as without a quote.
+        loc = _without_quote(page, [need.q for need in needs], hint)
+        return replace(loc, outcome="reworded") if loc.outcome == "confirmed" else loc
     found = _fuzzy(page, _WORD.findall(nq))
     if found is None or found[0] < FUZZY_THRESHOLD:
         return Location("not-found", None, round(found[0], 3) if found else 0.0, (), every)
@@ -645,7 +688,7 @@ def locate(text: str, *, quote: str | None, figures: list[Quantity], hint: str |
     figures = list(figures or [])
     page = _page(text or "")
     if quote and quote.strip():
-        return _with_quote(page, quote, figures)
+        return _with_quote(page, quote, figures, hint)
     if not figures:
         return Location("not-found", None, 0.0)
     return _without_quote(page, figures, hint)
