@@ -16,6 +16,7 @@ def quickstart_commands() -> list[str]:
 def test_quickstart_is_two_commands_and_ci_runs_the_test_command_verbatim():
     setup, tests = quickstart_commands()
     assert "claims import data/pipelines.json data/rl_loop.json" in setup
+    assert setup.endswith("claims export --skip-unsafe")  # the main job ends with the paper-safe table
     assert "pytest" in tests
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert tests in ci.splitlines()

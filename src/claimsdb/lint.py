@@ -28,12 +28,15 @@ In every kind: URLs, e-mail addresses, DOIs and arXiv identifiers, numeric citat
 "[3-5]"), month-name dates ("5 March 2024", "March 2024"), ISO dates ("2024-03-05"), slashed dates and
 clock times ("9:30 am") give no figure; neither do:
 - years: a bare 4-digit integer 1900-2100 with no scale and no unit (a capitalised word after it is
-  not its unit: "In 2024 Llama ..."), a range of two such years, a decade ("the 2020s");
+  not its unit: "In 2024 Llama ..."), a range of two such years, a decade ("the 2020s"); such a number
+  followed by a word ("in 2020 researchers", "2000 steps") is checked against the store, but gives no
+  note when nothing matches;
 - references: a number after Section/Sec./§, Table, Figure/Fig., Equation/Eq., Appendix, Chapter,
   Algorithm, Listing, Line, Theorem, Lemma, Page/p./pp., Part, Stage, Phase, Row, Column, Version and
   the like, also in lists ("Tables 2 and 3") and in parentheses ("Eq. (7)");
-- names: a number that is part of a subject named in the store ("Llama 3", "Open Athena 535B"), and a
-  number below 10 written right after a capitalised name in mid-sentence ("we compare Gemma 3");
+- names: a number that is part of a subject named in the store ("Llama 3", "Open Athena 535B"), a model
+  size right after such a name ("Llama 3 405B", "GLM-4.5 355B-A32B"), and a number below 10 written
+  right after a capitalised name in mid-sentence ("we compare Gemma 3");
 - small bare integers: an integer below 10 with no unit ("4", "3 of them") is too ambiguous to check
   against the store and gives nothing at all, not even a note.
 Vague figures ("hundreds of GPUs") have no number to check and give nothing.
@@ -61,7 +64,7 @@ every kept claim is unsafe, or withdrawn/superseded; "note" when nothing matches
 Each message is one line naming the claim key(s), tag and trust, and for errors the `claims reread`
 command that would clear each one.
 
-Standard library and the package's own modules only; no output.
+Domain code: it returns findings and raises BadQuery; it never prints.
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
 from claimsdb.queries import STALE_OUTCOMES, claim_views
 
-__all__ = ["KINDS", "EXTENSIONS", "Finding", "FigureIndex", "IndexedClaim", "build_index", "lint_files", "lint_text"]
+__all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "FigureIndex", "Finding", "IndexedClaim", "build_index", "kind_of",
+           "lint_files", "lint_text"]
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
 EXTENSIONS = {
@@ -104,7 +108,7 @@ class Finding:
     file: str
     line: int  # 1-based, of the figure's first character in the original file
     col: int  # 1-based, in characters
-    raw: str  # the figure as written (runs of whitespace shown as one space)
+    raw: str  # the figure as the prose reads it: markup removed ("16K~H100" -> "16K H100"), spaces collapsed
     severity: str  # "error" | "warning" | "note"
     message: str  # one line for people
     claims: tuple[str, ...]  # matched claim keys (empty for untracked)
@@ -178,10 +182,10 @@ def _subject_phrases(subject: str) -> list[tuple[tuple[str, ...], int]]:
             if (len(chunk) >= 2 and _name_like(chunk) and not chunk[0].isdigit()
                     and chunk.lower() not in _GENERIC_WORDS and not re.fullmatch(r"[vV]\d+(?:\.\d+)*", chunk)):
                 out.append((_tokens(chunk), 2))
-            head = re.split(r"[-\u2010\u2011\u2013]", chunk)[0]
-            if (head != chunk and len(head) >= 3 and re.search(r"[A-Z]", head[1:])
-                    and head.lower() not in _GENERIC_WORDS):
-                out.append((_tokens(head), 2))  # "DeepSeek" of "DeepSeek-V4", "GLM" of "GLM-5"
+            head, _, rest = chunk.partition("-")
+            if (rest and len(head) >= 3 and re.search(r"[A-Z]", head) and head.lower() not in _GENERIC_WORDS
+                    and (re.search(r"[A-Z]", head[1:]) or re.search(r"\d", rest))):
+                out.append((_tokens(head), 2))  # "DeepSeek" of "DeepSeek-V4", "GLM" of "GLM-5", "Llama" of "Llama-3"
     seen: set[tuple[str, ...]] = set()
     result = []
     for toks, tier in out:  # tier 1 comes first, so a phrase keeps its best tier
@@ -215,11 +219,15 @@ def _values_match(p: Quantity, s: Quantity) -> bool:
 
 
 def _units_agree(p: Quantity, s: Quantity) -> bool:
-    """Compare what both say: the unit when both have one, the counted thing when both name one."""
+    """Compare what both say: the unit when both have one, the counted thing when both name one; when
+    one side has only a unit and the other only a counted thing or label, those two."""
     if p.counted and s.counted and p.counted.lower() != s.counted.lower():
         return False
-    if p.unit and s.unit and not same_unit(p.unit, s.unit):
-        return False
+    if p.unit and s.unit:
+        return same_unit(p.unit, s.unit)
+    mine, theirs = p.unit or p.counted, s.unit or s.counted
+    if mine and theirs and not (p.counted and s.counted):
+        return same_unit(mine, theirs) or mine.lower() == theirs.lower()
     return True
 
 
@@ -254,6 +262,7 @@ class FigureIndex:
                 self._phrases.setdefault(toks[0], []).append((toks, sid, tier))
         for entries in self._phrases.values():
             entries.sort(key=lambda t: -len(t[0]))
+        self._cache: dict[tuple, list[_Entry]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -269,6 +278,13 @@ class FigureIndex:
 
     def matches(self, q: Quantity) -> list[_Entry]:
         """Stored figures that state q: same value (or range, transition, ratio) and agreeing units."""
+        key = (q.kind, q.value, q.low, q.high, q.steps, q.active, q.unit, q.counted)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = self._matches(q)  # manuscripts repeat their figures
+        return found
+
+    def _matches(self, q: Quantity) -> list[_Entry]:
         if q.kind in ("value", "moe") and q.value is not None:
             ids = self._near(q.value) | {eid for lo, hi, eid in self._ranges if lo <= q.value <= hi}
         elif q.kind == "range" and q.low is not None:
@@ -347,7 +363,6 @@ class _Prose:
         self._parts: list[str] = []
         self._pstart: list[int] = []
         self._ostart: list[int] = []
-        self._oend: list[int] = []
         self._verbatim: list[bool] = []
         self._plen = 0
         self._pending: list[tuple[int, int, str]] = []  # (original offset, length, replacement)
@@ -360,7 +375,6 @@ class _Prose:
         self._parts.append(s)
         self._pstart.append(self._plen)
         self._ostart.append(ostart)
-        self._oend.append(oend)
         self._verbatim.append(rep is None)
         self._plen += len(s)
 
@@ -400,12 +414,6 @@ class _Prose:
         if k < 0:
             return 0
         return self._ostart[k] + (p - self._pstart[k] if self._verbatim[k] else 0)
-
-    def orig_end(self, e: int) -> int:
-        if e <= 0:
-            return 0
-        k = bisect.bisect_right(self._pstart, e - 1) - 1
-        return self._ostart[k] + (e - self._pstart[k]) if self._verbatim[k] else self._oend[k]
 
 
 def _brace_end(src: str, i: int, limit: int, cap: int = 20000) -> int | None:
@@ -652,6 +660,10 @@ _HTML_TOKEN = re.compile(
 )
 
 
+_HEADING_TAG = re.compile(r"<h[1-6]\b", re.I)
+_HEADING_NUMBER = re.compile(r"[ \t\n]*\(?\d+(?:\.\d+)*\.?\)?(?=[ \t\n])")
+
+
 def _tag_replacement(tag: str) -> str:
     m = re.match(r"</?([A-Za-z][\w:-]*)", tag)
     name = m.group(1).lower() if m else ""
@@ -682,6 +694,9 @@ def _html_token(pr: _Prose, src: str, m: re.Match, limit: int) -> int | None:
         pr.skip(s, e)
     elif m.group("tag"):
         pr.replace(s, e, _tag_replacement(m.group("tag")))
+        if _HEADING_TAG.match(m.group("tag")) and (number := _HEADING_NUMBER.match(src, e)):
+            pr.skip(e, number.end())  # "<h2>3.2 Results</h2>": a section number
+            e = number.end()
     elif m.group("entity"):
         pr.replace(s, e, html.unescape(m.group("entity")))
     else:
@@ -710,7 +725,7 @@ _MD_TOKEN = re.compile(
     r"|(?P<tablerow>^[ \t]*\|)"
     r"|(?P<list>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)"
     r"|(?P<quote>^[ \t]{0,3}(?:>[ \t]?)+)"
-    r"|(?P<refdef>^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*$)"
+    r"|(?P<refdef>^[ \t]{0,3}\[(?!\^)[^\]\n]+\]:[ \t]*\S[^\n]*$)"
     r"|(?P<code>`+)"
     r"|(?P<dmath>\$\$)"
     r"|(?P<math>\$)"
@@ -727,7 +742,8 @@ _MD_TOKEN = re.compile(
     r"|(?P<emph>\*+|(?<!\w)_+(?=\S)|(?<=\S)_+(?!\w)|~~)",
     re.M,
 )
-_MD_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*$\n?", re.M | re.S)
+# YAML front matter: a "---" first line, then "key:" (so a leading horizontal rule is not taken for it).
+_MD_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\n(?=[ \t]*[\w\"'-][^\n]*:).*?^(?:---|\.\.\.)[ \t]*$\n?", re.M | re.S)
 _MD_MATH_CLOSE = re.compile(r"(?<=[^\s\\])\$(?!\d)")
 
 
@@ -847,12 +863,16 @@ _REF_WORDS = (
     r"pages?|pp?\.|parts?|paragraphs?|paras?\.|¶|stages?|phases?|rows?|columns?|cols?\.|versions?|nos?\.|#|"
     r"questions?|q\."
 )
-_REF_BEFORE = re.compile(
-    rf"(?<![\w])(?:{_REF_WORDS})[ \t\n\u00a0]*\(?[ \t]*(?:[\w.]+[ \t]*(?:,|;|and|or|&|to|through|–|—|-)[ \t\n]*\(?[ \t]*)*\Z",
-    re.I,
+_REF_WORD = re.compile(rf"(?<![\w])(?:{_REF_WORDS})", re.I)
+# What may stand between a reference word and the number: "Tables 2 and 3", "Eq. (7)", "Sections 3.1, 3.2".
+_REF_TAIL = re.compile(
+    r"[ \t\n\u00a0]*\(?[ \t]*(?:(?:\d[\w.]*|[A-Z](?:\.\d[\w.]*)?|[IVX]+)\)?[ \t]*"
+    r"(?:,|;|and|or|&|to|through|–|—|-)[ \t\n]*\(?[ \t]*)*"
 )
 _NUMBER_AT = re.compile(r"[-−+]?\d[\d,]*(?:\.\d+)?")
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?[BMT](?:-A\d+(?:\.\d+)?[BMT])?(?![\w.-])")
 _NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*)[ \u00a0\-]\Z")
+_NEXT_WORD = re.compile(r"[ \t\u00a0]+(\S+)")
 _CAPITALISED_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
 _NOT_NAMES = {
     "the", "a", "an", "in", "on", "of", "with", "using", "over", "under", "at", "by", "for", "from", "to", "and",
@@ -869,28 +889,26 @@ _ABBREVIATIONS = {
 _WORD_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z][\w.]*)\Z")
 
 
-def _is_year(prose: str, f: Found, num: re.Match) -> bool:
+def _year(prose: str, f: Found, num: re.Match) -> str | None:
+    """"year" for a year (skipped), "year-like" for a year-like number with a unit ("2020 runs": checked
+    against the store, but not reported when untracked), else None."""
     q = f.quantity
-    digits = num.group(0)
-    if q.kind == "range":
-        return all(n is not None and float(n).is_integer() and 1900 <= n <= 2100 for n in (q.low, q.high)) \
-            and not q.unit and not q.counted and re.fullmatch(r"\d{4}", digits) is not None
-    if q.kind not in ("value", "transition"):
-        return False
+    if not re.fullmatch(r"\d{4}", num.group(0)) or q.kind not in ("value", "range", "transition"):
+        return None
     numbers = q.numbers()
-    if not numbers or not all(float(n).is_integer() and 1900 <= n <= 2100 for n in numbers):
-        return False
-    if not re.fullmatch(r"\d{4}", digits):
-        return False
+    if not all(float(n).is_integer() and 1900 <= n <= 2100 for n in numbers):
+        return None
     after = prose[num.end():num.end() + 1]
     if after == "s" and not prose[num.end() + 1:num.end() + 2].isalnum():
-        return True  # the 2020s
+        return "year"  # the 2020s
     if after.isalnum():
-        return False  # a glued scale or unit
+        return None  # a glued scale or unit
     if not q.unit and not q.counted:
-        return True
-    nxt = re.compile(r"[ \t\u00a0]+(\S+)").match(prose, num.end())
-    return bool(nxt and _CAPITALISED_WORD.fullmatch(nxt.group(1).rstrip(".,;:!?)")))  # "In 2024 Llama ..."
+        return "year"
+    nxt = _NEXT_WORD.match(prose, f.end if q.kind == "range" else num.end())
+    if nxt and _CAPITALISED_WORD.fullmatch(nxt.group(1).rstrip(".,;:!?)")):
+        return "year"  # "In 2024 Llama ...": a name is not what a year counts
+    return "year-like"
 
 
 def _sentence_starts(prose: str) -> list[int]:
@@ -950,10 +968,13 @@ class _Linter:
         self.sentences = _sentence_starts(p)
         self.mentions = sorted(index.mentions(p))
         self._mention_starts = [m[0] for m in self.mentions]
+        self._mention_ends = sorted(m[1] for m in self.mentions)
         self.name_numbers = sorted(span for m in self.mentions for span in m[4])
         self._name_number_starts = [s for s, _ in self.name_numbers]
+        self._ref_ends = [m.end() for m in _REF_WORD.finditer(p)]
         self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
         self._named_cache: dict[int, dict[int, int]] = {}
+        self._quiet: set[int] = set()  # figures that give no note when untracked
 
     # spans -----------------------------------------------------------------------------------
     def _in_spans(self, starts: list[int], spans: list[tuple[int, int]], a: int, b: int) -> bool:
@@ -975,20 +996,41 @@ class _Linter:
         num = _NUMBER_AT.search(p, f.start, f.end)
         if num is None:  # a number word ("two")
             return self._small_bare(q)
-        if _is_year(p, f, num):
+        year = _year(p, f, num)
+        if year == "year":
             return True
-        if _REF_BEFORE.search(p, max(0, f.start - 60), f.start):
+        if year == "year-like":
+            self._quiet.add(f.start)
+        if self._after_reference(f.start):
             return True
         if self._in_spans(self._name_number_starts, self.name_numbers, num.start(), num.start() + 1):
             return True  # "Llama 3", "Open Athena 535B": part of a name in the store
-        if f.start == num.start() and self._after_name(num):
+        if f.start == num.start() and (self._after_name(num) or self._model_size(num)):
             return True
         return self._small_bare(q)
+
+    def _after_reference(self, start: int) -> bool:
+        """A number after "Section", "Table 5 and", "Eq. (", "§": a reference, not a figure."""
+        i = bisect.bisect_left(self._ref_ends, start + 1) - 1
+        while i >= 0 and self._ref_ends[i] >= start - 60:
+            if _REF_TAIL.fullmatch(self.prose.text, self._ref_ends[i], start):
+                return True
+            i -= 1
+        return False
 
     @staticmethod
     def _small_bare(q: Quantity) -> bool:
         return (q.kind == "value" and q.unit is None and q.counted is None and q.value is not None
                 and float(q.value).is_integer() and abs(q.value) < 10)
+
+    def _model_size(self, num: re.Match) -> bool:
+        """A size right after a subject's name is part of the model's name: "Llama 3 405B"."""
+        p = self.prose.text
+        if not _MODEL_SIZE.match(p, num.start()):
+            return False
+        i = bisect.bisect_left(self._mention_ends, num.start() - 1)
+        return i < len(self._mention_ends) and self._mention_ends[i] == num.start() - 1 \
+            and p[num.start() - 1] in " \t\u00a0-\u2011"
 
     def _after_name(self, num: re.Match) -> bool:
         """A number below 10 right after a capitalised name in mid-sentence: "Gemma 3", "Claude 3.5"."""
@@ -1065,8 +1107,7 @@ class _Linter:
             c = index.claims[ci]
             if policy.passes(c.trust) and not c.stale:
                 return None  # a paper-safe, current claim states it
-        o_start, o_end = self.prose.orig(f.start), self.prose.orig_end(f.end)
-        raw = " ".join(self.src[o_start:o_end].split()) or f.raw
+        raw = " ".join(f.raw.split())
         line, col = self._where(f.start)
         shown = active or by_claim
         keys = sorted(shown, key=lambda ci: index.claims[ci].key)
@@ -1076,6 +1117,8 @@ class _Linter:
         if not shown:
             if not any(ch.isdigit() for ch in f.raw) and all(abs(n) < 10 for n in f.quantity.numbers()):
                 return None  # "two stages", "one model": prose spells small counts out
+            if f.start in self._quiet:
+                return None  # "in 2020 researchers": most likely a year
             hint = _UNTRACKED_HINT.get(self.kind, "add it to the store")
             return Finding(self.name, line, col, raw, "note",
                            f"untracked figure {raw!r}: no claim in the store states it; {hint}", (), ())

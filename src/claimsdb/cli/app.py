@@ -7,7 +7,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from typer.core import TyperGroup
 
 from claimsdb import __version__
-from claimsdb.cli import database, export, importing, provenance, query, verify
+from claimsdb.cli import database, export, importing, lint, provenance, query, verify
 from claimsdb.cli.output import err_console
 from claimsdb.errors import ClaimsError, ExitCode
 
@@ -74,6 +74,7 @@ app.command("withdraw")(provenance.withdraw)
 app.command("supersede")(provenance.supersede)
 app.command("export")(export.export)
 app.command("verify")(verify.verify)
+app.command("lint")(lint.lint)
 app.add_typer(database.app, name="db")
 
 

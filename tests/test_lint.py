@@ -1,0 +1,330 @@
+"""`claims lint`'s domain: figures in a manuscript's prose, checked against the bundled data set.
+
+Every manuscript here is written by the test itself. The store is the bundled data imported through
+the real CLI into a SQLite file in tmp_path.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from claimsdb import db, lint
+from claimsdb.errors import BadQuery
+from claimsdb.lint import Finding, build_index, lint_files, lint_text
+from claimsdb.policy import Policy
+from tests.conftest import DATA_FILES
+
+DEFAULT, STRICT = Policy(), Policy(strict=True)
+
+
+@pytest.fixture
+def bundled(claims):
+    result = claims("import", *DATA_FILES)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def engine(bundled, db_path):
+    return db.open_engine(str(db_path))
+
+
+@pytest.fixture
+def run(engine):
+    """lint_text against the store as it is now (the index is rebuilt on every call)."""
+
+    def lint_(text: str, kind: str = "txt", policy: Policy = DEFAULT, name: str = "paper") -> list[Finding]:
+        with db.session_scope(engine) as session:
+            index = build_index(session, policy)
+        return lint_text(text, name=name, kind=kind, index=index)
+
+    return lint_
+
+
+def only(findings: list[Finding]) -> Finding:
+    assert len(findings) == 1, [(f.raw, f.severity, f.claims) for f in findings]
+    return findings[0]
+
+
+def at(text: str, finding: Finding) -> str:
+    """The original text from the finding's line:col on."""
+    return text.split("\n")[finding.line - 1][finding.col - 1:]
+
+
+# --- the figures the brief names --------------------------------------------------------------------------
+
+
+def test_kimi_k25_concurrent_tasks_is_an_error_naming_the_agent_reported_claim(run):
+    text = "Our sandbox design follows Kimi K2.5, which keeps 100,000 concurrent tasks in flight.\n"
+    f = only(run(text, "md"))
+    assert (f.severity, f.claims, f.tags) == ("error", ("rl.fleet.kimi-k25-tasks",), ("agent-reported",))
+    assert f.raw == "100,000 concurrent tasks" and at(text, f).startswith("100,000 concurrent tasks")
+    assert "agent-reported (unverified)" in f.message
+    assert "claims reread rl.fleet.kimi-k25-tasks --source PAGE" in f.message  # it cites only the note
+    assert "stored as up to, written as exact" in f.message  # the comparator differs; it still matches
+    assert "\n" not in f.message
+    assert f.to_dict()["claims"] == ["rl.fleet.kimi-k25-tasks"] and f.to_dict()["line"] == 1
+
+
+def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(run, claims):
+    text = "\\section{Reliability}\nOver its 54-day run, Llama~3 405B logged 466 interruptions.\n"
+    errors = run(text, "tex")
+    assert [(f.raw, f.severity, f.claims) for f in errors] == [
+        ("54-day run", "error", ("pipelines.obs.llama3-failures",)),
+        ("466 interruptions", "error", ("pipelines.obs.llama3-failures",)),
+    ]
+    assert "claims reread pipelines.obs.llama3-failures --source llama3-report" in errors[1].message
+    reread = claims("reread", "pipelines.obs.llama3-failures", "--source", "llama3-report", "--by", "Ada", "--yes")
+    assert reread.exit_code == 0, reread.output
+    assert run(text, "tex") == []
+
+
+def test_16k_h100_and_16000_h100_gpus_match_the_same_claim(run):
+    text = "The cluster had 16K H100. Put differently, 16,000 H100 GPUs.\n"
+    assert run(text) == []  # a secondary tag passes the default policy
+    strict = run(text, policy=STRICT)  # and not the strict one, which shows what matched
+    assert [(f.raw, f.claims, f.tags) for f in strict] == [
+        ("16K H100", ("pipelines.llama3.pretrain",), ("note-2026-09-21",)),
+        ("16,000 H100 GPUs", ("pipelines.llama3.pretrain",), ("note-2026-09-21",)),
+    ]
+    assert all(f.severity == "error" and "not paper-safe under the strict policy" in f.message for f in strict)
+
+
+def test_units_and_counted_things_must_agree_when_both_sides_have_them(run):
+    text = "They had 16,000 A100 GPUs. They saw 466 restarts. They ran 2,048 H800. Of those, 466 were logged.\n"
+    found = [(f.raw, f.severity, f.claims) for f in run(text, policy=STRICT)]
+    assert found == [
+        ("16,000 A100 GPUs", "note", ()),  # another accelerator
+        ("466 restarts", "note", ()),  # another unit
+        ("2,048 H800", "error", ("pipelines.deepseek-v3.pretrain",)),  # not the 2,048 B300
+        # a bare number matches by value alone: Llama 3's 466 interruptions, and Mercor's 300-550 rollouts
+        ("466", "error", ("pipelines.mercor-397b.agentic-rl", "pipelines.obs.llama3-failures")),
+    ]
+
+
+def test_ranges_transitions_and_ratios_match_their_own_kind(run):
+    # Under the strict policy the secondary claims show as errors, so every match is visible.
+    text = ("DeepSeek-V4 saw 32–33T tokens, not 32–34T tokens. Some 32.5T tokens fall inside the range. "
+            "Its context went 32K → 128K. INTELLECT-3 split 16:44, never 44:16.\n")
+    found = [(f.raw, f.severity, f.claims) for f in run(text, policy=STRICT)]
+    assert found == [
+        ("32–33T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a range with the same ends
+        ("32–34T tokens", "note", ()),
+        ("Some 32.5T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a number inside a stored range
+        ("32K → 128K", "error", ("pipelines.deepseek-v3.midtrain",)),  # a transition
+        ("16:44", "error", ("rl.placement.intellect3",)),  # a ratio, in order
+        ("44:16", "note", ()),
+    ]
+
+
+def test_an_untracked_figure_is_a_note(run):
+    f = only(run("For the ablations we used 7,777 GPUs.\n", "tex"))
+    assert (f.severity, f.raw, f.claims, f.tags) == ("note", "7,777 GPUs", (), ())
+    assert "untracked" in f.message and "\\claim{KEY}" in f.message
+
+
+# --- what is not a figure ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        ("txt", "In 2024 the DeepSeek team shipped it; in 2019-2023 and around 2020 nothing; the 2020s changed.\n"),
+        ("txt", "In 2024 Llama 3 shipped; in 2020 researchers disagreed.\n"),
+        ("txt", "It appeared on March 15, 2024, on 5 June 2023, in May 2022 and on 2024-03-05.\n"),
+        ("tex", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$, $$y = 7777$$, \\(z = 4096\\), \\[w = 12\\].\n"),
+        ("tex", "We follow\n\\begin{align}\n  a &= 2048 \\\\\n  b &= 7777\n\\end{align}\nclosely.\n"),
+        ("md", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$ and $$y = 7777$$ for every step.\n"),
+        ("txt", "Prior sweeps [12] and [3, 4] and [13-15] agree.\n"),
+        ("tex", "Prior sweeps~\\cite{llama3,kimi2025} and \\citep[p.~33]{survey:2048} and \\citet{b:7777} agree.\n"),
+        ("md", "Prior sweeps [@llama3; see @kimi2025, with 7777 runs] and [12] agree, see @fig-12 and [^1].\n\n"
+               "[^1]: Noted.\n"),
+        ("txt", "See Section 3.2, Sec. 4, §3.5, Table 5, Fig. 2, Figure 3, Eq. 7, Eq. (8), Appendix 2, Chapter 3.\n"),
+        ("txt", "Tables 12 and 13 and Sections 5.1, 5.2 and 5.3 hold the rest.\n"),
+        ("tex", "See Section~\\ref{sec:12}, Table~\\ref{tab:7777} and \\eqref{eq:2048}.\\label{sec:77}\n"),
+        ("txt", "The logs are at https://example.org/runs/2048/16000/7777.html and www.example.org/12345.\n"),
+        ("tex", "Logs: \\url{example.org/runs/7777} and \\href{example.org/runs/12345}{the logs}.\n"),
+        ("md", "Logs: [the runs](https://example.org/7777 \"run 12345\") and <https://example.org/31337>.\n"),
+        ("html", "<p>Logs: <a href=\"https://example.org/7777\" data-n=\"12345\">the runs</a>.</p>\n"),
+        ("tex", "Kimi K2.5 keeps \\claim{rl.fleet.kimi-k25-tasks} tasks and \\claim[2]{pipelines.llama3.pretrain}.\n"),
+        ("qmd", "Kimi K2.5 keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} concurrent tasks.\n"),
+        ("tex", "% We used 7,777 GPUs here, 2048 of them busy.\nA quiet paragraph.\n"),
+        ("md", "---\ntitle: Scaling to 7777 GPUs\nbudget: 12345\n---\nUse `--max-seqs 7777` here.\n\n"
+               "```python\nbatch = 12345\n```\n\n## 12.3 Results\n\n11. First point.\n12. Second point.\n"),
+        ("html", "<html><head><title>7777</title><style>p{margin:12345px}</style></head><body>"
+                 "<script>var n = 31337;</script><p>Nothing here.</p></body></html>\n"),
+        ("txt", "Mercor keeps 4 in flight and 3 of them finish; two stages, one model.\n"),
+    ],
+)
+def test_things_that_are_not_figures_produce_nothing(run, kind, text):
+    # Under the strict policy every leak shows: an untracked number is a note, a tracked one an error.
+    assert run(text, kind, STRICT) == []
+
+
+def test_claim_references_never_reach_the_prose():
+    prose = lint._EXTRACT["tex"]("Kimi keeps \\claim[12]{rl.fleet.kimi-k25-tasks} tasks.").text
+    assert "kimi-k25" not in prose and "12" not in prose
+    prose = lint._EXTRACT["qmd"]("Kimi keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} tasks.").text
+    assert "kimi-k25" not in prose
+
+
+def test_small_bare_integers_match_nothing_but_small_figures_with_units_do(run):
+    # Mercor's stored "4" is agent-reported: a bare 4 in a sentence about Mercor would be an error.
+    assert run("Mercor allows 4 in flight.\n") == []
+    f = only(run("DeepSeek-V3 serves from 4 nodes.\n", policy=STRICT))
+    assert f.claims == ("pipelines.deepseek-v3.serve",)
+
+
+# --- positions -----------------------------------------------------------------------------------------
+
+
+def test_line_and_col_point_into_the_original_file_through_markup(run):
+    tex = ("\\documentclass{article}\n\\begin{document}\n% 7,777 GPUs in a comment\n"
+           "\tAs $a=1$ shows, \\textbf{Kimi~K2.5} keeps \\emph{100{,}000} concurrent tasks.\n"
+           "We used 7,777~GPUs.\n\\end{document}\n")
+    kimi, gpus = run(tex, "tex")
+    assert (kimi.line, kimi.col, kimi.raw) == (4, 49, "100,000 concurrent tasks")
+    assert at(tex, kimi).startswith("100{,}000}")
+    assert (gpus.line, gpus.col, gpus.raw) == (5, 9, "7,777 GPUs") and at(tex, gpus).startswith("7,777~GPUs")
+
+    md = "---\ntitle: x\n---\n\n# 2 Methods\n\n| Model | Fleet |\n|---|---|\n| *LongCat* | **32K** |\n"
+    f = only(run(md, "md"))
+    assert (f.line, f.col, f.raw, f.claims) == (9, 17, "32K", ("rl.fleet.longcat-environments",))
+
+    html = "<html><body>\n<p class=\"x\">Llama&#8209;3 had <b>466</b>&nbsp;interruptions.</p>\n</body></html>\n"
+    f = only(run(html, "html"))
+    assert (f.line, f.col, f.claims) == (2, 35, ("pipelines.obs.llama3-failures",))
+    assert at(html, f).startswith("466</b>")
+
+
+# --- each kind from files ------------------------------------------------------------------------------
+
+
+def test_lint_files_takes_the_kind_from_the_extension(engine, tmp_path):
+    sentence = "We used 7,777 GPUs while Kimi K2.5 keeps 100,000 concurrent tasks."
+    files = {
+        "paper.tex": f"\\begin{{document}}\n{sentence.replace('7,777 GPUs', '7,777~GPUs')}\n\\end{{document}}\n",
+        "paper.md": f"# Intro\n\n{sentence}\n",
+        "paper.qmd": f"---\ntitle: t\n---\n\n{sentence}\n",
+        "paper.html": f"<html><body><p>{sentence}</p></body></html>\n",
+        "paper.txt": f"{sentence}\r\n",  # Windows line ends count as one
+    }
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+        paths.append(str(tmp_path / name))
+    with db.session_scope(engine) as session:
+        findings = lint_files(session, paths, DEFAULT)
+    expected_lines = {"paper.tex": 2, "paper.md": 3, "paper.qmd": 5, "paper.html": 1, "paper.txt": 1}
+    for path in paths:
+        mine = [f for f in findings if f.file == path]
+        assert [(f.raw, f.severity) for f in mine] == [("7,777 GPUs", "note"), ("100,000 concurrent tasks", "error")]
+        assert {f.line for f in mine} == {expected_lines[Path(path).name]}
+    assert [f.col for f in findings if f.file.endswith(".txt")] == [9, 42]
+
+
+def test_lint_files_names_the_file_it_cannot_lint(engine, tmp_path):
+    (tmp_path / "paper.docx").write_text("x")
+    (tmp_path / "latin1.md").write_bytes("caf\xe9 7,777 GPUs".encode("latin-1"))
+    with db.session_scope(engine) as session:
+        with pytest.raises(BadQuery, match=r"paper\.docx.*cannot lint"):
+            lint_files(session, [str(tmp_path / "paper.docx")], DEFAULT)
+        with pytest.raises(BadQuery, match=r"missing\.tex: cannot read"):
+            lint_files(session, [str(tmp_path / "missing.tex")], DEFAULT)
+        with pytest.raises(BadQuery, match=r"latin1\.md: cannot read: not UTF-8"):
+            lint_files(session, [str(tmp_path / "latin1.md")], DEFAULT)
+    with pytest.raises(BadQuery, match="unknown manuscript kind"):
+        lint_text("x", name="x", kind="docx", index=None)  # type: ignore[arg-type]
+
+
+# --- subjects ------------------------------------------------------------------------------------------
+
+
+def test_a_number_matching_claims_of_several_subjects_keeps_the_one_named_in_the_sentence(run):
+    # 32K is LongCat's 32,000 environments (agent-reported), Llama 4's 32K GPUs and the start of
+    # DeepSeek-V3's 32K -> 128K (both secondary).
+    text = "LongCat scales its pool to 32K at peak. Llama 4 also reached 32K during pretraining.\n"
+    f = only(run(text))
+    assert (f.raw, f.severity, f.claims) == ("32K", "error", ("rl.fleet.longcat-environments",))
+    assert f.col == 28
+
+
+@pytest.mark.parametrize("name", ["Llama 4", "Llama-4", "llama4", "LLaMA 4 Maverick", "Llama\u20114"])
+def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
+    retag = claims("retag", "pipelines.llama4.pretrain", "agent-reported", "--reason", "test", "--by", "Ada")
+    assert retag.exit_code == 0, retag.output
+    f = only(run(f"By then {name} had reached 32K at peak.\n"))
+    assert f.claims == ("pipelines.llama4.pretrain",)
+
+
+@pytest.mark.parametrize("name", ["Kimi K2", "Kimi-K2", "kimi k2", "KIMI\u2011K2"])
+def test_the_full_name_beats_a_shorter_subject_inside_it(run, claims, name):
+    # 1T is both Kimi K2 / K3's model size and the model the "Kimi" checkpoint engine syncs (spot-checked).
+    retag = claims("retag", "pipelines.kimi-k2-k3.post-train", "agent-reported", "--reason", "test", "--by", "Ada")
+    assert retag.exit_code == 0, retag.output
+    f = only(run(f"Here {name} has 1T parameters.\n"))
+    assert f.claims == ("pipelines.kimi-k2-k3.post-train",)
+
+
+def test_a_distinctive_word_of_the_subject_is_enough(run, claims):
+    retag = claims("retag", "pipelines.deepseek-v4.midtrain", "agent-reported", "--reason", "test", "--by", "Ada")
+    assert retag.exit_code == 0, retag.output
+    f = only(run("DeepSeek's long-context stage went to 1M.\n"))  # 1M is also Kimi's and Nemotron's
+    assert f.claims == ("pipelines.deepseek-v4.midtrain",)
+    assert run("The long-context stage went to 1M.\n") == []  # no subject named: the safe claims count
+
+
+# --- status and staleness ------------------------------------------------------------------------------
+
+
+def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
+    assert run("Llama 3 trained on 16K H100.\n") == []
+    withdrawn = claims("withdraw", "pipelines.llama3.pretrain", "--reason", "miscounted", "--by", "Ada")
+    assert withdrawn.exit_code == 0, withdrawn.output
+    f = only(run("Llama 3 trained on 16K H100.\n"))
+    assert (f.severity, f.claims) == ("error", ("pipelines.llama3.pretrain",))
+    assert "withdrawn: miscounted" in f.message
+
+
+def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_json, tmp_path):
+    page = tmp_path / "orchard.html"
+    page.write_text("<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8")
+    doc = {"sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report", "path": str(page)}],
+           "claims": [{"key": "orchard.gpus", "subject": "Orchard-9", "statement": "Orchard-9 trained on 4,096 GPUs.",
+                       "tag": "spot-checked", "basis": "test", "figures": ["4,096 GPUs"],
+                       "evidence": [{"source": "orchard-page", "quote": "We trained Orchard-9 on 4,096 GPUs."}]}]}
+    assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
+    text = "Orchard-9 trained on 4,096 GPUs.\n"
+    assert run(text) == []
+    verified = claims("verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots")
+    assert verified.exit_code == 1, verified.output  # figure-changed
+    f = only(run(text))
+    assert (f.severity, f.claims, f.tags) == ("warning", ("orchard.gpus",), ("spot-checked",))
+    assert "stale" in f.message and "figure-changed" in f.message and "claims verify orchard.gpus" in f.message
+    strict = only(run(text, policy=STRICT))
+    assert (strict.severity, strict.claims) == ("error", ("orchard.gpus",))
+
+
+# --- speed ---------------------------------------------------------------------------------------------
+
+
+def test_a_fifty_page_manuscript_lints_in_about_a_second(run, engine):
+    paragraph = (
+        "Section 3.2 compares Llama 3, trained on 16K H100 GPUs for 54 days, with Kimi K2.5 and its "
+        "sandbox fleet of 100,000 concurrent tasks [12]. In 2024 we reproduced a run on {n} GPUs over "
+        "{h} hours at about {p}% utilisation (see https://example.org/run/{n}) on March 5, 2024. "
+    )
+    hours, shares = [13, 17, 19, 23, 29, 31, 37], [33, 37, 61, 67, 73]  # no claim states these
+    text = "\n\n".join(paragraph.format(n=3001 + 2 * i, h=hours[i % 7], p=shares[i % 5]) for i in range(50 * 12))
+    assert len(text) > 150_000  # fifty pages of about 3,000 characters
+    with db.session_scope(engine) as session:
+        index = build_index(session, DEFAULT)
+    started = time.perf_counter()
+    findings = lint_text(text, name="big", kind="md", index=index)
+    elapsed = time.perf_counter() - started
+    errors = [f for f in findings if f.severity == "error"]
+    assert [f.raw for f in errors] == ["54 days", "100,000 concurrent tasks"] * 600
+    assert sum(f.severity == "note" for f in findings) == 600 * 3
+    assert elapsed < 4.0, f"took {elapsed:.2f}s"
