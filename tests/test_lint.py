@@ -134,7 +134,8 @@ def test_an_untracked_figure_is_a_note(run):
         ("txt", "In 2024 the DeepSeek team shipped it; in 2019-2023 and around 2020 nothing; the 2020s changed.\n"),
         ("txt", "In 2024 Llama 3 shipped; in 2020 researchers disagreed.\n"),
         ("txt", "It appeared on March 15, 2024, on 5 June 2023, in May 2022 and on 2024-03-05.\n"),
-        ("tex", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$, $$y = 7777$$, \\(z = 4096\\), \\[w = 12\\].\n"),
+        ("tex", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$, $$y = 7777$$,\n"
+                "\\(z = 4096\\) and \\[w = 12\\].\n"),
         ("tex", "We follow\n\\begin{align}\n  a &= 2048 \\\\\n  b &= 7777\n\\end{align}\nclosely.\n"),
         ("md", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$ and $$y = 7777$$ for every step.\n"),
         ("txt", "Prior sweeps [12] and [3, 4] and [13-15] agree.\n"),
@@ -328,3 +329,14 @@ def test_a_fifty_page_manuscript_lints_in_about_a_second(run, engine):
     assert [f.raw for f in errors] == ["54 days", "100,000 concurrent tasks"] * 600
     assert sum(f.severity == "note" for f in findings) == 600 * 3
     assert elapsed < 4.0, f"took {elapsed:.2f}s"
+
+
+def test_a_stored_bare_number_matches_a_unit_only_when_its_subject_is_named(run):
+    # WeirdML's family count is stored as a bare "11" (agent-reported).
+    assert only(run("The job ran for 11 hours on spare nodes.\n")).severity == "note"
+    named = only(run("WeirdML counts 11 tasks in its family.\n"))
+    assert (named.severity, named.claims) == ("error", ("rl.bench.weirdml",))
+
+
+def test_revision_and_release_numbers_are_references_not_figures(run):
+    assert run("Revision 2.1 of the page and release 3.5 of the code changed nothing.\n") == []

@@ -31,9 +31,11 @@ clock times ("9:30 am") give no figure; neither do:
   not its unit: "In 2024 Llama ..."), a range of two such years, a decade ("the 2020s"); such a number
   followed by a word ("in 2020 researchers", "2000 steps") is checked against the store, but gives no
   note when nothing matches;
-- references: a number after Section/Sec./§, Table, Figure/Fig., Equation/Eq., Appendix, Chapter,
+- references: a number after Section/Sec./§, Table, Figure/Fig., Equation/Eq., Appendix, Chapter, Revision,
   Algorithm, Listing, Line, Theorem, Lemma, Page/p./pp., Part, Stage, Phase, Row, Column, Version and
   the like, also in lists ("Tables 2 and 3") and in parentheses ("Eq. (7)");
+- a stored figure with no unit ("11", WeirdML's family count) matches a written figure that has a unit
+  ("11 hours") only in a sentence that names the claim's subject; elsewhere such a figure is a note;
 - names: a number that is part of a subject named in the store ("Llama 3", "Open Athena 535B"), a model
   size right after such a name ("Llama 3 405B", "GLM-4.5 355B-A32B"), and a number below 10 written
   right after a capitalised name in mid-sentence ("we compare Gemma 3");
@@ -110,7 +112,7 @@ class Finding:
     col: int  # 1-based, in characters
     raw: str  # the figure as the prose reads it: markup removed ("16K~H100" -> "16K H100"), spaces collapsed
     severity: str  # "error" | "warning" | "note"
-    message: str  # one line for people
+    message: str  # one line for people; it does not repeat `raw` (a report shows both)
     claims: tuple[str, ...]  # matched claim keys (empty for untracked)
     tags: tuple[str, ...]  # their tags, in the same order
 
@@ -315,7 +317,7 @@ class FigureIndex:
                         ok = False
                         break
                 if ok:
-                    numbers = tuple((toks[i + j][1], toks[i + j][2]) for j in range(1, n) if toks[i + j][0][0].isdigit())
+                    numbers = tuple((s, e) for t, s, e in toks[i + 1:i + n] if t[0].isdigit())
                     out.append((toks[i][1], toks[i + n - 1][2], sid, tier, numbers))
         return out
 
@@ -861,7 +863,7 @@ _REF_WORDS = (
     r"appendices|apps?\.|chapters?|chaps?\.|ch\.|algorithms?|algs?\.|listings?|lines?|theorems?|thms?\.|lemmas?|"
     r"definitions?|defs?\.|corollar(?:y|ies)|propositions?|props?\.|remarks?|examples?|exercises?|footnotes?|"
     r"pages?|pp?\.|parts?|paragraphs?|paras?\.|¶|stages?|phases?|rows?|columns?|cols?\.|versions?|nos?\.|#|"
-    r"questions?|q\."
+    r"questions?|q\.|revisions?|revs?\.|releases?|v\."
 )
 _REF_WORD = re.compile(rf"(?<![\w])(?:{_REF_WORDS})", re.I)
 # What may stand between a reference word and the number: "Tables 2 and 3", "Eq. (7)", "Sections 3.1, 3.2".
@@ -1099,6 +1101,12 @@ class _Linter:
     def _check(self, f: Found) -> Finding | None:
         index, policy = self.index, self.index.policy
         matches = self._prefer_named(f.start, index.matches(f.quantity))
+        if f.quantity.unit or f.quantity.counted:
+            # A stored bare number ("11", "4") says nothing about what it counts: it matches a figure
+            # with a unit ("11 hours") only in a sentence that names the claim's subject.
+            named = self._named(f.start)
+            matches = [e for e in matches if e.quantity.unit or e.quantity.counted
+                       or index.claim_subject[e.claim] in named]
         by_claim: dict[int, _Entry] = {}
         for e in matches:
             by_claim.setdefault(e.claim, e)
@@ -1121,21 +1129,21 @@ class _Linter:
                 return None  # "in 2020 researchers": most likely a year
             hint = _UNTRACKED_HINT.get(self.kind, "add it to the store")
             return Finding(self.name, line, col, raw, "note",
-                           f"untracked figure {raw!r}: no claim in the store states it; {hint}", (), ())
+                           f"untracked: no claim in the store states it; {hint}", (), ())
         stale_ok = [ci for ci in active if policy.passes(index.claims[ci].trust)]
         if stale_ok and not policy.strict:
             checks = "; ".join(f"claims verify {index.claims[ci].key}" for ci in stale_ok)
             return Finding(self.name, line, col, raw, "warning",
-                           f"{raw!r} matches only stale claims: {described}; check again: {checks} "
+                           f"matches only stale claims: {described}; check again: {checks} "
                            "(the strict policy blocks it)", claims, tags)
         if active:
             fixes = "; ".join(_reread_command(index.claims[ci]) if not index.claims[ci].stale
                               else f"claims verify {index.claims[ci].key}" for ci in keys)
             return Finding(self.name, line, col, raw, "error",
-                           f"{raw!r} is not paper-safe under the {policy.describe()}: {described}; clear it: {fixes}",
+                           f"not paper-safe under the {policy.describe()}: {described}; clear it: {fixes}",
                            claims, tags)
         return Finding(self.name, line, col, raw, "error",
-                       f"{raw!r} matches only withdrawn or superseded claims: {described}; "
+                       f"matches only withdrawn or superseded claims: {described}; "
                        "use the current figure or remove it", claims, tags)
 
 
