@@ -185,3 +185,13 @@ def test_a_local_copy_is_read_from_disk(claims, write_json, verify, tmp_path):
     code, report = verify("c.one")
     assert code == 0 and by_claim(report)["c.one"]["outcome"] == "confirmed"
     assert os.path.exists(verify.sources_dir)
+
+
+def test_the_table_shows_old_and_new_figures(server, claims, write_json, verify):
+    server.add("/page.html", PAGE.format(gpus="3,000", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    result = claims("verify", "c.one", "--sources-dir", verify.sources_dir)
+    assert result.exit_code == 1
+    assert "figure-changed" in result.stdout and "4,096 GPUs → 3,000 GPUs" in result.stdout
+    assert "summary: 1 figure-changed" in result.stdout

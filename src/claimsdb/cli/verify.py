@@ -79,9 +79,7 @@ def _print(results, log, skipped, counts) -> None:
         f"{len(results)} check(s) of {len({r.claim for r in results})} claim(s) against {len(log)} source(s)",
         ("claim", "source", "outcome", "what changed"),
         [
-            (r.claim, r.source, Text(r.outcome, style=OUTCOME_STYLE[r.outcome]),
-             "; ".join(f"{old} → {new}" for old, new in r.changes) or ("missing: " + ", ".join(r.missing) if r.missing else "")
-             or (r.error or ""))
+            (r.claim, r.source, Text(r.outcome, style=OUTCOME_STYLE[r.outcome]), _what_changed(r))
             for r in results
         ],
     )
@@ -89,3 +87,12 @@ def _print(results, log, skipped, counts) -> None:
     console.print(f"summary: {summary}")
     if skipped:
         console.print(f"skipped {len(skipped)} claim(s) that cite no primary page with a URL or local copy")
+
+
+def _what_changed(r) -> str:
+    parts = [f"{old} → {new}" for old, new in r.changes]
+    if r.missing:
+        parts.append("missing: " + ", ".join(r.missing))
+    if r.error:
+        parts.append(r.error)
+    return "; ".join(parts)
