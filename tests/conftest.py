@@ -98,3 +98,14 @@ def loaded(claims, write_json, sample):
 
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def engine(db_path, write_json, sample):
+    """A migrated database holding SAMPLE, loaded through the importer (tests may override it)."""
+    from claimsdb import db, store
+
+    engine = db.open_engine(str(db_path))
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(write_json(sample))])
+    return engine

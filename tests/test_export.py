@@ -20,12 +20,6 @@ from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
 
 
-@pytest.fixture
-def engine(db_path, write_json, sample):
-    engine = db.open_engine(str(db_path))
-    with db.session_scope(engine) as session:
-        store.import_files(session, [str(write_json(sample))])
-    return engine
 
 
 def prepare(engine, mode="gate", layout="list", strict=False, **filters):

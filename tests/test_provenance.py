@@ -11,12 +11,6 @@ from claimsdb.identity import default_actor
 from claimsdb.models import Claim
 
 
-@pytest.fixture
-def engine(db_path, write_json, sample):
-    engine = db.open_engine(str(db_path))
-    with db.session_scope(engine) as session:
-        store.import_files(session, [str(write_json(sample))])
-    return engine
 
 
 def do(engine, fn, *args, **kwargs):
