@@ -89,7 +89,7 @@ from claimsdb.errors import BadQuery
 from claimsdb.models import Claim
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
-from claimsdb.queries import STALE_OUTCOMES, claim_views
+from claimsdb.queries import STALE_OUTCOMES, as_quantity, claim_views
 
 __all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "FigureIndex", "Finding", "IndexedClaim", "build_index", "kind_of",
            "lint_files", "lint_text"]
@@ -338,9 +338,7 @@ def build_index(session: Session, policy: Policy) -> FigureIndex:
             status_reason=v["status_reason"], superseded_by=v["superseded_by"],
         ))
         for f in v["figures"]:
-            fields = {k: f[k] for k in ("raw", "kind", "comparator", "value", "low", "high", "start", "end",
-                                        "steps", "active", "unit", "counted")}
-            q = Quantity.from_dict(fields)
+            q = as_quantity(f)
             if q.numbers():
                 figures.append((ci, q))
     return FigureIndex(indexed, figures, policy)

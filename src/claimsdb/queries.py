@@ -15,11 +15,10 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
 from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, Verification
 from claimsdb.policy import Policy
-from claimsdb.quantities import FigureError, parse, same_unit
+from claimsdb.quantities import REL_TOLERANCE, FigureError, Quantity, parse, same_unit
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
 STALE_OUTCOMES = ("figure-changed", "not-found")
-REL_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class ClaimFilter:
         return stmt
 
 
-def _figure_dict(f: Figure) -> dict[str, Any]:
+def figure_dict(f: Figure) -> dict[str, Any]:
     return {
         "raw": f.raw, "name": f.name, "kind": f.kind, "comparator": f.comparator, "value": f.value,
         "low": f.low, "high": f.high, "start": f.start, "end": f.end,
@@ -77,7 +76,7 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
     trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
     figures: dict[int, list] = {}
     for f in session.scalars(select(Figure).where(Figure.claim_id.in_(ids)).order_by(Figure.claim_id, Figure.position)):
-        figures.setdefault(f.claim_id, []).append(_figure_dict(f))
+        figures.setdefault(f.claim_id, []).append(figure_dict(f))
     sources: dict[int, list] = {}
     rows = session.execute(
         select(Evidence, Source)
@@ -175,7 +174,7 @@ def trace(session: Session, number: str) -> dict[str, Any]:
             continue
         if q.unit and not q.counted and not same_unit(fig.unit, q.unit):
             continue
-        stated = any(n is not None and lo <= n <= hi for n in _stated_numbers(fig))
+        stated = any(lo <= n <= hi for n in as_quantity(figure_dict(fig)).numbers())
         matches.append((0 if stated else 1, fig, claim))
     if not matches:
         raise NotFound(f"no figure matches {number!r}")
@@ -185,14 +184,15 @@ def trace(session: Session, number: str) -> dict[str, Any]:
         "query": number,
         "parsed": {"value": q.value, "unit": q.unit, "counted": q.counted},
         "matches": [
-            {"match": "stated" if rank == 0 else "inside range", "figure": _figure_dict(f), "claim": views[c.key]}
+            {"match": "stated" if rank == 0 else "inside range", "figure": figure_dict(f), "claim": views[c.key]}
             for rank, f, c in matches
         ],
     }
 
 
-def _stated_numbers(f: Figure) -> list[float | None]:
-    return [f.value, f.active, f.start, f.end, f.low, f.high, *(json.loads(f.steps) if f.steps else [])]
+def as_quantity(figure: dict[str, Any]) -> Quantity:
+    """A stored figure (a `figure_dict`, as in claim views) back as the parser's Quantity."""
+    return Quantity.from_dict({k: v for k, v in figure.items() if k != "name"})
 
 
 def get_claim(session: Session, key: str) -> Claim:

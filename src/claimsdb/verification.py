@@ -23,6 +23,7 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.quantities import Quantity
+from claimsdb.queries import as_quantity, figure_dict
 from claimsdb.verify.locate import locate
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.verify.text import UnsupportedContent, extract_text
@@ -132,11 +133,7 @@ def quantities(session: Session, claim_ids: list[int]) -> dict[int, list[Quantit
     for f in session.scalars(
         select(Figure).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
     ):
-        out.setdefault(f.claim_id, []).append(Quantity(
-            raw=f.raw, kind=f.kind, comparator=f.comparator, value=f.value, low=f.low, high=f.high,
-            start=f.start, end=f.end, steps=tuple(json.loads(f.steps)) if f.steps else (), active=f.active,
-            unit=f.unit, counted=f.counted,
-        ))
+        out.setdefault(f.claim_id, []).append(as_quantity(figure_dict(f)))
     return out
 
 
