@@ -20,7 +20,9 @@ CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
 EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified")
 FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
-VERIFY_OUTCOMES = ("confirmed", "reworded", "figure-changed", "not-found", "unreachable")
+VERIFY_OUTCOMES = (
+    "confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check", "unreachable",
+)
 # Events that a person recorded: an import never overrides what these set.
 PERSON_EVENT_KINDS = ("retagged", "reread", "status")
 
