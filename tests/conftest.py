@@ -96,6 +96,13 @@ def loaded(claims, write_json, sample):
     return sample
 
 
+def show_json(claims, key: str) -> dict:
+    """`claims show KEY --format json`, parsed (the run must succeed)."""
+    result = claims("show", key, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -18,7 +18,23 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0005"
+
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0005);
+# `claims db check` reports any that is missing.
+TRIGGERS = {
+    "sqlite": (
+        "event_no_update", "event_no_delete", "event_insert_guard",
+        "snapshot_no_update", "snapshot_no_delete", "snapshot_insert_guard",
+        "verification_no_update", "verification_no_delete", "verification_insert_guard",
+        "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
+        "claim_status_follows_history", "tag_insert_guard", "tag_no_delete", "tag_trust_fixed",
+    ),
+    "postgresql": (
+        "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",
+        "claim_follows_history", "tag_trust_fixed",
+    ),
+}
 
 ENV_VAR = "CLAIMS_DB"
 # How long a writer waits for another writer's lock before giving up, in seconds.
@@ -54,6 +70,8 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+    # REPLACE then fires DELETE triggers too (the insert-guard triggers refuse it on any connection).
+    cursor.execute("PRAGMA recursive_triggers = ON")
     cursor.close()
 
 
@@ -99,6 +117,14 @@ def current_revision(engine: Engine) -> str | None:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except OperationalError as exc:
         raise DatabaseProblem(f"cannot open the database {engine.url!r}: {exc.orig}") from None
+
+
+def installed_triggers(connection) -> set[str]:
+    if connection.dialect.name == "sqlite":
+        rows = connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+    else:
+        rows = connection.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))
+    return {r[0] for r in rows}
 
 
 def migrations_dir() -> Path:

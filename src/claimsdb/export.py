@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import __version__
+from claimsdb import __version__, history
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
@@ -45,6 +45,7 @@ class ExportRow:
     paper_safe: bool
     reread_source: str | None = None  # the source a person should re-read to clear it
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
+    outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
 
     def canonical(self) -> dict[str, Any]:
@@ -103,26 +104,29 @@ def prepare(
     exportable = [c for c in selected if c.status == EXPORTABLE_STATUS]
     views = claim_views(session, exportable, events=0)
     rows = []
+    history.ensure_intact(views)
     for claim, view in zip(exportable, views):
         # A stale figure passes the default policy with a warning; --strict blocks it.
-        safe = policy.passes(view["trust"]) and not (policy.strict and view["stale"])
+        safe = policy.allows(view)
         reread_from = None if safe else primary_source(session, claim)
         rows.append(ExportRow(
             key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
             figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
             tag=view["tag"], trust=view["trust"], paper_safe=safe,
             reread_source=reread_from.key if reread_from else None, stale=view["stale"],
+            outdated=view["outdated_reason"],
             figure_names=[f["name"] for f in view["figures"]],
         ))
     blocked = [r for r in rows if not r.paper_safe]
     written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
     export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
                     layout=layout, policy=policy)
-    export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable))
+    export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable),
+                               head=history.head(session))
     return export
 
 
-def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str, Any]:
+def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str | None) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for r in export.rows:
         counts[r.tag] = counts.get(r.tag, 0) + 1
@@ -143,6 +147,8 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(counts.items())),
         "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+        # The latest event of the store's history chain: the exact history this table came from.
+        "history_head": head,
     }
 
 

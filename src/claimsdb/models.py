@@ -1,8 +1,10 @@
 """Every table of the claims store.
 
 A claim is the unit of provenance: one tag per claim. Claims are never deleted; their status changes.
-The event table is the claim's append-only history; `claim.tag` always equals the tag set by the
-latest tag-changing event (an event with `tag_after` set), and the domain layer writes both together.
+The event table is the claim's append-only history, a hash chain (each event stores the SHA-256 of
+its content and of the event before it). `claim.tag` and `claim.status` are a cache of what the
+events say: the latest event with `tag_after` (`status_after`) set decides them, database triggers
+refuse a change to either that is not preceded by its event, and `history.py` checks them on read.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class Source(SQLModel, table=True):
     date: str | None = None
     path: str | None = None
     cite_key: str | None = None
+    authors: str | None = None
+    accessed: str | None = None  # when the page was read, YYYY-MM-DD
 
 
 class Claim(SQLModel, table=True):
@@ -89,6 +93,8 @@ class Evidence(SQLModel, table=True):
     position: int
     locator: str | None = None
     quote: str | None = None
+    # The person's event (a re-read) that added this evidence; None for evidence a data file owns.
+    event_id: int | None = Field(default=None, foreign_key="event.id")
 
 
 class Figure(SQLModel, table=True):
@@ -128,8 +134,12 @@ class Event(SQLModel, table=True):
     actor: str
     tag_before: str | None = None
     tag_after: str | None = None  # set only by tag-changing events
+    status_after: str | None = None  # set only by status-setting events (imports, withdraw, supersede)
     origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
     detail: str | None = None  # JSON: changed fields, what was seen, reasons
+    content_sha256: str | None = None  # the claim's content (history.content_digest) after this event
+    prev_sha256: str | None = None  # the sha256 of the event before this one (None for the first)
+    sha256: str  # of this event's fields and prev_sha256 (history.event_digest)
 
 
 class Snapshot(SQLModel, table=True):

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ class SourceRecord:
     date: str | None = None
     path: str | None = None
     cite_key: str | None = None
+    authors: str | None = None
+    accessed: str | None = None
 
     def fields(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -91,9 +94,19 @@ class DataFile:
     claims: tuple[ClaimRecord, ...]
 
 
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
 def load(path: str | Path) -> DataFile:
-    """Read one data file; the format follows the file's ending (.json or .csv)."""
+    """Read one data file; the format follows the file's ending (.json, .jsonl or .csv). "-" reads
+    JSON Lines from standard input."""
     name = str(path)
+    if name == STDIN:
+        try:
+            return _load_lines(STDIN_NAME, sys.stdin.read())
+        except UnicodeDecodeError as exc:
+            raise InvalidRecord(STDIN_NAME, None, None, f"cannot read: {exc}") from None
     p = Path(path)
     if not p.is_file():
         raise InvalidRecord(name, None, None, "no such file")
@@ -106,17 +119,23 @@ def load(path: str | Path) -> DataFile:
         return _load_json(name, text)
     if suffix == ".csv":
         return _load_csv(name, text)
-    raise InvalidRecord(name, None, None, "unknown file type: use .json or .csv")
+    if suffix == ".jsonl":
+        return _load_lines(name, text)
+    raise InvalidRecord(name, None, None, "unknown file type: use .json, .jsonl or .csv")
 
 
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def _load_json(name: str, text: str) -> DataFile:
+def _parse(text: str, name: str, label: str | None) -> Any:
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
-        raise InvalidRecord(name, None, None, f"not valid JSON: {exc}") from None
+        raise InvalidRecord(name, label, None, f"not valid JSON: {exc}") from None
+
+
+def _load_json(name: str, text: str) -> DataFile:
+    doc = _parse(text, name, None)
     if not isinstance(doc, dict):
         raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
     _no_unknown(doc, {"$schema", "format", "tags", "sources", "claims"}, name, None)
@@ -124,6 +143,27 @@ def _load_json(name: str, text: str) -> DataFile:
     sources = tuple(_source(name, i, r) for i, r in enumerate(_list(doc, "sources", name)))
     claims = tuple(_claim(name, i, r) for i, r in enumerate(_list(doc, "claims", name)))
     return DataFile(name, tags, sources, claims)
+
+
+def _load_lines(name: str, text: str) -> DataFile:
+    """JSON Lines: one JSON object per line, each a claim (the fields of a data file's claim), or
+    {"source": {...}} or {"tag": {...}} for a source or a tag. Blank lines are skipped."""
+    tags, sources, claims = [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        label = f"line {number}"
+        doc = _parse(line, name, label)
+        if not isinstance(doc, dict):
+            raise InvalidRecord(name, label, None, "each line must be a JSON object")
+        if set(doc) == {"tag"}:
+            tags.append(_tag(name, number, doc["tag"]))
+        elif set(doc) == {"source"}:
+            sources.append(_source(name, number, doc["source"], label))
+        else:
+            key = doc.get("key")
+            claims.append(_claim(name, number, doc, f"{key!r} ({label})" if isinstance(key, str) and key else label))
+    return DataFile(name, tuple(tags), tuple(sources), tuple(claims))
 
 
 def _reject_constant(token: str):
@@ -193,8 +233,13 @@ def _tag(name: str, index: int, record: Any) -> TagRecord:
     )
 
 
-def _source(name: str, index: int, record: Any) -> SourceRecord:
-    label = _label("sources", index, record)
+def source_record(record: Any, *, file: str, label: str | None = None) -> SourceRecord:
+    """One source from its fields (a data file's record, or command-line options), validated."""
+    return _source(file, 0, record, label)
+
+
+def _source(name: str, index: int, record: Any, label: str | None = None) -> SourceRecord:
+    label = label or _label("sources", index, record)
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, None, "a source must be an object")
     _no_unknown(record, {f.name for f in dataclasses.fields(SourceRecord)}, name, label)
@@ -204,6 +249,9 @@ def _source(name: str, index: int, record: Any) -> SourceRecord:
     date = _text(record, "date", name, label)
     if date is not None and not DATE_PATTERN.match(date):
         raise InvalidRecord(name, label, "date", f"{date!r} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
+    accessed = _text(record, "accessed", name, label)
+    if accessed is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", accessed):
+        raise InvalidRecord(name, label, "accessed", f"{accessed!r} is not a day: use YYYY-MM-DD")
     return SourceRecord(
         key=_key(record, "key", name, label),
         title=_text(record, "title", name, label, required=True),
@@ -213,6 +261,8 @@ def _source(name: str, index: int, record: Any) -> SourceRecord:
         date=date,
         path=_text(record, "path", name, label),
         cite_key=_text(record, "cite_key", name, label),
+        authors=_text(record, "authors", name, label),
+        accessed=accessed,
     )
 
 
@@ -220,6 +270,11 @@ CLAIM_FIELDS = {
     "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
     "superseded_by", "figures", "evidence",
 }
+
+
+def claim_record(record: Any, *, file: str, label: str | None = None) -> ClaimRecord:
+    """One claim from its fields (a data file's record, or command-line options), validated."""
+    return _claim(file, 0, record, label)
 
 
 def _claim(name: str, index: int, record: Any, label: str | None = None) -> ClaimRecord:

@@ -2,11 +2,19 @@
 
 `import_files` validates every record of every file against the database, builds a plan (added,
 updated, unchanged, conflicts), and applies it in the caller's transaction unless it is a dry run.
+
+A data file owns a claim's content (subject, statement, figures, its own evidence) and, until a person
+records something, its tag and status. A person's tag or status is kept and the difference reported.
+When the file changes the content of a claim whose verified tag rests on a person's re-read, the
+change is applied, the re-read stays in the history, and the claim is reported: that re-read no longer
+covers what the claim says, so it is not paper-safe until it is re-read again (history.derive).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +22,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb.errors import InvalidRecord
-from claimsdb.models import PERSON_EVENT_KINDS, Claim, Event, Evidence, Figure, Source, Tag, utcnow
+from claimsdb import history
+from claimsdb.errors import BadQuery, InvalidRecord
+from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.quantities import Quantity
-from claimsdb.records import ClaimRecord, DataFile, FigureRecord, SourceRecord, TagRecord, load
+from claimsdb.records import ClaimRecord, DataFile, FigureRecord, SourceRecord, TagRecord, claim_record, load
 
 IMPORT_ACTOR = "import"
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
@@ -27,11 +36,15 @@ CHUNK = 500
 
 @dataclass(frozen=True)
 class Conflict:
+    """A difference between the file and what a person recorded. `applied` is False when the person's
+    value was kept (a tag, a status), True when the file's content was applied over a re-read."""
+
     key: str
     field: str
-    kept: str | None
-    offered: str | None
+    kept: Any
+    offered: Any
     why: str
+    applied: bool = False
 
 
 @dataclass
@@ -88,7 +101,14 @@ def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
 
 
 def import_files(session: Session, paths: Sequence[str], *, dry_run: bool = False) -> ImportPlan:
-    files = [load(p) for p in paths]
+    return import_data(session, [load(p) for p in paths], dry_run=dry_run)
+
+
+def import_data(
+    session: Session, files: Sequence[DataFile], *, dry_run: bool = False, actor: str = IMPORT_ACTOR,
+) -> ImportPlan:
+    """Validate `files` against the database, plan, and (unless a dry run) apply in the caller's transaction."""
+    files = list(files)
     tags, sources, claims = _collect(files)
     plan = ImportPlan(files=[f.path for f in files], dry_run=dry_run)
 
@@ -127,16 +147,19 @@ def import_files(session: Session, paths: Sequence[str], *, dry_run: bool = Fals
         if rec.superseded_by is not None and rec.superseded_by not in all_claim_keys:
             raise InvalidRecord(rec.file, rec.label, "superseded_by", f"unknown claim {rec.superseded_by!r}")
 
-    person_owned = _person_owned(session, [c.id for c in existing_claims.values()])
+    trust = {t.name: t.trust for t in known_tags.values()} | {t.name: t.trust for t in tags.values()}
+    states, person_status = _states(session, [c.id for c in existing_claims.values()], trust)
     stored_figures = _children(session, Figure, existing_claims)
     stored_evidence = _children(session, Evidence, existing_claims)
     source_key_by_id = {s.id: s.key for s in known_sources.values()}
 
     changes: dict[str, dict[str, tuple[Any, Any]]] = {}
+    contents: dict[str, str] = {}
     for key, rec in claims.items():
         claim = existing_claims.get(key)
         if claim is None:
             plan.added.append(key)
+            contents[key] = _content(rec, [])
             continue
         diff: dict[str, tuple[Any, Any]] = {}
         for name in DATA_FIELDS:
@@ -146,23 +169,36 @@ def import_files(session: Session, paths: Sequence[str], *, dry_run: bool = Fals
         new_figs = [figure_columns(i, f) for i, f in enumerate(rec.figures)]
         if old_figs != new_figs:
             diff["figures"] = ([f["raw"] for f in old_figs], [f["raw"] for f in new_figs])
-        old_ev = [(source_key_by_id.get(e.source_id), e.locator, e.quote) for e in stored_evidence.get(claim.id, [])]
+        evidence_rows = stored_evidence.get(claim.id, [])
+        person_evidence = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is not None]
+        old_ev = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is None]
         new_ev = [(e.source, e.locator, e.quote) for e in rec.evidence]
         if old_ev != new_ev:
             diff["evidence"] = (old_ev, new_ev)
-        owned = person_owned.get(claim.id, {})
+        state = states.get(claim.id, history.ClaimState())
+        owner = _who(state.tag_event)
         if rec.tag != claim.tag:
-            if "tag" in owned:
-                plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {owned['tag']}"))
+            if state.tag_is_persons:
+                plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {owner}"))
             else:
                 diff["tag"] = (claim.tag, rec.tag)
         status_now = (claim.status, claim.status_reason, claim.superseded_by)
         status_new = (rec.status, rec.status_reason, rec.superseded_by)
         if status_now != status_new:
-            if "status" in owned:
-                plan.conflicts.append(Conflict(key, "status", claim.status, rec.status, f"set by {owned['status']}"))
+            if claim.id in person_status:
+                plan.conflicts.append(Conflict(key, "status", claim.status, rec.status, f"set by {person_status[claim.id]}"))
             else:
                 diff["status"] = (status_now, status_new)
+        contents[key] = _content(rec, person_evidence)
+        old_content = history.content_digest(
+            claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence)
+        reread = state.vouched_by if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND else None
+        if reread is not None and contents[key] != old_content and state.vouches_for(old_content):
+            why = (f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
+                   f"claims reread {key}")
+            for name in ("subject", "statement", "figures", "evidence"):
+                if name in diff:
+                    plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
         if diff:
             plan.updated[key] = sorted(diff)
             changes[key] = diff
@@ -170,8 +206,58 @@ def import_files(session: Session, paths: Sequence[str], *, dry_run: bool = Fals
             plan.unchanged.append(key)
 
     if not dry_run:
-        _apply(session, plan, tags, sources, known_sources, claims, existing_claims, changes)
+        _apply(session, plan, tags, sources, claims, existing_claims, changes, contents, stored_evidence, actor)
     return plan
+
+
+ADD_ORIGIN = "claims add"
+
+
+def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: str) -> dict[str, Any]:
+    """Record one claim from the command line (an agent's or a script's), with the same validation and
+    history as an import. The source is a key or a URL (registered on the spot); the tag may not be a
+    verified one: a figure becomes verified only when a person re-reads it."""
+    from claimsdb import sources as registry
+
+    tag = session.get(Tag, fields["tag"])
+    if tag is None:
+        known = ", ".join(sorted(session.scalars(select(Tag.name))))
+        raise BadQuery(f"unknown tag {fields['tag']!r} (known: {known})")
+    if tag.trust == "verified":
+        raise BadQuery(f"claims add records what was reported, not what was checked: tag {tag.name!r} is verified; "
+                       "add the claim with an unverified or secondary tag, then `claims reread KEY` once a person has read the page")
+    src, registered = registry.resolve(session, source)
+    key = fields.get("key") or derive_claim_key(fields["subject"], fields["statement"])
+    record = {**{k: v for k, v in fields.items() if v not in (None, [], "")}, "key": key,
+              "evidence": [{"source": src.key, "locator": fields.get("locator"), "quote": fields.get("quote")}]}
+    record.pop("locator", None)
+    record.pop("quote", None)
+    rec = claim_record(record, file=ADD_ORIGIN, label=repr(key))
+    if session.scalars(select(Claim.id).where(Claim.key == key)).first() is not None:
+        raise BadQuery(f"a claim with key {key!r} exists: change it in its data file and import that again")
+    import_data(session, [DataFile(ADD_ORIGIN, (), (), (rec,))], actor=actor)
+    return {"key": key, "tag": rec.tag, "source": src.key, "source_registered": registered,
+            "figures": [f.quantity.raw for f in rec.figures]}
+
+
+def derive_claim_key(subject: str, statement: str) -> str:
+    """A stable key for a claim added without one: the subject's words and a hash of the statement."""
+    words = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")[:40].rstrip("-") or "claim"
+    return f"{words}.{hashlib.sha256(statement.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _content(rec: ClaimRecord, person_evidence: list[tuple[str, str | None, str | None]]) -> str:
+    """The content digest a claim will have once `rec` is applied (a person's evidence follows the file's)."""
+    return history.content_digest(
+        rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures],
+        [(e.source, e.locator, e.quote) for e in rec.evidence] + person_evidence,
+    )
+
+
+def _who(event) -> str:
+    if event is None:
+        return "nobody"
+    return f"{event['actor']} ({event['kind']}, {str(event['at'])[:19]}Z)"
 
 
 def _file_defining_tag(files: list[DataFile], tag: str) -> str:
@@ -246,30 +332,24 @@ def _children(session: Session, model, claims: dict[str, Any]) -> dict[int, list
     return out
 
 
-def _person_owned(session: Session, claim_ids: list[int]) -> dict[int, dict[str, str]]:
-    """For each claim, which of tag/status a person set, and by whom ("alice, reread at ...").
+def _states(session: Session, claim_ids: list[int], trust: dict[str, str]) -> tuple[dict[int, history.ClaimState], dict[int, str]]:
+    """For each claim, the state its history implies; and the claims whose status a person changed (by whom).
 
-    A person owns the tag when the latest tag-changing event is a person's; the status when any
-    person ever changed it. "Latest" is insertion order (the id), never the clock.
+    "Latest" is insertion order (the id), never the clock.
     """
-    owned: dict[int, dict[str, str]] = {}
+    events: dict[int, list] = {}
+    table = Event.__table__
+    columns = [table.c[n] for n in ("claim_id", "kind", "actor", "at", "tag_after", "status_after", "content_sha256")]
     for chunk in _chunks(claim_ids):
-        rows = session.execute(
-            select(Event.claim_id, Event.kind, Event.actor, Event.at, Event.tag_after)
-            .where(Event.claim_id.in_(chunk))
-            .order_by(Event.claim_id, Event.id)
-        )
-        for claim_id, kind, actor, at, tag_after in rows:
-            mine = owned.setdefault(claim_id, {})
-            who = f"{actor} ({kind}, {at[:19]}Z)"
-            if tag_after is not None:
-                if kind in PERSON_EVENT_KINDS:
-                    mine["tag"] = who
-                else:
-                    mine.pop("tag", None)
-            if kind == "status":
-                mine["status"] = who
-    return {k: v for k, v in owned.items() if v}
+        for row in session.execute(select(*columns).where(table.c.claim_id.in_(chunk)).order_by(table.c.claim_id, table.c.id)):
+            events.setdefault(row.claim_id, []).append(row._mapping)
+    states = {cid: history.derive(evs, trust) for cid, evs in events.items()}
+    person_status = {}
+    for cid, evs in events.items():
+        last = next((e for e in reversed(evs) if e["kind"] == "status"), None)
+        if last is not None:
+            person_status[cid] = _who(last)
+    return states, person_status
 
 
 def _apply(
@@ -277,10 +357,12 @@ def _apply(
     plan: ImportPlan,
     tags: dict[str, TagRecord],
     sources: dict[str, SourceRecord],
-    known_sources: dict[str, Source],
     claims: dict[str, ClaimRecord],
     existing: dict[str, Any],
     changes: dict[str, dict[str, tuple[Any, Any]]],
+    contents: dict[str, str],
+    stored_evidence: dict[int, list],
+    actor: str,
 ) -> None:
     now = utcnow()
     if plan.tags_added:
@@ -291,6 +373,7 @@ def _apply(
         session.execute(Source.__table__.update().where(Source.key == key).values(**sources[key].fields()))
     source_ids = dict(session.execute(select(Source.key, Source.id)).all())
 
+    new_ids: dict[str, int] = {}
     if plan.added:
         session.execute(
             Claim.__table__.insert(),
@@ -304,21 +387,30 @@ def _apply(
                 for c in (claims[k],)
             ],
         )
-        new_ids: dict[str, int] = {}
         for chunk in _chunks(plan.added):
             new_ids.update(session.execute(select(Claim.key, Claim.id).where(Claim.key.in_(chunk))).all())
         _insert_children(session, [(new_ids[k], claims[k]) for k in plan.added], source_ids)
-        session.execute(
-            Event.__table__.insert(),
-            [
-                {
-                    "claim_id": new_ids[k], "at": now, "kind": "imported", "actor": IMPORT_ACTOR,
-                    "tag_before": None, "tag_after": claims[k].tag, "origin": claims[k].file,
-                    "detail": json.dumps({"record": claims[k].label}),
-                }
-                for k in plan.added
-            ],
-        )
+
+    # Events first: the database refuses a claim's new tag or status before the event that sets it.
+    events = [
+        {
+            "claim": k, "claim_id": new_ids[k], "at": now, "kind": "imported", "actor": actor,
+            "tag_after": claims[k].tag, "status_after": claims[k].status, "origin": claims[k].file,
+            "detail": json.dumps({"record": claims[k].label}), "content_sha256": contents[k],
+        }
+        for k in plan.added
+    ]
+    for key, diff in changes.items():
+        rec = claims[key]
+        events.append({
+            "claim": key, "claim_id": existing[key].id, "at": now, "kind": "updated", "actor": actor,
+            "tag_before": diff["tag"][0] if "tag" in diff else None,
+            "tag_after": rec.tag if "tag" in diff else None,
+            "status_after": rec.status if "status" in diff else None,
+            "origin": rec.file, "content_sha256": contents[key],
+            "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()}}, default=list),
+        })
+    history.append(session, events)
 
     for key, diff in changes.items():
         claim, rec = existing[key], claims[key]
@@ -332,21 +424,20 @@ def _apply(
         if "figures" in diff:
             session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
         if "evidence" in diff:
+            # The file's evidence comes first, then what people added (re-read pages), in their order.
             session.execute(Evidence.__table__.delete().where(Evidence.claim_id == claim.id))
         _insert_children(
             session, [(claim.id, rec)], source_ids,
             figures="figures" in diff, evidence="evidence" in diff,
         )
-        session.execute(
-            Event.__table__.insert(),
-            [{
-                "claim_id": claim.id, "at": now, "kind": "updated", "actor": IMPORT_ACTOR,
-                "tag_before": diff["tag"][0] if "tag" in diff else None,
-                "tag_after": rec.tag if "tag" in diff else None,
-                "origin": rec.file,
-                "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()}}, default=list),
-            }],
-        )
+        if "evidence" in diff:
+            kept = [e for e in stored_evidence.get(claim.id, []) if e.event_id is not None]
+            if kept:
+                session.execute(Evidence.__table__.insert(), [
+                    {"claim_id": claim.id, "source_id": e.source_id, "position": len(rec.evidence) + i,
+                     "locator": e.locator, "quote": e.quote, "event_id": e.event_id}
+                    for i, e in enumerate(kept)
+                ])
 
 
 def _insert_children(

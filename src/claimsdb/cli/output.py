@@ -116,8 +116,15 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         if view.get("superseded_by"):
             line.append(f" by {view['superseded_by']}")
     console.print(line)
+    if view.get("tag_reason"):
+        console.print(Text(f"  why: {view['tag_reason']}"))
+    if view.get("outdated_reason"):
+        console.print(Text(f"  NOT PAPER-SAFE: {view['outdated_reason']}; re-read it: claims reread {view['key']}",
+                           style="bold red"))
+    for problem in view.get("integrity") or ():
+        console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
     if full:
-        console.print(Text(f"  basis: {view['basis']}"))
+        console.print(Text(f"  basis (data file): {view['basis']}"))
         if view["section"]:
             console.print(Text(f"  section: {view['section']}"))
         for f in view["figures"]:
@@ -129,6 +136,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
             src.append(f"  {s['url']}", style="underline")
         if s["locator"]:
             src.append(f"  ({s['locator']})")
+        if s.get("added_by"):
+            src.append(f"  (linked by the re-read of {s['added_by']})", style="dim")
         console.print(src)
         if s["quote"]:
             console.print(Text(f"    “{s['quote']}”", style="italic"))
