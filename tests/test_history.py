@@ -295,3 +295,14 @@ def test_upgrade_from_0004_builds_the_chain_and_links_earlier_rereads(db_path, c
     assert b["reread_outdated"]  # the figure changed after the re-read: fail closed
     exported = claims("export", "--skip-unsafe", "--format", "json")
     assert [r["key"] for r in json.loads(exported.stdout)["rows"]] == ["a.read"]
+
+
+def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json, sample):
+    do(engine, provenance.supersede, "widget.context", by="widget.pretrain", actor="bo")
+    sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    (conflict,) = [c for c in plan.conflicts if c.field == "replaces"]
+    assert (conflict.key, conflict.kept, conflict.applied) == ("widget.pretrain", "widget.context", True)
+    assert "bo superseded widget.context by widget.pretrain" in conflict.why
+    assert view(engine, "widget.context")["status"] == "superseded"  # the person's status stays

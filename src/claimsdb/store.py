@@ -31,6 +31,8 @@ from claimsdb.records import ClaimRecord, DataFile, FigureRecord, SourceRecord, 
 IMPORT_ACTOR = "import"
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
 DATA_FIELDS = ("subject", "stage", "statement", "basis", "section")
+# What a person reads when re-reading a claim (history.content_digest covers these).
+CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
 
 
@@ -204,6 +206,7 @@ def import_data(
             changes[key] = diff
         else:
             plan.unchanged.append(key)
+    plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
 
     if not dry_run:
         _apply(session, plan, tags, sources, claims, existing_claims, changes, contents, stored_evidence, actor)
@@ -244,6 +247,24 @@ def derive_claim_key(subject: str, statement: str) -> str:
     """A stable key for a claim added without one: the subject's words and a hash of the statement."""
     words = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")[:40].rstrip("-") or "claim"
     return f"{words}.{hashlib.sha256(statement.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _superseding_changed(session: Session, changed: set[str]) -> list[Conflict]:
+    """A person who superseded a claim by another vouched that the other replaces it: when the file
+    changes the replacement's content, say so (the person's status stays)."""
+    if not changed:
+        return []
+    out = []
+    rows = session.execute(
+        select(Claim.key, Claim.superseded_by, Event.actor, Event.at).join(Event, Event.claim_id == Claim.id)
+        .where(Claim.superseded_by.in_(sorted(changed)), Claim.status == "superseded", Event.kind == "status")
+        .order_by(Claim.key)
+    )
+    for old, new, actor, at in rows:
+        out.append(Conflict(new, "replaces", old, None,
+                            f"{actor} superseded {old} by {new} ({str(at)[:10]}) before this change; "
+                            f"check that {new} still replaces it", applied=True))
+    return out
 
 
 def _content(rec: ClaimRecord, person_evidence: list[tuple[str, str | None, str | None]]) -> str:

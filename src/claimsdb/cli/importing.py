@@ -54,7 +54,9 @@ def import_(
         for key, fields in plan.updated.items():
             console.print(Text(f"  update  {key}: {', '.join(fields)}"))
     for c in plan.conflicts:
-        if c.applied:
+        if c.field == "replaces":
+            text = f"  conflict {c.key}: changed; {c.why}"
+        elif c.applied:
             text = f"  conflict {c.key}: {c.field} changed from {c.kept!r} to {c.offered!r}; {c.why}"
         else:
             text = f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}"
