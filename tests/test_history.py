@@ -306,3 +306,20 @@ def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json
     assert (conflict.key, conflict.kept, conflict.applied) == ("widget.pretrain", "widget.context", True)
     assert "bo superseded widget.context by widget.pretrain" in conflict.why
     assert view(engine, "widget.context")["status"] == "superseded"  # the person's status stays
+
+
+@pytest.mark.parametrize("sql, problem", [
+    ("INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+     "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't')", "has no history"),
+    # an event that names the right predecessor passes the trigger, but its own hash is not its content's
+    ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
+     "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "
+     "(SELECT sha256 FROM event ORDER BY id DESC LIMIT 1), 'feed'; "
+     "UPDATE claim SET tag = 'spot-checked' WHERE id = 3", "does not match its hash"),
+])
+def test_rows_written_past_the_tool_with_the_triggers_in_place_are_refused(loaded, claims, db_path, sql, problem):
+    con = sqlite3.connect(db_path)
+    con.executescript(sql)
+    con.commit()
+    result = claims("export", "--skip-unsafe")
+    assert result.exit_code == 2 and problem in result.stderr

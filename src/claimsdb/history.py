@@ -167,7 +167,8 @@ def problems(
     found = []
     for e in events:
         if e["sha256"] != event_digest(claim_key, e):
-            found.append(f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: the event was edited")
+            found.append(f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: "
+                         "the event was edited or written outside claims")
             break
     if cached_tag != state.tag:
         found.append(f"its tag is {cached_tag!r} but its history says {state.tag!r}")
@@ -217,7 +218,7 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
             broken = (f"{where} does not follow event {prev_id}: an event before it was removed, inserted or edited"
                       if prev_id is not None else f"{where} is the first event but names a predecessor")
         elif row["sha256"] != event_digest(keys.get(row["claim_id"], ""), row):
-            broken = f"{where} does not match its hash: it was edited"
+            broken = f"{where} does not match its hash: it was edited or written outside claims"
         if broken:
             break
         prev_sha, prev_id = row["sha256"], row["id"]
