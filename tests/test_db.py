@@ -71,7 +71,8 @@ def test_resolve_url_prefers_argument_then_environment_then_default(monkeypatch,
     monkeypatch.delenv("CLAIMS_DB")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert db.resolve_url(None) == f"sqlite:///{tmp_path / 'xdg' / 'claimsdb' / 'claims.db'}"
-    assert db.resolve_url("postgresql://u:p@h/claims") == "postgresql://u:p@h/claims"
+    assert db.resolve_url("postgresql://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"  # psycopg 3
+    assert db.resolve_url("postgresql+psycopg://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"
 
 
 def test_claim_foreign_key_to_tag_is_enforced(db_path):

@@ -323,3 +323,39 @@ def test_rows_written_past_the_tool_with_the_triggers_in_place_are_refused(loade
     con.commit()
     result = claims("export", "--skip-unsafe")
     assert result.exit_code == 2 and problem in result.stderr
+
+
+# --- the same guards on a real PostgreSQL server (skipped without one; .ci/run starts one) ---------
+
+PG_REFUSED = {
+    "UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'": "tag changes only with the event",
+    "UPDATE claim SET status = 'withdrawn' WHERE key = 'gadget.fleet'": "status changes only with the event",
+    "UPDATE claim SET key = 'other' WHERE key = 'gadget.fleet'": "key never changes",
+    "DELETE FROM claim WHERE key = 'gadget.fleet'": "never deleted",
+    "UPDATE event SET tag_after = 'spot-checked'": "append-only",
+    "DELETE FROM event": "append-only",
+    "INSERT INTO event (claim_id, at, kind, actor, tag_after, sha256) "
+    "VALUES (3, '2026-12-01', 'reread', 'mallory', 'spot-checked', 'x')": "extend the history chain",
+    "UPDATE tag SET trust = 'verified' WHERE name = 'agent-reported'": "trust level never change",
+    "DELETE FROM tag WHERE name = 'prior-note'": "never deleted",
+}
+
+
+def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample):
+    from sqlalchemy import create_engine, text
+
+    assert claims("import", write_json(sample), db=pg_url).exit_code == 0
+    engine = create_engine(pg_url)
+    for sql, message in PG_REFUSED.items():
+        with engine.connect() as conn, pytest.raises(Exception, match=message):
+            conn.execute(text(sql))
+    # the owner can switch the triggers off; then the read path and `db check` still find the edit
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE claim DISABLE TRIGGER ALL"))
+        conn.execute(text("UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'"))
+    engine.dispose()
+    result = claims("export", "--skip-unsafe", db=pg_url)
+    assert result.exit_code == 2 and "claim gadget.fleet disagrees with its history" in result.stderr
+    check = claims("db", "check", db=pg_url)
+    assert check.exit_code == 1 and "gadget.fleet" in check.stderr
+    assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing

@@ -52,9 +52,14 @@ def resolve_url(db: str | None = None) -> str:
     db = db or os.environ.get(ENV_VAR) or str(default_path())
     if "://" in db:
         try:
-            make_url(db)
+            url = make_url(db)
         except ArgumentError as exc:
             raise DatabaseProblem(f"not a database URL: {db!r} ({exc})") from None
+        backend = url.get_backend_name()
+        if backend not in ("sqlite", "postgresql"):
+            raise DatabaseProblem(f"claims stores its data in SQLite or PostgreSQL, not {backend} ({describe_url(db)})")
+        if url.drivername in ("postgresql", "postgres"):
+            db = url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)  # psycopg 3
         return db
     return f"sqlite:///{Path(db).expanduser().resolve()}"
 
@@ -82,7 +87,14 @@ def _sqlite_begin(conn) -> None:
 
 
 def make_engine(url: str) -> Engine:
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except ModuleNotFoundError as exc:
+        if make_url(url).get_backend_name() == "postgresql":
+            raise DatabaseProblem(
+                f"PostgreSQL needs its driver ({exc.name} is not installed): pip install 'claimsdb[postgres]'"
+            ) from None
+        raise DatabaseProblem(f"the database driver {exc.name} is not installed") from None
     if engine.dialect.name == "sqlite":
         path = sqlite_file(url)
         if path is not None:
@@ -123,7 +135,8 @@ def installed_triggers(connection) -> set[str]:
     if connection.dialect.name == "sqlite":
         rows = connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
     else:
-        rows = connection.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))
+        # a trigger switched off (ALTER TABLE ... DISABLE TRIGGER) counts as missing
+        rows = connection.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D'"))
     return {r[0] for r in rows}
 
 

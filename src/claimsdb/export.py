@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +128,15 @@ def prepare(
     return export
 
 
+def export_time() -> str:
+    """Now, or the reproducible-builds SOURCE_DATE_EPOCH when it is set, so that the same store exports
+    to the same bytes (a build pipeline, or comparing two copies of a store)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), timezone.utc).isoformat(timespec="microseconds")
+    return utcnow()
+
+
 def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str | None) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for r in export.rows:
@@ -134,7 +145,7 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str |
     return {
         "tool": f"claimsdb {__version__}",
         "schema_revision": HEAD_REVISION,
-        "exported_at": utcnow(),
+        "exported_at": export_time(),
         "policy": export.policy.describe(),
         "mode": export.mode,
         "draft": export.draft,

@@ -76,12 +76,18 @@ def head(session: Session) -> str | None:
     return session.execute(select(Event.sha256).order_by(Event.id.desc()).limit(1)).scalar()
 
 
-def _locked_head(session: Session) -> str | None:
-    """The head that the next event must name as its `prev_sha256`, with the writers serialised:
-    SQLite transactions already hold the write lock (BEGIN IMMEDIATE); PostgreSQL writers take an
-    advisory lock first, so two of them never extend the same head."""
+def begin_write(session: Session) -> None:
+    """Serialise writers before they read what they will change, so that what an event records (the
+    content it saw, the head it extends) is still true when it is written. SQLite transactions hold
+    the write lock from their start (BEGIN IMMEDIATE); PostgreSQL writers queue on an advisory lock,
+    held until the transaction ends."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK})
+
+
+def _locked_head(session: Session) -> str | None:
+    """The head the next event must name as its `prev_sha256` (taking the writers' lock if not yet held)."""
+    begin_write(session)
     return head(session)
 
 

@@ -30,7 +30,10 @@ def _required(value: str | None, what: str) -> str:
 
 
 def _intact(session: Session, claim: Claim) -> dict[str, Any]:
-    """The claim's view; refuses to record anything on a claim that disagrees with its history."""
+    """The claim's view, read under the writers' lock; refuses to record anything on a claim that
+    disagrees with its history."""
+    history.begin_write(session)
+    session.refresh(claim)
     view = claim_views(session, [claim], events=0)[0]
     history.ensure_intact([view])
     return view

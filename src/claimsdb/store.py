@@ -111,6 +111,7 @@ def import_data(
 ) -> ImportPlan:
     """Validate `files` against the database, plan, and (unless a dry run) apply in the caller's transaction."""
     files = list(files)
+    history.begin_write(session)
     tags, sources, claims = _collect(files)
     plan = ImportPlan(files=[f.path for f in files], dry_run=dry_run)
 
