@@ -18,7 +18,7 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 
 # The triggers that keep the history append-only and the claims in step with it (migrations 0002–0005);
 # `claims db check` reports any that is missing.
@@ -28,7 +28,8 @@ TRIGGERS = {
         "snapshot_no_update", "snapshot_no_delete", "snapshot_insert_guard",
         "verification_no_update", "verification_no_delete", "verification_insert_guard",
         "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
-        "claim_status_follows_history", "tag_insert_guard", "tag_no_delete", "tag_trust_fixed",
+        "claim_status_follows_history", "claim_rank_follows_history", "tag_insert_guard", "tag_no_delete",
+        "tag_trust_fixed",
     ),
     "postgresql": (
         "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",

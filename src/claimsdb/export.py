@@ -66,6 +66,12 @@ class Export:
     layout: str
     policy: Policy
     manifest: dict[str, Any] = field(default_factory=dict)
+    competing: dict[str, dict[str, Any]] = field(default_factory=dict)  # quantity -> used / others
+
+    @property
+    def undecided(self) -> dict[str, list[str]]:
+        """Quantities with several values written because nobody preferred one."""
+        return {q: e["used"] for q, e in self.competing.items() if e["preferred"] is None and len(e["used"]) > 1}
 
     @property
     def refused(self) -> bool:
@@ -105,9 +111,12 @@ def prepare(
     selected = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.id)))
     exportable = [c for c in selected if c.status == EXPORTABLE_STATUS]
     views = claim_views(session, exportable, events=0)
-    rows = []
     history.ensure_intact(views)
+    chosen, competing = choose_values(views)
+    rows = []
     for claim, view in zip(exportable, views):
+        if view["key"] not in chosen:
+            continue
         # A stale figure passes the default policy with a warning; --strict blocks it.
         safe = policy.allows(view)
         reread_from = None if safe else primary_source(session, claim)
@@ -123,9 +132,35 @@ def prepare(
     written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
     export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
                     layout=layout, policy=policy)
+    export.competing = competing
     export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable),
                                head=history.head(session))
     return export
+
+
+def choose_values(views: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Which claims an export writes where several compete on one quantity: its preferred value alone
+    (when a person or the data preferred one), else every value not deprecated. Deprecated values are
+    never written. Returns the chosen keys and, per quantity, what was used and what was left out."""
+    chosen: set[str] = set()
+    competing: dict[str, dict[str, Any]] = {}
+    for v in views:
+        if v["quantity"] is None:
+            chosen.add(v["key"])
+            continue
+        others = [c for c in v["competitors"] if c["status"] == EXPORTABLE_STATUS]
+        preferred = next((c["key"] for c in [v, *others] if c["rank"] == "preferred"), None)
+        entry = competing.setdefault(v["quantity"]["key"], {"preferred": preferred, "used": [], "others": []})
+        if v["rank"] != "deprecated" and (preferred is None or v["key"] == preferred):
+            chosen.add(v["key"])
+            entry["used"].append(v["key"])
+        for c in [v, *others]:
+            if c["key"] not in entry["used"] and c["key"] not in entry["others"] and c["key"] != preferred:
+                entry["others"].append(c["key"])
+    for entry in competing.values():
+        entry["others"] = sorted(k for k in entry["others"] if k not in entry["used"])
+        entry["used"].sort()
+    return chosen, {k: v for k, v in sorted(competing.items()) if v["others"] or len(v["used"]) > 1}
 
 
 def export_time() -> str:
@@ -160,6 +195,8 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str |
         "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
         # The latest event of the store's history chain: the exact history this table came from.
         "history_head": head,
+        # Quantities with competing values: the value used and the others reported.
+        "competing_values": export.competing,
     }
 
 

@@ -35,6 +35,9 @@ EVENT_FIELDS = (
     "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "content_sha256",
     "prev_sha256",
 )
+# Fields added after the first version of the chain: hashed only when set, so earlier digests hold.
+LATER_FIELDS = ("rank_after",)
+DEFAULT_RANK = "normal"
 IMPORT_KINDS = ("imported", "updated")
 REREAD_KIND = "reread"
 VERIFIED = "verified"
@@ -50,6 +53,7 @@ def _canonical(value: Any) -> bytes:
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
     """The SHA-256 of one event: its claim's key, its fields and the previous event's digest."""
     payload = {"v": HASH_VERSION, "claim": claim_key, **{k: event.get(k) for k in EVENT_FIELDS}}
+    payload.update({k: event[k] for k in LATER_FIELDS if event.get(k) is not None})
     return hashlib.sha256(_canonical(payload)).hexdigest()
 
 
@@ -95,7 +99,7 @@ def _hashed(events: Sequence[dict[str, Any]], prev: str | None) -> list[dict[str
     rows: list[dict[str, Any]] = []
     for event in events:
         row = {k: v for k, v in event.items() if k != "claim"}
-        for k in EVENT_FIELDS:
+        for k in (*EVENT_FIELDS, *LATER_FIELDS):
             row.setdefault(k, None)
         row["prev_sha256"] = prev
         row["sha256"] = prev = event_digest(event["claim"], row)
@@ -125,6 +129,8 @@ class ClaimState:
 
     tag: str | None = None
     status: str | None = None
+    rank: str = DEFAULT_RANK
+    rank_event: Mapping[str, Any] | None = None  # the event that set the current rank
     content_sha256: str | None = None  # the content as last recorded
     tag_event: Mapping[str, Any] | None = None  # the event that set the current tag
     vouched_sha256: str | None = None  # the content the verified tag vouches for
@@ -156,6 +162,8 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
                 state.vouched_sha256, state.vouched_by = e["content_sha256"], e
         if e["status_after"] is not None:
             state.status = e["status_after"]
+        if e.get("rank_after") is not None:
+            state.rank, state.rank_event = e["rank_after"], e
     return state
 
 
@@ -166,6 +174,7 @@ def problems(
     content_sha256: str,
     events: Sequence[Mapping[str, Any]],
     state: ClaimState,
+    cached_rank: str = DEFAULT_RANK,
 ) -> list[str]:
     """Every way a claim disagrees with its history (empty when it agrees)."""
     if not events:
@@ -180,6 +189,8 @@ def problems(
         found.append(f"its tag is {cached_tag!r} but its history says {state.tag!r}")
     if cached_status != state.status:
         found.append(f"its status is {cached_status!r} but its history says {state.status!r}")
+    if cached_rank != state.rank:
+        found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
     if state.content_sha256 is not None and content_sha256 != state.content_sha256:
         found.append("its statement, figures or evidence differ from what its history recorded")
     return found

@@ -172,3 +172,44 @@ def supersede(session: Session, key: str, *, by: str, actor: str, reason: str | 
         raise BadQuery("a claim cannot supersede itself")
     get_claim(session, by)
     return _set_status(session, claim, "superseded", actor=actor, reason=reason, superseded_by=by)
+
+
+def _rank(session: Session, claim: Claim, rank: str, *, actor: str, reason: str, because: str | None = None) -> dict[str, Any]:
+    before = claim.rank
+    detail = {"rank": [before, rank], "reason": reason, "because": because}
+    event = _record(
+        session, claim,
+        {"kind": "ranked", "actor": actor, "rank_after": rank,
+         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        rank=rank,
+    )
+    return {"key": claim.key, "rank_before": before, "rank_after": rank, "event": event}
+
+
+def _ranked_claim(session: Session, key: str, rank: str, reason: str, actor: str) -> tuple[Claim, str, str]:
+    claim = get_claim(session, key)
+    _intact(session, claim)
+    if claim.quantity_id is None:
+        raise BadQuery(f"{key} states no quantity: a rank orders the competing values of one quantity "
+                       "(name it with \"quantity\" in the data file)")
+    if claim.rank == rank:
+        raise BadQuery(f"{key} is already {rank}")
+    return claim, _required(reason, "--reason"), _required(actor, "the name")
+
+
+def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
+    """Make a claim the preferred value of its quantity; the value preferred before becomes normal."""
+    claim, reason, actor = _ranked_claim(session, key, "preferred", reason, actor)
+    demoted = []
+    for other in session.scalars(select(Claim).where(Claim.quantity_id == claim.quantity_id,
+                                                     Claim.rank == "preferred", Claim.id != claim.id)):
+        _intact(session, other)
+        demoted.append(_rank(session, other, "normal", actor=actor, reason=reason, because=f"{key} preferred")["key"])
+    result = _rank(session, claim, "preferred", actor=actor, reason=reason)
+    return {**result, "demoted": demoted}
+
+
+def deprecate(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
+    """Mark a value of a quantity as one not to use (kept, shown, never exported)."""
+    claim, reason, actor = _ranked_claim(session, key, "deprecated", reason, actor)
+    return {**_rank(session, claim, "deprecated", actor=actor, reason=reason), "demoted": []}

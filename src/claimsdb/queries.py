@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from claimsdb import history as chain
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, Verification
+from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, Verification
 from claimsdb.policy import Policy
 from claimsdb.quantities import REL_TOLERANCE, FigureError, Quantity, parse, same_unit
 
@@ -66,13 +66,44 @@ def figure_dict(f: Figure) -> dict[str, Any]:
 def _event_dict(e: Event) -> dict[str, Any]:
     return {
         "at": e.at, "kind": e.kind, "actor": e.actor, "tag_before": e.tag_before, "tag_after": e.tag_after,
-        "status_after": e.status_after, "origin": e.origin, "detail": json.loads(e.detail) if e.detail else None,
+        "status_after": e.status_after, "rank_after": e.rank_after, "origin": e.origin,
+        "detail": json.loads(e.detail) if e.detail else None,
     }
 
 
 def _hashed_fields(e: Event) -> dict[str, Any]:
     """An event as chain.derive and chain.problems read it (the detail as stored text)."""
-    return {k: getattr(e, k) for k in (*chain.EVENT_FIELDS, "sha256")}
+    return {k: getattr(e, k) for k in (*chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")}
+
+
+def rank_reason(event: dict[str, Any] | None) -> str | None:
+    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
+    if event is None:
+        return None
+    detail = event.get("detail") or {}
+    if event["kind"] == "ranked":
+        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
+        return why + (f" ({detail['because']})" if detail.get("because") else "")
+    return f"from the data file {event['origin']}" + (f": {detail['rank_reason']}" if detail.get("rank_reason") else "")
+
+
+def competing_values(session: Session, claims: list[Claim]) -> dict[int, list[dict[str, Any]]]:
+    """For each claim that states a quantity, the other claims on it (their figures, tag and rank)."""
+    quantity_ids = {c.quantity_id for c in claims if c.quantity_id is not None}
+    if not quantity_ids:
+        return {}
+    others = list(session.scalars(select(Claim).where(Claim.quantity_id.in_(quantity_ids)).order_by(Claim.key)))
+    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    raws: dict[int, list[str]] = {}
+    for f in session.scalars(select(Figure).where(Figure.claim_id.in_([o.id for o in others])).order_by(Figure.position)):
+        raws.setdefault(f.claim_id, []).append(f.raw)
+    out = {}
+    for c in claims:
+        if c.quantity_id is not None:
+            out[c.id] = [{"key": o.key, "figures": raws.get(o.id, []), "tag": o.tag, "trust": trust.get(o.tag),
+                          "rank": o.rank, "status": o.status}
+                         for o in others if o.quantity_id == c.quantity_id and o.id != c.id]
+    return out
 
 
 def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
@@ -122,6 +153,9 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
             "added_by": actor_of.get(ev.event_id) if ev.event_id is not None else None,
         })
     checks = latest_verifications(session, ids)
+    quantities = {q.id: q for q in session.scalars(select(MeasuredQuantity).where(
+        MeasuredQuantity.id.in_({c.quantity_id for c in claims if c.quantity_id is not None})))}
+    competitors = competing_values(session, claims)
     out = []
     for c in claims:
         evs = history_rows.get(c.id, [])
@@ -133,7 +167,9 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
         )
         hist = [_event_dict(e) for e in evs]
         tag_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.tag_after is not None), None)
-        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state)
+        rank_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.rank_after is not None), None)
+        quantity = quantities.get(c.quantity_id)
+        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state, c.rank)
         # A claim that disagrees with its history is reported as that, not as "changed since re-read".
         outdated = trust.get(c.tag) == "verified" and not state.vouches_for(content) and not problems
         vouched_by = state.vouched_by
@@ -142,6 +178,10 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
             "tag": c.tag, "trust": trust.get(c.tag), "basis": c.basis, "section": c.section,
             "tag_reason": tag_reason(tag_event, c.basis),
             "status": c.status, "status_reason": c.status_reason, "superseded_by": c.superseded_by,
+            "quantity": {"key": quantity.key, "subject": quantity.subject, "measure": quantity.measure}
+            if quantity else None,
+            "rank": c.rank, "rank_reason": rank_reason(rank_event),
+            "competitors": competitors.get(c.id, []),
             "figures": figures.get(c.id, []),
             "sources": sources.get(c.id, []),
             "events": hist if events is None else hist[-events:] if events else [],
@@ -297,3 +337,23 @@ def history(session: Session, key: str) -> dict[str, Any]:
     return {"key": claim.key, "tag": claim.tag, "status": claim.status, "tag_reason": view["tag_reason"],
             "reread_outdated": view["outdated_reason"], "integrity": view["integrity"],
             "events": [{**_event_dict(e), "sha256": e.sha256} for e in events]}
+
+
+def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]]:
+    """Every quantity (or the one named) with its competing values: figure, tag, sources, rank and why."""
+    stmt = select(MeasuredQuantity).order_by(MeasuredQuantity.key)
+    if quantity is not None:
+        stmt = stmt.where(MeasuredQuantity.key == quantity)
+    found = list(session.scalars(stmt))
+    if quantity is not None and not found:
+        known = ", ".join(session.scalars(select(MeasuredQuantity.key).order_by(MeasuredQuantity.key))) or "none yet"
+        raise BadQuery(f"no quantity {quantity!r} (known: {known})")
+    out = []
+    for q in found:
+        claims = list(session.scalars(select(Claim).where(Claim.quantity_id == q.id).order_by(Claim.key)))
+        order = {"preferred": 0, "normal": 1, "deprecated": 2}
+        views = sorted(claim_views(session, claims, events=0), key=lambda v: (order[v["rank"]], v["key"]))
+        preferred = next((v["key"] for v in views if v["rank"] == "preferred"), None)
+        out.append({"key": q.key, "subject": q.subject, "measure": q.measure, "description": q.description,
+                    "preferred": preferred, "values": views})
+    return out

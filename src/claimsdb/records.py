@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from claimsdb.errors import InvalidRecord
-from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, SOURCE_KINDS, TRUST_LEVELS
+from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS
 from claimsdb.quantities import FigureError, Quantity, parse
 
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -80,10 +80,24 @@ class ClaimRecord:
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None
+    quantity: str | None = None  # the key of the quantity it states, when several claims compete on it
+    rank: str = "normal"
+    rank_reason: str | None = None
     figures: tuple[FigureRecord, ...] = ()
     evidence: tuple[EvidenceRecord, ...] = ()
     file: str = ""
     label: str = ""  # how errors name this record: its key, or its index when it has none
+
+
+@dataclass(frozen=True)
+class QuantityRecord:
+    key: str
+    subject: str
+    measure: str
+    description: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,7 @@ class DataFile:
     tags: tuple[TagRecord, ...]
     sources: tuple[SourceRecord, ...]
     claims: tuple[ClaimRecord, ...]
+    quantities: tuple[QuantityRecord, ...] = ()
 
 
 STDIN = "-"
@@ -138,17 +153,18 @@ def _load_json(name: str, text: str) -> DataFile:
     doc = _parse(text, name, None)
     if not isinstance(doc, dict):
         raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
-    _no_unknown(doc, {"$schema", "format", "tags", "sources", "claims"}, name, None)
+    _no_unknown(doc, {"$schema", "format", "tags", "sources", "quantities", "claims"}, name, None)
     tags = tuple(_tag(name, i, r) for i, r in enumerate(_list(doc, "tags", name)))
     sources = tuple(_source(name, i, r) for i, r in enumerate(_list(doc, "sources", name)))
+    quantities = tuple(_quantity(name, i, r) for i, r in enumerate(_list(doc, "quantities", name)))
     claims = tuple(_claim(name, i, r) for i, r in enumerate(_list(doc, "claims", name)))
-    return DataFile(name, tags, sources, claims)
+    return DataFile(name, tags, sources, claims, quantities)
 
 
 def _load_lines(name: str, text: str) -> DataFile:
     """JSON Lines: one JSON object per line, each a claim (the fields of a data file's claim), or
     {"source": {...}} or {"tag": {...}} for a source or a tag. Blank lines are skipped."""
-    tags, sources, claims = [], [], []
+    tags, sources, claims, quantities = [], [], [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -160,10 +176,12 @@ def _load_lines(name: str, text: str) -> DataFile:
             tags.append(_tag(name, number, doc["tag"]))
         elif set(doc) == {"source"}:
             sources.append(_source(name, number, doc["source"], label))
+        elif set(doc) == {"quantity"} and isinstance(doc["quantity"], dict):
+            quantities.append(_quantity(name, number, doc["quantity"], label))
         else:
             key = doc.get("key")
             claims.append(_claim(name, number, doc, f"{key!r} ({label})" if isinstance(key, str) and key else label))
-    return DataFile(name, tuple(tags), tuple(sources), tuple(claims))
+    return DataFile(name, tuple(tags), tuple(sources), tuple(claims), tuple(quantities))
 
 
 def _reject_constant(token: str):
@@ -266,9 +284,22 @@ def _source(name: str, index: int, record: Any, label: str | None = None) -> Sou
     )
 
 
+def _quantity(name: str, index: int, record: Any, label: str | None = None) -> QuantityRecord:
+    label = label or _label("quantities", index, record)
+    if not isinstance(record, dict):
+        raise InvalidRecord(name, label, None, "a quantity must be an object")
+    _no_unknown(record, {f.name for f in dataclasses.fields(QuantityRecord)}, name, label)
+    return QuantityRecord(
+        key=_key(record, "key", name, label),
+        subject=_text(record, "subject", name, label, required=True),
+        measure=_text(record, "measure", name, label, required=True),
+        description=_text(record, "description", name, label),
+    )
+
+
 CLAIM_FIELDS = {
     "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
-    "superseded_by", "figures", "evidence",
+    "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence",
 }
 
 
@@ -300,6 +331,9 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         status=_choice(record, "status", CLAIM_STATUSES, name, label, default="active"),
         status_reason=_text(record, "status_reason", name, label),
         superseded_by=_key(record, "superseded_by", name, label) if superseded_by is not None else None,
+        quantity=_key(record, "quantity", name, label) if record.get("quantity") is not None else None,
+        rank=_choice(record, "rank", RANKS, name, label, default="normal"),
+        rank_reason=_text(record, "rank_reason", name, label),
         figures=tuple(figure(f, name=name, label=label, field=f"figures[{i}]") for i, f in enumerate(figures)),
         evidence=tuple(_evidence(e, name, label, f"evidence[{i}]") for i, e in enumerate(evidence)),
         file=name,

@@ -24,9 +24,11 @@ from sqlmodel import Session
 
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidRecord
-from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, utcnow
+from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.quantities import Quantity
-from claimsdb.records import ClaimRecord, DataFile, FigureRecord, SourceRecord, TagRecord, claim_record, load
+from claimsdb.records import (
+    ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record, load,
+)
 
 IMPORT_ACTOR = "import"
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
@@ -59,6 +61,8 @@ class ImportPlan:
     tags_added: list[str] = field(default_factory=list)
     sources_added: list[str] = field(default_factory=list)
     sources_updated: list[str] = field(default_factory=list)
+    quantities_added: list[str] = field(default_factory=list)
+    quantities_updated: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     def counts(self) -> dict[str, int]:
@@ -70,6 +74,8 @@ class ImportPlan:
             "tags_added": len(self.tags_added),
             "sources_added": len(self.sources_added),
             "sources_updated": len(self.sources_updated),
+            "quantities_added": len(self.quantities_added),
+            "quantities_updated": len(self.quantities_updated),
         }
 
 
@@ -112,7 +118,7 @@ def import_data(
     """Validate `files` against the database, plan, and (unless a dry run) apply in the caller's transaction."""
     files = list(files)
     history.begin_write(session)
-    tags, sources, claims = _collect(files)
+    tags, sources, quantities, claims = _collect(files)
     plan = ImportPlan(files=[f.path for f in files], dry_run=dry_run)
 
     known_tags = {t.name: t for t in session.scalars(select(Tag))}
@@ -137,6 +143,16 @@ def import_data(
             plan.sources_updated.append(rec.key)
     source_keys = set(known_sources) | set(sources)
 
+    known_quantities = {q.key: q for q in session.scalars(select(MeasuredQuantity))}
+    for rec in quantities.values():
+        existing = known_quantities.get(rec.key)
+        if existing is None:
+            plan.quantities_added.append(rec.key)
+        elif {k: getattr(existing, k) for k in rec.fields()} != rec.fields():
+            plan.quantities_updated.append(rec.key)
+    quantity_keys = set(known_quantities) | set(quantities)
+    quantity_key_by_id = {q.id: q.key for q in known_quantities.values()}
+
     existing_claims = _load_claims(session, list(claims))
     all_claim_keys = set(claims) | set(existing_claims) | _existing_keys(session, [
         c.superseded_by for c in claims.values() if c.superseded_by and c.superseded_by not in claims
@@ -149,6 +165,10 @@ def import_data(
                 raise InvalidRecord(rec.file, rec.label, f"evidence[{i}].source", f"unknown source {ev.source!r}")
         if rec.superseded_by is not None and rec.superseded_by not in all_claim_keys:
             raise InvalidRecord(rec.file, rec.label, "superseded_by", f"unknown claim {rec.superseded_by!r}")
+        if rec.quantity is not None and rec.quantity not in quantity_keys:
+            raise InvalidRecord(rec.file, rec.label, "quantity", f"unknown quantity {rec.quantity!r} (declare it under quantities)")
+        if rec.rank != "normal" and rec.quantity is None:
+            raise InvalidRecord(rec.file, rec.label, "rank", "a rank orders the competing values of a quantity: name the quantity")
 
     trust = {t.name: t.trust for t in known_tags.values()} | {t.name: t.trust for t in tags.values()}
     states, person_status = _states(session, [c.id for c in existing_claims.values()], trust)
@@ -168,6 +188,8 @@ def import_data(
         for name in DATA_FIELDS:
             if getattr(claim, name) != getattr(rec, name):
                 diff[name] = (getattr(claim, name), getattr(rec, name))
+        if quantity_key_by_id.get(claim.quantity_id) != rec.quantity:
+            diff["quantity"] = (quantity_key_by_id.get(claim.quantity_id), rec.quantity)
         old_figs = [_row_figure(f) for f in stored_figures.get(claim.id, [])]
         new_figs = [figure_columns(i, f) for i, f in enumerate(rec.figures)]
         if old_figs != new_figs:
@@ -185,6 +207,11 @@ def import_data(
                 plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {owner}"))
             else:
                 diff["tag"] = (claim.tag, rec.tag)
+        if rec.rank != claim.rank:
+            if state.rank_event is not None and state.rank_event["kind"] == "ranked":
+                plan.conflicts.append(Conflict(key, "rank", claim.rank, rec.rank, f"set by {_who(state.rank_event)}"))
+            else:
+                diff["rank"] = (claim.rank, rec.rank)
         status_now = (claim.status, claim.status_reason, claim.superseded_by)
         status_new = (rec.status, rec.status_reason, rec.superseded_by)
         if status_now != status_new:
@@ -208,9 +235,11 @@ def import_data(
         else:
             plan.unchanged.append(key)
     plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
+    _one_preferred(session, claims, existing_claims, changes, quantity_key_by_id)
 
     if not dry_run:
-        _apply(session, plan, tags, sources, claims, existing_claims, changes, contents, stored_evidence, actor)
+        _apply(session, plan, tags, sources, quantities, claims, existing_claims, changes, contents, stored_evidence,
+               actor)
     return plan
 
 
@@ -250,6 +279,33 @@ def derive_claim_key(subject: str, statement: str) -> str:
     return f"{words}.{hashlib.sha256(statement.encode('utf-8')).hexdigest()[:8]}"
 
 
+def _one_preferred(session: Session, claims: dict[str, ClaimRecord], existing: dict[str, Any],
+                   changes: dict[str, dict[str, tuple[Any, Any]]], quantity_key_by_id: dict[int, str]) -> None:
+    """A quantity has at most one preferred value, counting the store's claims as the import leaves them."""
+    final: dict[str, tuple[str | None, str]] = {}
+    for row in session.execute(select(Claim.key, Claim.quantity_id, Claim.rank).where(Claim.rank == "preferred")):
+        final[row.key] = (quantity_key_by_id.get(row.quantity_id), row.rank)
+    for key, rec in claims.items():
+        claim = existing.get(key)
+        if claim is None:
+            final[key] = (rec.quantity, rec.rank)
+        else:
+            diff = changes.get(key, {})
+            rank = rec.rank if "rank" in diff else claim.rank
+            quantity = rec.quantity if "quantity" in diff else quantity_key_by_id.get(claim.quantity_id)
+            final[key] = (quantity, rank)
+    preferred: dict[str, list[str]] = {}
+    for key, (quantity, rank) in final.items():
+        if rank == "preferred" and quantity is not None:
+            preferred.setdefault(quantity, []).append(key)
+    for quantity, keys in sorted(preferred.items()):
+        if len(keys) > 1:
+            mine = next((claims[k] for k in sorted(keys) if k in claims), None)
+            raise InvalidRecord(mine.file if mine else "import", mine.label if mine else None, "rank",
+                                f"quantity {quantity!r} would have {len(keys)} preferred values "
+                                f"({', '.join(sorted(keys))}): prefer one")
+
+
 def _superseding_changed(session: Session, changed: set[str]) -> list[Conflict]:
     """A person who superseded a claim by another vouched that the other replaces it: when the file
     changes the replacement's content, say so (the person's status stays)."""
@@ -286,9 +342,12 @@ def _file_defining_tag(files: list[DataFile], tag: str) -> str:
     return next(f.path for f in files if any(t.name == tag for t in f.tags))
 
 
-def _collect(files: list[DataFile]) -> tuple[dict[str, TagRecord], dict[str, SourceRecord], dict[str, ClaimRecord]]:
+def _collect(files: list[DataFile]) -> tuple[
+    dict[str, TagRecord], dict[str, SourceRecord], dict[str, QuantityRecord], dict[str, ClaimRecord]
+]:
     tags: dict[str, TagRecord] = {}
     sources: dict[str, SourceRecord] = {}
+    quantities: dict[str, QuantityRecord] = {}
     claims: dict[str, ClaimRecord] = {}
     source_origin: dict[str, str] = {}
     for f in files:
@@ -307,13 +366,17 @@ def _collect(files: list[DataFile]) -> tuple[dict[str, TagRecord], dict[str, Sou
                 )
             sources[s.key] = s
             source_origin.setdefault(s.key, f.path)
+        for q in f.quantities:
+            if q.key in quantities and quantities[q.key] != q:
+                raise InvalidRecord(f.path, repr(q.key), "key", "quantity defined twice with different fields")
+            quantities[q.key] = q
         for c in f.claims:
             if c.key in claims:
                 first = claims[c.key]
                 where = "earlier in this file" if first.file == f.path else f"also in {first.file}"
                 raise InvalidRecord(f.path, c.label, "key", f"duplicate claim key ({where})")
             claims[c.key] = c
-    return tags, sources, claims
+    return tags, sources, quantities, claims
 
 
 def _source_fields(s) -> dict[str, Any]:
@@ -361,7 +424,8 @@ def _states(session: Session, claim_ids: list[int], trust: dict[str, str]) -> tu
     """
     events: dict[int, list] = {}
     table = Event.__table__
-    columns = [table.c[n] for n in ("claim_id", "kind", "actor", "at", "tag_after", "status_after", "content_sha256")]
+    columns = [table.c[n] for n in (
+        "claim_id", "kind", "actor", "at", "tag_after", "status_after", "rank_after", "content_sha256")]
     for chunk in _chunks(claim_ids):
         for row in session.execute(select(*columns).where(table.c.claim_id.in_(chunk)).order_by(table.c.claim_id, table.c.id)):
             events.setdefault(row.claim_id, []).append(row._mapping)
@@ -379,6 +443,7 @@ def _apply(
     plan: ImportPlan,
     tags: dict[str, TagRecord],
     sources: dict[str, SourceRecord],
+    quantities: dict[str, QuantityRecord],
     claims: dict[str, ClaimRecord],
     existing: dict[str, Any],
     changes: dict[str, dict[str, tuple[Any, Any]]],
@@ -394,6 +459,12 @@ def _apply(
     for key in plan.sources_updated:
         session.execute(Source.__table__.update().where(Source.key == key).values(**sources[key].fields()))
     source_ids = dict(session.execute(select(Source.key, Source.id)).all())
+    table = MeasuredQuantity.__table__
+    if plan.quantities_added:
+        session.execute(table.insert(), [quantities[k].fields() for k in plan.quantities_added])
+    for key in plan.quantities_updated:
+        session.execute(table.update().where(table.c.key == key).values(**quantities[key].fields()))
+    quantity_ids = dict(session.execute(select(table.c.key, table.c.id)).all())
 
     new_ids: dict[str, int] = {}
     if plan.added:
@@ -404,6 +475,7 @@ def _apply(
                     "key": k, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
                     "basis": c.basis, "section": c.section, "status": c.status, "status_reason": c.status_reason,
                     "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
+                    "quantity_id": quantity_ids.get(c.quantity), "rank": c.rank,
                 }
                 for k in plan.added
                 for c in (claims[k],)
@@ -418,7 +490,9 @@ def _apply(
         {
             "claim": k, "claim_id": new_ids[k], "at": now, "kind": "imported", "actor": actor,
             "tag_after": claims[k].tag, "status_after": claims[k].status, "origin": claims[k].file,
-            "detail": json.dumps({"record": claims[k].label}), "content_sha256": contents[k],
+            "rank_after": claims[k].rank if claims[k].quantity else None,
+            "detail": json.dumps({k2: v for k2, v in (("record", claims[k].label), ("rank_reason", claims[k].rank_reason))
+                                  if v is not None}), "content_sha256": contents[k],
         }
         for k in plan.added
     ]
@@ -429,8 +503,11 @@ def _apply(
             "tag_before": diff["tag"][0] if "tag" in diff else None,
             "tag_after": rec.tag if "tag" in diff else None,
             "status_after": rec.status if "status" in diff else None,
+            "rank_after": rec.rank if "rank" in diff else None,
             "origin": rec.file, "content_sha256": contents[key],
-            "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()}}, default=list),
+            "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
+                                  **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {})},
+                                 default=list),
         })
     history.append(session, events)
 
@@ -441,6 +518,10 @@ def _apply(
             values["tag"] = rec.tag
         if "status" in diff:
             values.update(status=rec.status, status_reason=rec.status_reason, superseded_by=rec.superseded_by)
+        if "rank" in diff:
+            values["rank"] = rec.rank
+        if "quantity" in diff:
+            values["quantity_id"] = quantity_ids.get(rec.quantity)
         values["updated_at"] = now
         session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
         if "figures" in diff:

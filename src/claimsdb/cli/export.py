@@ -131,6 +131,9 @@ def export(
         lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
         lines += describe_blocked(result.blocked, db_)
         err_console.print("\n".join(lines), markup=False)
+    for quantity, keys in result.undecided.items():
+        err_console.print(f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
+                          f"written ({', '.join(keys)}): choose one with `claims prefer KEY --reason ...`", markup=False)
     if result.stale:
         lines = [f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
                  "`claims verify` found the figure changed or gone); --strict blocks them:"]

@@ -154,6 +154,16 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(line)
         if full and v.get("passage"):
             console.print(Text(f"    “{v['passage']}”", style="italic"))
+    if view.get("quantity"):
+        q = view["quantity"]
+        line = Text(f"  quantity: {q['key']} ({q['subject']}, {q['measure']}); rank {view['rank']}")
+        if view.get("rank_reason"):
+            line.append(f": {view['rank_reason']}")
+        console.print(line)
+        for c in view.get("competitors") or ():
+            console.print(Text(f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
+                               f"{c['tag']}, {c['rank']}" + ("" if c["status"] == "active" else f", {c['status']}"),
+                               style="dim"))
     if view.get("stale"):
         console.print(Text("  STALE: spot-checked, but the latest verification no longer finds it as recorded",
                            style="bold red"))

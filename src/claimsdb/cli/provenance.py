@@ -149,6 +149,51 @@ def supersede(
     _status_change(result, fmt)
 
 
+def _rank_change(result: dict, fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        emit_json(result)
+        return
+    ev = result["event"]
+    console.print(Text(f"{result['key']}: {result['rank_before']} → {result['rank_after']}  "
+                       f"({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)"))
+    for key in result["demoted"]:
+        console.print(Text(f"  {key}: preferred → normal"))
+
+
+def prefer(
+    key: Annotated[str, typer.Argument(help="The claim whose value to use.")],
+    reason: ReasonOption,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Make a claim the preferred value of its quantity (the one exports use); the value preferred
+    before becomes normal. Imports never override it.
+
+    Example: claims prefer rl.weight-sync.kimi-checkpoint-engine --reason "the checkpoint-engine README says about 20 s"
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.prefer(session, key, actor=by or default_actor(), reason=reason)
+    _rank_change(result, fmt)
+
+
+def deprecate(
+    key: Annotated[str, typer.Argument(help="The claim whose value not to use.")],
+    reason: ReasonOption,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Mark a value of a quantity deprecated: kept and shown, never exported, and lint warns when a
+    manuscript uses it. Imports never override it.
+
+    Example: claims deprecate pipelines.kimi-k2-k3.post-train --reason "the README measures about 20 s"
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = provenance.deprecate(session, key, actor=by or default_actor(), reason=reason)
+    _rank_change(result, fmt)
+
+
 class HistoryFormat(str, Enum):
     table = "table"
     json = "json"

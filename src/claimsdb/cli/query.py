@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 from rich.text import Text
@@ -117,3 +117,31 @@ def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
         ),
     )
 
+
+
+def values(
+    quantity: Annotated[Optional[str], typer.Argument(help="A quantity's key; all quantities when left out.", show_default=False)] = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """The competing values of a quantity: each claim's figure, tag, sources, rank and why.
+
+    Example: claims values kimi.checkpoint-engine.update-1t
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = queries.values(session, quantity)
+    rows = [{"quantity": q["key"], "rank": v["rank"], **claim_row(v), "rank_reason": v["rank_reason"]}
+            for q in result for v in q["values"]]
+
+    def table() -> None:
+        for q in result:
+            decided = f"preferred: {q['preferred']}" if q["preferred"] else "no value preferred yet"
+            emit_table(
+                f"{q['key']}: {q['subject']}, {q['measure']} ({decided})",
+                ("rank", "figures", "claim", "tag", "sources", "why this rank"),
+                [(v["rank"], figures_text(v["figures"]), v["key"], tag_text(v["tag"], v["trust"], show_trust=False),
+                  ", ".join(s["key"] for s in v["sources"]), v["rank_reason"] or "") for v in q["values"]],
+                whole=("rank", "tag"),
+            )
+
+    emit(fmt, result, columns=("quantity", "rank", *CLAIM_CSV_COLUMNS, "rank_reason"), rows=rows, table=table)
