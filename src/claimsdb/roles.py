@@ -1,8 +1,8 @@
 """Who may do what on a team's PostgreSQL store (`claims db grant`).
 
 - a **writer** imports, adds and records re-reads, retags and status changes: it may insert into every
-  table and update or delete only what imports rewrite (claims' cached columns, sources, evidence and
-  figures). It may not update or delete events, snapshots, verifications or tags, and, not owning the
+  table and update or delete only what imports rewrite (claims' cached columns, sources, quantities,
+  evidence and figures). It may not update or delete events, snapshots, verifications or tags, and, not owning the
   tables, it cannot drop or disable their triggers;
 - a **reader** may only read.
 Roles are created by the database's administrator (with their logins and passwords); this grants them
@@ -20,8 +20,8 @@ from claimsdb.errors import BadQuery, DatabaseProblem
 
 ACCESS = ("writer", "reader")
 ROLE_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-TABLES = ("tag", "source", "claim", "evidence", "figure", "event", "snapshot", "verification")
-WRITER_UPDATES = ("claim", "source")
+TABLES = ("tag", "source", "quantity", "claim", "evidence", "figure", "event", "snapshot", "verification")
+WRITER_UPDATES = ("claim", "source", "quantity")
 WRITER_DELETES = ("evidence", "figure")
 
 

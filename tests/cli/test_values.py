@@ -115,3 +115,10 @@ def test_the_rank_follows_the_history_in_the_database(claims, ranked, db_path):
     con = sqlite3.connect(db_path)
     with pytest.raises(sqlite3.IntegrityError, match="rank changes only with the event"):
         con.execute("UPDATE claim SET rank = 'preferred' WHERE key = 'orchard.table'")
+
+
+def test_quantities_and_ranks_survive_a_copy(claims, ranked, tmp_path):
+    claims("prefer", "orchard.readme", "--reason", "the README", "--by", "Ada")
+    copy_ = tmp_path / "copy.db"
+    assert claims("db", "copy", "--to", copy_).exit_code == 0
+    assert claims("values", "--format", "json", db=copy_).stdout == claims("values", "--format", "json").stdout
