@@ -88,8 +88,10 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery
 from claimsdb.models import Claim
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
-from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
-from claimsdb.queries import STALE_OUTCOMES, as_quantity, claim_views
+from claimsdb.figures import REL_TOLERANCE, Found, Quantity, same_unit, scan
+from claimsdb.figures import as_quantity
+from claimsdb.figures.vocabulary import GENERIC_SUBJECT_WORDS, NOT_NAMES
+from claimsdb.queries import STALE_OUTCOMES, claim_views
 
 __all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "FigureIndex", "Finding", "IndexedClaim", "build_index", "kind_of",
            "lint_files", "lint_text"]
@@ -148,14 +150,7 @@ class _Entry:
     quantity: Quantity
 
 
-# Words of a subject that do not name it on their own.
-_GENERIC_WORDS = {
-    "rl", "llm", "llms", "ai", "ml", "gpu", "gpus", "cpu", "cpus", "tpu", "moe", "api", "sft", "dpo", "ppo",
-    "the", "and", "of", "for", "a", "an", "model", "models", "report", "reports", "paper", "papers", "open",
-    "large", "small", "mini", "base", "chat", "instruct", "pro", "flash", "super", "ultra", "lite", "max",
-    "thinking", "reasoning", "task", "tasks", "stack", "stacks", "services", "service", "pipeline", "pipelines",
-    "production", "benchmark", "benchmarks", "bench", "loop", "training", "team", "lab", "labs", "inc",
-}
+_GENERIC_WORDS = GENERIC_SUBJECT_WORDS
 _SUBJECT_SPLIT = re.compile(r"\s*(?:/|,|\+|&|\band\b)\s*")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+|\d+(?:\.\d+)*")
 _NAME_GAP = re.compile(r"[ \t\n\u00a0\-\u2010\u2011\u2013_]{0,3}")
@@ -874,12 +869,7 @@ _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?[BMT](?:-A\d+(?:\.\d+)?[BMT])?(?![\w.-])
 _NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*)[ \u00a0\-]\Z")
 _NEXT_WORD = re.compile(r"[ \t\u00a0]+(\S+)")
 _CAPITALISED_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
-_NOT_NAMES = {
-    "the", "a", "an", "in", "on", "of", "with", "using", "over", "under", "at", "by", "for", "from", "to", "and",
-    "or", "only", "all", "each", "every", "top", "about", "around", "first", "last", "next", "these", "those",
-    "our", "their", "its", "his", "her", "we", "they", "it", "i", "after", "before", "within", "across", "per",
-    "than", "just", "nearly", "some", "both", "another", "other", "even", "exactly", "roughly", "almost",
-}
+_NOT_NAMES = NOT_NAMES
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n[ \t]*\n")
 _ABBREVIATIONS = {
     "e.g", "i.e", "al", "fig", "figs", "sec", "secs", "eq", "eqs", "eqn", "tab", "tbl", "no", "nos", "vs", "cf",

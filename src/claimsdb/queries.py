@@ -15,7 +15,7 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
 from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, Verification
 from claimsdb.policy import Policy
-from claimsdb.quantities import REL_TOLERANCE, FigureError, Quantity, parse, same_unit
+from claimsdb.figures import REL_TOLERANCE, FigureError, as_quantity, figure_dict, parse, same_unit
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
 STALE_OUTCOMES = ("figure-changed", "not-found")
@@ -51,14 +51,6 @@ class ClaimFilter:
         if self.status:
             stmt = stmt.where(Claim.status == self.status)
         return stmt
-
-
-def figure_dict(f: Figure) -> dict[str, Any]:
-    return {
-        "raw": f.raw, "name": f.name, "kind": f.kind, "comparator": f.comparator, "value": f.value,
-        "low": f.low, "high": f.high, "start": f.start, "end": f.end,
-        "steps": json.loads(f.steps) if f.steps else [], "active": f.active, "unit": f.unit, "counted": f.counted,
-    }
 
 
 def _event_dict(e: Event) -> dict[str, Any]:
@@ -188,11 +180,6 @@ def trace(session: Session, number: str) -> dict[str, Any]:
             for rank, f, c in matches
         ],
     }
-
-
-def as_quantity(figure: dict[str, Any]) -> Quantity:
-    """A stored figure (a `figure_dict`, as in claim views) back as the parser's Quantity."""
-    return Quantity.from_dict({k: v for k, v in figure.items() if k != "name"})
 
 
 def get_claim(session: Session, key: str) -> Claim:

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import PERSON_EVENT_KINDS, Claim, Event, Evidence, Figure, Source, Tag, utcnow
-from claimsdb.quantities import Quantity
+from claimsdb.figures import Quantity, figure_columns
 from claimsdb.records import ClaimRecord, DataFile, FigureRecord, SourceRecord, TagRecord, load
 
 IMPORT_ACTOR = "import"
@@ -56,27 +56,6 @@ class ImportPlan:
             "sources_added": len(self.sources_added),
             "sources_updated": len(self.sources_updated),
         }
-
-
-def figure_columns(position: int, fig: FigureRecord) -> dict[str, Any]:
-    """The stored form of a figure: what the figure table holds, minus ids."""
-    q: Quantity = fig.quantity
-    return {
-        "position": position,
-        "name": fig.name,
-        "raw": q.raw,
-        "kind": q.kind,
-        "comparator": q.comparator,
-        "value": q.value,
-        "low": q.low,
-        "high": q.high,
-        "start": q.start,
-        "end": q.end,
-        "steps": json.dumps(list(q.steps)) if q.steps else None,
-        "active": q.active,
-        "unit": q.unit,
-        "counted": q.counted,
-    }
 
 
 FIGURE_COLUMNS = tuple(figure_columns(0, FigureRecord(Quantity(raw="", kind="text"))).keys())

@@ -22,8 +22,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
-from claimsdb.quantities import Quantity
-from claimsdb.queries import as_quantity, figure_dict
+from claimsdb.figures import Quantity, as_quantity, figure_dict
 from claimsdb.verify.locate import locate
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.verify.text import UnsupportedContent, extract_text

@@ -8,9 +8,9 @@ import json
 def test_upgrade_then_current(claims, db_path):
     result = claims("db", "upgrade")
     assert result.exit_code == 0, result.output
-    assert "schema revision none → 0003" in result.stdout
+    assert "schema revision none → 0004" in result.stdout
     info = json.loads(claims("db", "current", "--format", "json").stdout)
-    assert info == {"database": str(db_path), "revision": "0003", "head": "0003", "up_to_date": True}
+    assert info == {"database": str(db_path), "revision": "0004", "head": "0004", "up_to_date": True}
 
 
 def test_current_on_a_missing_database_does_not_create_it(claims, db_path):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimsdb.quantities import parse, scan
+from claimsdb.figures import parse, scan
 from claimsdb.verify.locate import FUZZY_THRESHOLD, OUTCOMES, PASSAGE_CHARS, Location, locate, normalize
 
 PAGE = """Heron-3 technical report

@@ -64,7 +64,8 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
+from claimsdb.figures import REL_TOLERANCE, Found, Quantity, same_unit, scan
+from claimsdb.figures.vocabulary import ACCELERATOR, HINT_STOP_WORDS, KNOWN_UNITS
 
 __all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "Location", "locate", "normalize"]
 
@@ -196,11 +197,7 @@ def _page_figures(text: str) -> _Figures:
 
 # --- figures: when a page figure is the claim's --------------------------------------------------------
 
-_KNOWN_UNITS = {
-    "GPUs", "nodes", "tokens", "parameters", "s", "ms", "µs", "ns", "min", "h", "days", "weeks", "months", "years",
-    "%", "x", "USD", "EUR", "GBP", "B", "KB", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "Gbps",
-    "Tbps", "GB/s", "TB/s", "W", "kW", "MW", "FLOPs", "FLOPS", "TFLOPs", "TFLOPS", "PFLOPs", "PFLOPS",
-}
+_KNOWN_UNITS = KNOWN_UNITS
 
 
 def _same(a: float | None, b: float | None) -> bool:
@@ -231,7 +228,7 @@ def _unit_ok(q: Quantity, f: Found, text: str) -> bool:
     return same_unit(q.unit, label) or bool(q.counted and label.casefold() == q.counted.casefold())
 
 
-_ACCEL = re.compile(r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?")  # what a figure may count without naming it: "2,048 GPUs"
+_ACCEL = re.compile(ACCELERATOR)  # what a figure may count without naming it: "2,048 GPUs"
 
 
 def _labelled(text: str, f: Found, label: str) -> bool:
@@ -594,11 +591,7 @@ def _with_quote(page: _Page, quote: str, figures: list[Quantity], hint: str | No
 
 # --- no quote: the figures together ------------------------------------------------------------------------
 
-_STOP = set("""a an the and or of to in on for with by from at as is are was were be been being that this these those
-it its which who whom whose what when where while than then there their they we our us you your he she his her
-them not no but if so such into over under about after before during per via each all any both more most other
-some same also only up out can could may might will would should must do does did has have had using used use
-based new one two three four five""".split())
+_STOP = HINT_STOP_WORDS
 
 
 def _stem(word: str) -> str:

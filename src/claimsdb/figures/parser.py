@@ -49,213 +49,18 @@ __all__ = [
     "scan",
 ]
 
-KINDS = ("value", "range", "transition", "ratio", "moe", "text")
-COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
-REL_TOLERANCE = 1e-9
-
-_FIELDS = ("raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted")
-_NUMBER_FIELDS = ("value", "low", "high", "start", "end", "active")
-
-
-class FigureError(ValueError):
-    """A figure the parser cannot read. `raw` is the text, `reason` a short human-readable reason."""
-
-    def __init__(self, raw: Any, reason: str) -> None:
-        super().__init__(raw, reason)
-        self.raw = raw
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return self.reason
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """One parsed figure. See the module contract for what each field holds per kind."""
-
-    raw: str
-    kind: str  # "value" | "range" | "transition" | "ratio" | "moe" | "text"
-    comparator: str = "="  # "=", "~", "<", "<=", ">", ">=", "up to"
-    value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    start: float | None = None
-    end: float | None = None
-    steps: tuple[float, ...] = ()
-    active: float | None = None
-    unit: str | None = None
-    counted: str | None = None
-
-    def numbers(self) -> tuple[float, ...]:
-        """Every stated number, in order: value, low, high, steps, (start, end if not in steps), active."""
-        out: list[float] = [float(n) for n in (self.value, self.low, self.high) if n is not None]
-        out.extend(float(n) for n in self.steps)
-        for n in (self.start, self.end):
-            if n is not None and float(n) not in out:
-                out.append(float(n))
-        if self.active is not None:
-            out.append(float(self.active))
-        return tuple(out)
-
-    def contains(self, x: float) -> bool:
-        """True if x equals a stated number (relative tolerance 1e-9) or lies inside a range."""
-        try:
-            x = float(x)
-        except (TypeError, ValueError, OverflowError):
-            return False
-        if math.isnan(x):
-            return False
-        if any(math.isclose(x, n, rel_tol=REL_TOLERANCE) for n in self.numbers()):
-            return True
-        if self.kind == "range" and self.low is not None and self.high is not None:
-            return float(self.low) <= x <= float(self.high)
-        return False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with a stable key order (steps as a list)."""
-        out: dict[str, Any] = {}
-        for name in _FIELDS:
-            v = getattr(self, name)
-            out[name] = [float(s) for s in v] if name == "steps" else v
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Quantity:
-        """Inverse of to_dict. Raises FigureError on unknown fields or invalid kind/comparator."""
-        if not isinstance(data, dict):
-            raise FigureError(data, "a quantity must be an object")
-        unknown = sorted(set(data) - set(_FIELDS))
-        if unknown:
-            raise FigureError(data.get("raw"), f"unknown quantity field {unknown[0]!r}")
-        raw = data.get("raw")
-        if not isinstance(raw, str):
-            raise FigureError(raw, "quantity raw must be text")
-        kind = data.get("kind")
-        if kind not in KINDS:
-            raise FigureError(raw, f"unknown kind {kind!r}")
-        comparator = data.get("comparator", "=")
-        if comparator not in COMPARATORS:
-            raise FigureError(raw, f"unknown comparator {comparator!r}")
-        fields: dict[str, Any] = {"raw": raw, "kind": kind, "comparator": comparator}
-        try:
-            for name in _NUMBER_FIELDS:
-                v = data.get(name)
-                fields[name] = None if v is None else float(v)
-            fields["steps"] = tuple(float(s) for s in (data.get("steps") or ()))
-        except (TypeError, ValueError) as exc:
-            raise FigureError(raw, "quantity numbers must be numbers") from exc
-        for name in ("unit", "counted"):
-            v = data.get(name)
-            if v is not None and not isinstance(v, str):
-                raise FigureError(raw, f"quantity {name} must be text")
-            fields[name] = v
-        return cls(**fields)
-
-
-# --- units -----------------------------------------------------------------------------------
-
-_UNIT_ALIASES = {
-    "token": "tokens", "tokens": "tokens", "tok": "tokens", "toks": "tokens",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-    "ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms",
-    "µs": "µs", "μs": "µs", "us": "µs", "microsecond": "µs", "microseconds": "µs",
-    "ns": "ns", "nanosecond": "ns", "nanoseconds": "ns",
-    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-    "d": "days", "day": "days", "days": "days",
-    "wk": "weeks", "wks": "weeks", "week": "weeks", "weeks": "weeks",
-    "mo": "months", "month": "months", "months": "months",
-    "yr": "years", "yrs": "years", "year": "years", "years": "years",
-    "%": "%", "percent": "%", "pct": "%", "per cent": "%",
-    "×": "x", "x": "x", "X": "x",
-    "param": "parameters", "params": "parameters", "parameter": "parameters", "parameters": "parameters",
-    "node": "nodes", "nodes": "nodes",
-}
-_UNCOUNTABLE = {
-    "data", "memory", "bandwidth", "throughput", "compute", "traffic", "storage", "information", "code",
-    "hardware", "software", "infrastructure", "context", "people", "children", "criteria", "analyses",
-}
-_IRREGULAR = {"child": "children", "person": "people", "analysis": "analyses", "axis": "axes", "criterion": "criteria"}
-
-# Units that win when they are the first word after the number (normalised spellings).
-_SYMBOL_UNITS = {
-    "%", "x", "s", "ms", "µs", "ns", "min", "h", "days", "weeks", "months", "years",
-    "B", "KB", "kB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "PiB",
-    "Kb", "Mb", "Gb", "Tb", "Mbps", "Gbps", "Tbps", "MB/s", "GB/s", "TB/s", "Gb/s",
-    "W", "kW", "MW", "GW", "kWh", "MWh", "GWh",
-    "FLOPs", "FLOPS", "GFLOPs", "GFLOPS", "TFLOPs", "TFLOPS", "PFLOPs", "PFLOPS", "EFLOPs", "EFLOPS",
-}
-
-
-def _is_plain_word(w: str) -> bool:
-    """A lowercase or Capitalised alphabetic word (a noun we may pluralise), not an acronym."""
-    return w.isalpha() and (w.islower() or (w[0].isupper() and (len(w) == 1 or w[1:].islower())))
-
-
-def _plural(w: str) -> str:
-    if w in _UNCOUNTABLE:
-        return w
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
-    if w.endswith(("ss", "sh", "ch", "x", "z")):
-        return w + "es"
-    if w.endswith("s"):
-        return w
-    if w.endswith("y") and len(w) > 1 and w[-2] not in "aeiou":
-        return w[:-1] + "ies"
-    return w + "s"
-
-
-def normalize_unit(word: str) -> str:
-    """Normalise a unit word: "GPU" -> "GPUs", "-token" -> "tokens", "sec" -> "s", "percent" -> "%",
-    "×" -> "x", "params" -> "parameters", "rollout" -> "rollouts". Acronyms and symbols ("GB",
-    "TFLOPs", "H100") are kept as written. A phrase is normalised by its last word."""
-    w = " ".join(str(word).split())
-    if w.lower() in _UNIT_ALIASES and " " in w:
-        return _UNIT_ALIASES[w.lower()]
-    if " " in w:
-        w = w.rsplit(" ", 1)[1]
-    w = w.lstrip("-")
-    if not w:
-        return ""
-    if "/" in w and len(w) > 1:
-        num, _, den = w.partition("/")
-        den_unit = _UNIT_ALIASES.get(den, den) if den in ("s", "sec", "h", "hr", "min", "ms", "day", "d") else den
-        return f"{normalize_unit(num) if num else ''}/{den_unit}"
-    low = w.lower()
-    if low in ("gpu", "gpus"):
-        return "GPUs"
-    if w in _UNIT_ALIASES:
-        return _UNIT_ALIASES[w]
-    if len(w) > 1 and _is_plain_word(w) and low in _UNIT_ALIASES:
-        return _UNIT_ALIASES[low]
-    if len(w) >= 3 and _is_plain_word(w):
-        return _plural(low)
-    return w
-
-
-def _unit_key(u: str) -> str:
-    n = normalize_unit(u)
-    if len(n) > 2 and re.fullmatch(r"[A-Z][A-Z0-9]*[sS]", n):
-        return n[:-1]  # "GPUs" ~ "GPU", "TFLOPS" ~ "TFLOPs"
-    return n
-
-
-def same_unit(a: str | None, b: str | None) -> bool:
-    """True if both are None or both normalise to the same unit ("GPU" ~ "GPUs", "sec" ~ "s")."""
-    if a is None or b is None:
-        return a is None and b is None
-    return _unit_key(a) == _unit_key(b)
-
+from claimsdb.figures import vocabulary as V
+from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS, UNIT_ALIASES as _UNIT_ALIASES
+from claimsdb.figures.vocabulary import _is_plain_word, normalize_unit, same_unit
+from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
 
 # --- lexical pieces ----------------------------------------------------------------------------
 
-_SCALES = {"K": 3, "k": 3, "M": 6, "B": 9, "T": 12}
-_SCALE_WORDS = {"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_SCALES = V.SCALES
+_SCALE_WORDS = V.SCALE_WORDS
 
-_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ONES = V.ONES
+_TENS = V.TENS
 _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 _WORDNUM_CORE = (
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
@@ -272,9 +77,9 @@ _MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)
 _GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
 _AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
 _SCALE_WORD = re.compile(r" (hundred|thousand|million|billion|trillion)(?!\w)", re.I)
-_ACCEL = r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?"
-_ACCEL_WORD = re.compile(rf"(?P<name>{_ACCEL})s?")
-_NOT_ACCEL = re.compile(r"(?:FP|BF|TF|INT|MX|NF|E[0-9]M)[0-9]+[A-Z]?s?|A[0-9.]+[KMBT]")
+_ACCEL = V.ACCELERATOR
+
+
 _GLUED_X = re.compile(rf"[x×X](?:(?P<acc>{_ACCEL})s?)?(?![A-Za-z])")
 _GLUED_HYPHEN = re.compile(r"-(?P<w>[^\W\d_][\w]*)(?:-[^\W\d_][\w]*)*")
 _GLUED_LETTERS = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)?")
@@ -286,29 +91,17 @@ _RANGE_SEP = re.compile(r"\s*[–—‒‐‑−-]\s*|\s+to\s+", re.I)
 _AND = re.compile(r"\s+and\s+", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
 
-_QUALIFIER_WORDS = [
-    ("no more than", "<="), ("not more than", "<="), ("no less than", ">="), ("not less than", ">="),
-    ("no fewer than", ">="), ("in excess of", ">"), ("on the order of", "~"), ("upwards of", ">"),
-    ("up to", "up to"), ("at least", ">="), ("at most", "<="), ("more than", ">"), ("greater than", ">"),
-    ("less than", "<"), ("fewer than", "<"), ("just over", ">"), ("just under", "<"), ("well over", ">"),
-    ("well under", "<"), ("approximately", "~"), ("approx.", "~"), ("approx", "~"), ("roughly", "~"),
-    ("about", "~"), ("around", "~"), ("circa", "~"), ("ca.", "~"), ("nearly", "~"), ("almost", "~"),
-    ("some", "~"), ("over", ">"), ("under", "<"), ("above", ">"), ("below", "<"), ("exceeding", ">"),
-]
-_QUALIFIER_SYMBOLS = [
-    ("<=", "<="), (">=", ">="), ("≤", "<="), ("≥", ">="), ("⩽", "<="), ("⩾", ">="),
-    ("<", "<"), (">", ">"), ("~", "~"), ("≈", "~"), ("∼", "~"), ("≃", "~"),
-]
-_QUALIFIERS = {k: v for k, v in _QUALIFIER_WORDS} | {k: v for k, v in _QUALIFIER_SYMBOLS}
+_QUALIFIER_WORDS = V.QUALIFIER_WORDS
+_QUALIFIER_SYMBOLS = V.QUALIFIER_SYMBOLS
+_QUALIFIERS = V.QUALIFIERS
 _QUAL_WORDS_RE = "|".join(r"\s+".join(re.escape(p) for p in w.split()) for w, _ in _QUALIFIER_WORDS)
 _QUAL_SYMS_RE = "|".join(re.escape(s) for s, _ in _QUALIFIER_SYMBOLS)
 _QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
 _QUAL_FULL = re.compile(rf"(?:{_QUAL_WORDS_RE}|{_QUAL_SYMS_RE})", re.I)
 _BETWEEN_END = re.compile(r"(?:^|\s)between$", re.I)
-_CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
+_CURRENCIES = V.CURRENCIES
 
-_VAGUE_WORDS = ("few|couple|handful|dozen|dozens|several|many|multiple|numerous|countless|"
-                "tens|hundreds|thousands|millions|billions|trillions")
+_VAGUE_WORDS = "|".join(V.VAGUE_WORDS)
 _VAGUE = re.compile(
     rf"(?<![\w-])(?:a\s+)?(?:{_VAGUE_WORDS})"
     r"(?:(?:\s+of)?\s+(?:dozens|tens|hundreds|thousands|millions|billions|trillions|"
@@ -316,19 +109,9 @@ _VAGUE = re.compile(
     re.I,
 )
 _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
-_PLURAL_SCALES = {"hundreds", "thousands", "millions", "billions", "trillions", "dozen", "dozens"}
+_PLURAL_SCALES = V.PLURAL_SCALES
 
-_STOP_WORDS = {
-    "per", "in", "of", "for", "on", "with", "to", "at", "from", "by", "across", "and", "or", "via", "during",
-    "after", "before", "vs", "vs.", "versus", "within", "into", "over", "under", "between", "when", "while",
-    "than", "that", "which", "who", "where", "is", "are", "was", "were", "be", "been", "being", "has", "have",
-    "had", "can", "could", "will", "would", "may", "might", "should", "must", "do", "does", "did", "each",
-    "total", "overall", "combined", "apiece", "altogether", "respectively", "concurrently", "simultaneously",
-    "only", "as", "if", "so", "but", "not", "i.e.", "e.g.", "the", "a", "an", "—", "–", "-",
-    # adjectives that follow a figure but are not what it counts ("37B active", "405B dense")
-    "active", "activated", "dense", "sparse", "peak", "average", "avg", "effective", "faster", "slower",
-    "more", "less", "fewer", "higher", "lower", "better", "worse", "larger", "smaller",
-}
+_STOP_WORDS = V.PHRASE_STOP_WORDS
 _PROSE_WORDS = _STOP_WORDS | {
     w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()
 } | set(_VAGUE_WORDS.split("|")) | {"approx.", "ca.", "no", "just", "well", "up"}
@@ -370,12 +153,7 @@ def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
     return f
 
 
-def _is_accel(word: str) -> str | None:
-    """The accelerator name if `word` names one ("H100", "H800s", "MI300X"), else None."""
-    m = _ACCEL_WORD.fullmatch(word)
-    if m and not _NOT_ACCEL.fullmatch(word):
-        return m["name"]
-    return None
+_is_accel = V.accelerator
 
 
 # --- preprocessing -------------------------------------------------------------------------------
@@ -746,6 +524,21 @@ def parse(raw: str) -> Quantity:
         return Quantity(raw=raw, kind="transition", comparator=comparator, start=values[0], end=values[-1],
                         steps=tuple(values), unit=unit, counted=counted)
     return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
+
+
+def precision(raw: str) -> float | None:
+    """The step of the last digit of the figure's first number: 1e11 for "5.9T", 1e3 for "16K", 1 for
+    "466". None if the figure has no number. Never raises."""
+    try:
+        s = _mask_groups(raw, _clean(raw))
+        start = _first_number(s)
+        t = _term(raw, s, start) if start is not None else None
+    except FigureError:
+        return None
+    if t is None:
+        return None
+    exponent = t.mant.as_tuple().exponent
+    return 10.0 ** (int(exponent) + t.exp) if isinstance(exponent, int) else None
 
 
 def _parse_vague(raw: str, s: str) -> Quantity:

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from claimsdb.quantities import parse
+from claimsdb.figures import parse
 from tests.conftest import DATA_FILES
 
 # raw figure -> the parsed fields that are set (comparator "=" and empty fields left out).

@@ -1,4 +1,4 @@
-"""Tests for claimsdb.quantities.scan: figures found in running prose with the grammar of `parse`."""
+"""Tests for claimsdb.figures.scan: figures found in running prose with the grammar of `parse`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimsdb.quantities import Found, parse, scan
+from claimsdb.figures import Found, parse, scan
 
 
 def raws(text):
