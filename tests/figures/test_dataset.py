@@ -93,7 +93,7 @@ EXPECTED = [
     ('three modules', dict(kind='value', value=3, unit='modules')),
     ('28', dict(kind='value', value=28)),
     ('11', dict(kind='value', value=11)),
-    ('51 public', dict(kind='value', value=51, unit='publics')),
+    ('51 public', dict(kind='value', value=51)),  # an adjective is never a unit
 ]
 
 

@@ -30,9 +30,10 @@ Standard library only; no output.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from decimal import Decimal
 from typing import Any
@@ -89,6 +90,9 @@ _ORDINALS = {"st", "nd", "rd", "th"}
 _ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
 _RANGE_SEP = re.compile(r"\s*[–—‒‐‑−-]\s*|\s+to\s+", re.I)
 _AND = re.compile(r"\s+and\s+", re.I)
+_TO = re.compile(r"\s+to\s+", re.I)
+# What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
+_SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
 
 _QUALIFIER_WORDS = V.QUALIFIER_WORDS
@@ -98,7 +102,7 @@ _QUAL_WORDS_RE = "|".join(r"\s+".join(re.escape(p) for p in w.split()) for w, _ 
 _QUAL_SYMS_RE = "|".join(re.escape(s) for s, _ in _QUALIFIER_SYMBOLS)
 _QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
 _QUAL_FULL = re.compile(rf"(?:{_QUAL_WORDS_RE}|{_QUAL_SYMS_RE})", re.I)
-_BETWEEN_END = re.compile(r"(?:^|\s)between$", re.I)
+_BETWEEN_END = re.compile(r"(?:^|\s)(between|from)$", re.I)
 _CURRENCIES = V.CURRENCIES
 
 _VAGUE_WORDS = "|".join(V.VAGUE_WORDS)
@@ -154,6 +158,154 @@ def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
 
 
 _is_accel = V.accelerator
+
+
+# --- canonical forms ------------------------------------------------------------------------------
+#
+# Written forms that the grammar below reads in one spelling: scientific notation ("3.8 × 10^25",
+# "3.8×10²⁵", "3.8 \times 10^{25}", "7.3 × 10−6") becomes "3.8e25"; siunitx ("\num{1.5e3}",
+# "\qty{2.4}{\giga\hertz}", "\SI{...}{...}") becomes the number and its unit ("2.4 GHz"); thousands groups
+# separated by a thin space, a narrow or plain no-break space, "\," or "{,}" ("1\,355\,921") lose the
+# separator, and so do plain spaces where the groups cannot be a list ("10 000 GPUs"); Markdown emphasis
+# between a number and its scale ("**39.3**M") is dropped; compound number words ("a hundred and two",
+# "two and a half", "half a million", "three quarters") and vulgar fractions ("1½") become digits.
+# `_canonical` returns the rewritten text and a map back to the original's offsets.
+
+_WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
+_SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
+_SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_CANONICAL = re.compile(
+    r"(?P<sci>(?<![\w.])(?P<mant>[0-9]+(?:\.[0-9]+)?)[ \u00a0\u2009\u202f]*(?:[×xX·⋅]|\\times|\\cdot)"
+    r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
+    rf"(?:\^[ ]*\{{?[ ]*(?P<e1>[-−+]?[0-9]{{1,3}})[ ]*\}}?|(?P<e2>[⁻⁺]?[{_SUP}]+)|(?P<e3>[-−][0-9]{{1,2}}))(?![0-9]))"
+    rf"|(?P<pow>(?<![\w.])10(?:\^\{{?(?P<p1>[-−+]?[0-9]{{1,3}})\}}?|(?P<p2>[⁻⁺]?[{_SUP}]+))(?![0-9]))"
+    r"|(?P<si>\\(?:num|qty|SI|unit)\{(?P<sinum>[^{}]*)\}(?:\{(?P<siunit>[^{}]*)\})?)"
+    r"|(?P<group>(?<![0-9.,])[0-9]{1,3}(?:(?:[\u2009\u202f\u00a0]|\\,|\{,\})[0-9]{3})+(?![0-9]))"
+    r"|(?P<spaced>(?<![0-9.,] )(?<![0-9.,])(?:[0-9]{1,3}(?: [0-9]{3}){2,}|[0-9]{2}(?: [0-9]{3})|[0-9]{1,3} 000)"
+    r"(?![0-9.,]| [0-9]))"
+    r"|(?P<emph>(?<=[0-9])(?:\*{1,3}|_{2,3})(?=[A-Za-z%×])|(?<![\w*])(?:\*{1,3}|_{2,3})(?=[0-9]))"
+    rf"|(?P<hundred>(?<![\w-])(?:(?P<h>a|one|{_SMALL})[ ]+hundred(?:[ ]+and[ ]+(?P<hrest>{_SMALL}))?)(?![\w-]))"
+    rf"|(?P<andhalf>(?<![\w-])(?P<whole>{_SMALL}|[0-9]+)[ ]+and[ ]+a[ ]+(?P<part>half|third|quarter)(?![\w-]))"
+    r"|(?P<halfa>(?<![\w-])half[ ]+a[ ]+(?P<hscale>thousand|million|billion|trillion)(?![\w-]))"
+    rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
+    r"(?![\w-]))"
+    r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
+    rf"|(?P<vulgar>(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
+    re.I,
+)
+_TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_ ]|hundred|half|third|quarter|fifth|eighth|tenth|"
+                      rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}", re.I)
+_WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
+_PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
+
+
+def _word_int(w: str) -> int:
+    w = w.lower()
+    if w in ("a", "one"):
+        return 1
+    if "-" in w:
+        tens, ones = w.split("-", 1)
+        return _WORD_INT[tens] + _WORD_INT[ones]
+    return int(w) if w.isdigit() else _WORD_INT[w]
+
+
+def _exponent(plain: str | None, sup: str | None, minus: str | None) -> str:
+    e = plain if plain is not None else (sup.translate(V.SUPERSCRIPTS) if sup is not None else minus or "0")
+    return e.replace("−", "-").replace("+", "")
+
+
+def _si_unit(spec: str) -> str:
+    out = []
+    for cmd, plain in re.findall(r"\\([A-Za-z]+)|([^\\\s{}]+)", spec):
+        if cmd:
+            out.append(V.SI_PREFIXES.get(cmd, V.SI_UNITS.get(cmd, "")))
+        else:
+            out.append(plain)
+    return "".join(out)
+
+
+def _canonical_piece(m: re.Match) -> str:
+    g = m.lastgroup
+    if g == "sci":
+        return f"{m['mant']}e{_exponent(m['e1'], m['e2'], m['e3'])}"
+    if g == "pow":
+        return f"1e{_exponent(m['p1'], m['p2'], None)}"
+    if g == "si":
+        number = _canonical(m["sinum"].strip())[0].replace(" ", "")
+        unit = _si_unit(m["siunit"] or "")
+        return f"{number} {unit}" if unit else number
+    if g in ("group", "spaced"):
+        return re.sub(r"[^0-9]", "", m.group(0))
+    if g == "emph":
+        return ""
+    if g == "hundred":
+        return str(100 * _word_int(m["h"]) + (_word_int(m["hrest"]) if m["hrest"] else 0))
+    if g == "andhalf":
+        return str(_word_int(m["whole"])) + _PART[m["part"].lower()][1:]
+    if g == "halfa":
+        return f"0.5 {m['hscale'].lower()}"
+    if g == "frac":
+        den = V.FRACTION_WORDS[m["fden"].lower()]
+        return f"{_word_int(m['fnum']) / den:.6g}"
+    if g == "ascale":
+        return "1 "
+    if g == "vulgar":
+        frac = V.VULGAR_FRACTIONS[m["vfrac"]]
+        return (m["vint"] + frac[1:]) if m["vint"] else frac
+    return m.group(0)
+
+
+class _OffsetMap:
+    """Offsets in a rewritten text back to the original: verbatim stretches shift, rewritten pieces
+    map to their whole original span."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []  # rewritten start of each rewritten piece
+        self.ends: list[int] = []  # rewritten end of each piece
+        self.orig: list[tuple[int, int]] = []  # original span of each piece
+
+    def add(self, new_start: int, new_end: int, orig_start: int, orig_end: int) -> None:
+        self.starts.append(new_start)
+        self.ends.append(new_end)
+        self.orig.append((orig_start, orig_end))
+
+    def _shift(self, k: int) -> int:
+        return self.orig[k][1] - self.ends[k] if k >= 0 else 0
+
+    def start(self, p: int) -> int:
+        k = bisect.bisect_right(self.starts, p) - 1
+        if k >= 0 and p < self.ends[k]:
+            return self.orig[k][0]
+        return p + self._shift(k)
+
+    def end(self, p: int) -> int:
+        k = bisect.bisect_left(self.ends, p)
+        if k < len(self.starts) and self.starts[k] < p <= self.ends[k]:
+            return self.orig[k][1]
+        return p + self._shift(bisect.bisect_right(self.ends, p) - 1)
+
+
+def _canonical(text: str) -> tuple[str, _OffsetMap | None]:
+    """`text` in canonical spellings (see above) and the map back, or (text, None) if nothing changed."""
+    if not _TRIGGER.search(text):
+        return text, None
+    parts: list[str] = []
+    omap = _OffsetMap()
+    last = new_len = 0
+    for m in _CANONICAL.finditer(text):
+        rep = _canonical_piece(m)
+        if rep == m.group(0):
+            continue
+        parts.append(text[last:m.start()])
+        new_len += m.start() - last
+        parts.append(rep)
+        omap.add(new_len, new_len + len(rep), m.start(), m.end())
+        new_len += len(rep)
+        last = m.end()
+    if not omap.starts:
+        return text, None
+    parts.append(text[last:])
+    return "".join(parts), omap
 
 
 # --- preprocessing -------------------------------------------------------------------------------
@@ -332,15 +484,15 @@ def _glued_unit_ok(w: str) -> bool:
 # --- prefix and phrase ----------------------------------------------------------------------------
 
 
-def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, bool, str | None]:
+def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | None, str | None]:
     """Split the text before the first number into (comparator, label, between, currency)."""
     p = " ".join(prefix.replace("\x00", " ").split())
     comparator = label = currency = None
-    between = False
+    between: str | None = None  # "between" (a range) or "from" (a change)
     if p and p[-1] in _CURRENCIES:
         currency, p = _CURRENCIES[p[-1]], p[:-1].rstrip()
     if m := _BETWEEN_END.search(p):
-        between, p = True, p[: m.start()].rstrip()
+        between, p = m.group(1).lower(), p[: m.start()].rstrip()
     if m := _QUAL_END.search(p):
         key = " ".join((m["w"] or m["s"]).lower().split())
         comparator, p = _QUALIFIERS[key], p[: m.start()].rstrip()
@@ -369,12 +521,20 @@ def _phrase(rest: str) -> list[str]:
         last = False
         if len(tok) > 1 and tok.endswith(".") and tok.lower() not in _STOP_WORDS:
             tok, last = tok[:-1], True
-        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok):
+        if tok.lower() in ("and", "or") and words and all(_modifier(w) for w in words):
+            continue  # "14.8T diverse and high-quality tokens": the adjectives are joined, the noun follows
+        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok) or V.is_verb(tok):
             break
         words.append(tok)
         if last:
             break
+    while words and _modifier(words[-1]) and normalize_unit(words[-1]) not in _SYMBOL_UNITS:
+        words.pop()  # a unit or counted thing is a noun: never "diverse", "synthetically"
     return words
+
+
+def _modifier(word: str) -> bool:
+    return V.is_modifier(word) and not V.accelerator(word)
 
 
 def _unit_from_phrase(raw: str, words: list[str], glued: str | None) -> tuple[str | None, str | None]:
@@ -421,7 +581,7 @@ def parse(raw: str) -> Quantity:
     """Parse one figure as written in a note. Raises FigureError with a short reason."""
     if not isinstance(raw, str):
         raise FigureError(raw, "a figure must be text")
-    s = _clean(raw)
+    s = _clean(_canonical(raw)[0])
     if not s:
         raise FigureError(raw, "empty figure")
     s = _mask_groups(raw, s)
@@ -438,12 +598,15 @@ def parse(raw: str) -> Quantity:
     if first.active is not None:
         kind = "moe"
     elif between:
-        m = _AND.match(s, pos)
+        joint = _AND if between == "between" else _TO
+        unit = _SPAN_UNIT.match(s, pos)
+        m = joint.match(s, unit.end() if unit else pos)
         t = _term(raw, s, m.end()) if m else None
         if t is None:
-            raise FigureError(raw, "'between' needs two numbers: 'between 10 and 20'")
+            example = "'between 10 and 20'" if between == "between" else "'from 4K to 128K'"
+            raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         terms.append(t)
-        kind, pos = "range", t.end
+        kind, pos = ("range" if between == "between" else "transition"), t.end
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         kind = "transition"
         while t is not None:
@@ -582,10 +745,9 @@ _SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
 # "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
 _SCAN_PREFIX = re.compile(
     rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
-    r"(?P<between>(?<!\w)between\s+)?[$€£]?\Z",
+    r"(?P<between>(?<!\w)(?P<span>between|from)\s+)?[$€£]?\Z",
     re.I,
 )
-_SCAN_FROM = re.compile(r"(?<!\w)from\s+\Z", re.I)
 _SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
 # A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
 _SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
@@ -617,6 +779,18 @@ def scan(text: str) -> list[Found]:
     """
     if not isinstance(text, str):
         return []
+    canonical, omap = _canonical(text)
+    found = _scan(canonical)
+    if omap is None:
+        return found
+    out = []
+    for f in found:  # back to the text as written: "3.8 × 10^25 FLOPs", not "3.8e25 FLOPs"
+        start, end = omap.start(f.start), omap.end(f.end)
+        out.append(Found(start, end, text[start:end], replace(f.quantity, raw=text[start:end])))
+    return out
+
+
+def _scan(text: str) -> list[Found]:
     s = text.translate(_SPACE_TABLE)
     found: list[Found] = []
     pos = 0  # nothing before pos may belong to a new figure
@@ -657,15 +831,19 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
         return None
     pm = _SCAN_PREFIX.search(s, max(floor, c - _SCAN_LOOKBEHIND), c)
     pstart = pm.start() if pm else c
-    between = bool(pm and pm["between"])
-    after_from = bool(_SCAN_FROM.search(s, max(0, pstart - 8), pstart))
-
+    span = pm["span"].lower() if pm and pm["span"] else None
+    if span == "from" and not _CHANGE_BEFORE.search(s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart):
+        # "models ranging from 2B to 462B": a span, read as the range "2B to 462B"; "increased from
+        # 3072 to 15360" is a change, read as the transition "from 3072 to 15360".
+        pstart, span = pm.end("between") if pm.start("between") == pstart else pstart, None
+        if pm.start("between") != pm.start():
+            pstart = c  # a qualifier before "from": keep the number alone
     cores = [first.end]  # possible ends of the number part, longest first
     if first.active is None:
-        end = _scan_connected(s, first, between, after_from)
+        end = _scan_connected(s, first, span)
         if end is not None:
             cores.insert(0, end)
-        elif between and pm:
+        elif span and pm:
             pstart = pm.end("between")  # "between 10" with no "and": only a currency sign stays
     starts = [pstart, c] if pstart != c else [c]
     for start in starts:
@@ -678,10 +856,15 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
     return None
 
 
-def _scan_connected(s: str, first: _Term, between: bool, after_from: bool) -> int | None:
+# A change word shortly before "from" makes "from X to Y" a transition ("grew from 4K to 128K").
+_CHANGE_BEFORE = re.compile(rf"(?<![\w-]){V.CHANGE_WORDS.pattern}[^.;:!?\n]{{0,30}}\Z", re.I)
+
+
+def _scan_connected(s: str, first: _Term, span: str | None) -> int | None:
     """End of a range, transition or ratio starting with `first`, or None if it stands alone."""
-    if between:
-        m = _AND.match(s, first.end)
+    if span:
+        unit = _SPAN_UNIT.match(s, first.end)
+        m = (_AND if span == "between" else _TO).match(s, unit.end() if unit else first.end)
         t = _safe_term(s, m.end()) if m else None
         return t.end if t else None
     m = _ARROW.match(s, first.end)
@@ -693,7 +876,7 @@ def _scan_connected(s: str, first: _Term, between: bool, after_from: bool) -> in
             t = _safe_term(s, m.end()) if m else None
         return end
     m = _RANGE_SEP.match(s, first.end)
-    if m and not (after_from and m.group(0).strip().lower() == "to"):
+    if m:
         t = _safe_term(s, m.end())
         if t is not None:
             return t.end
@@ -714,7 +897,10 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
     ends = [core]
     i = core
     n = len(s)
-    for k in range(_SCAN_PHRASE_WORDS):
+    modifiers = 0  # adjectives and adverbs so far: they may lead to the noun, never end the phrase
+    k = -1
+    while k + 1 < _SCAN_PHRASE_WORDS + min(modifiers, 3):
+        k += 1
         j = i
         while j < n and s[j] == " ":
             j += 1
@@ -725,8 +911,18 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
             break
         w = m.group(0)
         low = w.lower()
-        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w):
+        if low in ("and", "or") and modifiers == k and k:
+            i = m.end()  # "diverse and high-quality tokens"
+            modifiers += 1
+            continue
+        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w) or V.is_verb(w):
             break
+        if _modifier(w) and normalize_unit(w) not in _SYMBOL_UNITS:
+            i = m.end()
+            modifiers += 1
+            if i < n and s[i] != " ":
+                break
+            continue
         name = bool(_SCAN_NAME.fullmatch(w)) and w not in _SYMBOL_UNITS
         participle = low.endswith("ed") and not low.endswith("eed")
         if (name and (k or "\n" in text[i:j])) or (participle and k):

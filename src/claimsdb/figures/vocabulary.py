@@ -23,7 +23,7 @@ UNIT_ALIASES = {
     "mo": "months", "month": "months", "months": "months",
     "yr": "years", "yrs": "years", "year": "years", "years": "years",
     "%": "%", "percent": "%", "pct": "%", "per cent": "%",
-    "×": "x", "x": "x", "X": "x",
+    "×": "x", "x": "x", "X": "x", "times": "x", "fold": "x",
     "param": "parameters", "params": "parameters", "parameter": "parameters", "parameters": "parameters",
     "node": "nodes", "nodes": "nodes",
 }
@@ -167,15 +167,13 @@ different distinct unique additional extra various full partial final initial ma
 general special specific single multiple double first second third last next previous early late good bad best
 high low fast slow wide narrow deep shallow heavy light hard easy simple complex modern standard original
 mutual random natural human supervised unsupervised parallel sequential local global internal external
-chinese english multilingual multimodal frontier pretrained fine-tuned
+chinese english multilingual multimodal frontier pretrained fine-tuned input output
 """.split())
 _VERBS = set("""
-input output show shows present presents illustrate illustrates demonstrate demonstrates perform performs
-achieve achieves reach reaches require requires take takes make makes use uses give gives run train trains
-outperform outperforms exceed exceeds surpass surpasses include includes contain contains cover covers
-provide provides yield yields support supports enable enables consume consumes process processes handle
-handles hold holds serve serves see sees get gets need needs become becomes remain remains report reports
-describe describes list lists is are was were be been
+show shows present presents illustrate illustrates demonstrate demonstrates perform performs achieve achieves
+reach reaches require requires make makes give gives outperform outperforms exceed exceeds surpass surpasses
+include includes contain contains provide provides enable enables consume consumes become becomes remain remains
+describe describes see sees get gets is are was were be been
 """.split())
 _NOUNS_IN_LY = {"family", "supply", "assembly", "anomaly", "reply", "rally", "ally", "fly", "monopoly", "belly",
                 "jelly", "july", "italy", "butterfly"}
