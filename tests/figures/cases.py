@@ -99,6 +99,9 @@ CASES = [
     Case("54 days", "54 days", "unrelated", subject=False),
     Case("up to 100,000 tasks", "10,000 tasks", "unrelated", subject=False),
     Case("21% → 24%", "21", "unrelated"),
+    Case("4", "2–4× speedups", "unrelated"),  # a bare stored value inside a written range
+    Case("3×", "2–4× speedups", "contained"),
+    Case("397B", "1T models", "unrelated", name="model size"),  # a name is not enough for "different"
     Case("hundreds of thousands", "hundreds of thousands", "same"),
     Case("hundreds of thousands", "200,000", "unrelated"),
 ]

@@ -15,10 +15,11 @@ Verdicts, checked in this order (the first that holds):
   figure is written in ("5.93T" for "5.9T", "16,384" for "16K"), or the stored figure is approximate
   ("~50B") and the written one is within 10 % of it.
 - "contained": one figure lies inside the other's range without stating it: "32.5T" in "32–33T", an
-  end of a range, or two ranges that overlap. A bound is not a range: "95%" is not "> 90%" (it is a
+  end of a range, or two ranges that overlap. A stored value inside a written range counts only when
+  both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
   different value), and "> 1k rollouts" does not hold 2,048 of them.
-- "different": the written figure measures the same thing (the same unit or counted thing, stated or
-  supplied by the context) of a subject the context names, within a factor of 10 of the stored value,
+- "different": the written figure measures the same thing (the same unit or counted thing, stated on
+  both sides: a name or nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
   but states another value ("10,000 tasks" for "100,000 tasks", "15T tokens" for "14.8T tokens").
 - otherwise "unrelated".
 
@@ -251,9 +252,10 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
     if rounded:
         return Verdict(ROUNDED, rounded, measure, value_agrees)
     contained = _contains(stored, written)
-    if contained:
+    if contained and (measure == "agree" or stored.kind == "range"):
         return Verdict(CONTAINED, contained, measure, value_agrees)
-    if ctx.subject and measure == "agree" and _comparable_kinds(stored, written) and _same_order(stored, written):
+    explicit = bool(_measures(stored) and _measures(written))  # both say what they count
+    if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):
         return Verdict(DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees)
     return Verdict(UNRELATED, "another value", measure, value_agrees)
 
