@@ -20,7 +20,8 @@ from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, pa
 from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME, Context, match
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
-STALE_OUTCOMES = ("figure-changed", "not-found")
+# A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
+STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
 
 @dataclass(frozen=True)
