@@ -7,15 +7,15 @@ Verdicts, checked in this order (the first that holds):
   counted thing), or the written number is bare and the stored one has a unit that the context does not
   supply ("a bare number never matches a figure that has a unit"), or the context does not name the
   claim's subject (without it, a number is anybody's), or one of them has no number.
-- "same": the written figure states the stored one: the same value (relative tolerance 1e-9), either
-  step of a transition, the total or active size of a MoE figure, the same range, transition or ratio.
+- "same": the written figure states the stored one: the same value (relative tolerance 1e-9), the
+  total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio.
   A transition also matches a span written "from X to Y" / "X to Y" with the same ends. The comparator
   may differ ("100,000 tasks" states "up to 100,000 tasks"); the reason says so.
 - "rounded": the written value is more precise and rounds to the stored one at the precision the stored
   figure is written in ("5.93T" for "5.9T", "16,384" for "16K"), or the stored figure is approximate
   ("~50B") and the written one is within 10 % of it.
 - "contained": one figure lies inside the other's range without stating it: "32.5T" in "32–33T", an
-  end of a range, or two ranges that overlap. A stored value inside a written range counts only when
+  end of a range, two ranges that overlap, or one step of a stored change ("128K" of "4K → 128K"). A stored value inside a written range counts only when
   both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
   different value), and "> 1k rollouts" does not hold 2,048 of them.
 - "different": the written figure measures the same thing (the same unit or counted thing, stated on
@@ -155,8 +155,6 @@ def _states(stored: Quantity, written: Quantity, raw_to: bool) -> str | None:
             return "the same size" if _close(s.value, x) and _close(s.active, w.active) else None
         if s.kind in ("value", "moe") and (_close(s.value, x) or _close(s.active, x)):
             return "the same value" if _close(s.value, x) else "the active size"
-        if s.kind == "transition" and any(_close(x, n) for n in s.steps):
-            return "one step of the transition"
         return None
     if w.kind == "range":
         if s.kind == "range" and _close(s.low, w.low) and _close(s.high, w.high):
@@ -195,6 +193,8 @@ def _rounds(stored: Quantity, written: Quantity) -> str | None:
 
 
 def _contains(stored: Quantity, written: Quantity) -> str | None:
+    if stored.kind == "transition" and written.kind == "value" and any(_close(written.value, n) for n in stored.steps):
+        return f"one step of the change {stored.raw}"
     si, wi = _interval(stored), _interval(written)
     if si is None or wi is None or (si[0] == si[1] and wi[0] == wi[1]):
         return None
@@ -252,7 +252,7 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
     if rounded:
         return Verdict(ROUNDED, rounded, measure, value_agrees)
     contained = _contains(stored, written)
-    if contained and (measure == "agree" or stored.kind == "range"):
+    if contained and (measure == "agree" or stored.kind in ("range", "transition")):
         return Verdict(CONTAINED, contained, measure, value_agrees)
     explicit = bool(_measures(stored) and _measures(written))  # both say what they count
     if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):

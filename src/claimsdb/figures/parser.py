@@ -689,6 +689,7 @@ def parse(raw: str) -> Quantity:
     return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
 
 
+@lru_cache(maxsize=4096)
 def precision(raw: str) -> float | None:
     """The step of the last digit of the figure's first number: 1e11 for "5.9T", 1e3 for "16K", 1 for
     "466". None if the figure has no number. Never raises."""

@@ -7,6 +7,7 @@ Parser, matcher, lint and verify read these lists; none keeps a copy. Standard l
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # --- units -----------------------------------------------------------------------------------------
 
@@ -259,6 +260,7 @@ def normalize_unit(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=8192)
 def unit_key(u: str) -> str:
     """What two spellings of one unit have in common: "GPUs" ~ "GPU", "TFLOPS" ~ "TFLOPs", "cards" ~ "GPUs"."""
     n = normalize_unit(u)

@@ -67,6 +67,7 @@ from functools import lru_cache
 
 from claimsdb.figures import REL_TOLERANCE, Context, Found, Quantity, Verdict, match, scan
 from claimsdb.figures.matching import ROUNDED, SAME
+from claimsdb.figures.parser import precision
 from claimsdb.figures.vocabulary import HINT_STOP_WORDS
 
 __all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "FigureReport", "Location", "locate",
@@ -246,6 +247,12 @@ def _states(v: Verdict, q: Quantity) -> bool:
     return v.verdict in (SAME, ROUNDED)
 
 
+def _near(wanted: tuple[float, ...], f: Found, step: float = 0.0) -> bool:
+    """A cheap test before asking the matcher: some number of f is within 10 % (or one step of the claim's
+    precision) of one of `wanted`."""
+    return any(abs(n - m) <= max(0.1 * abs(m), step) + 1e-12 for n in f.quantity.numbers() for m in wanted)
+
+
 def _same_measure(q: Quantity, f: Found, text: str) -> bool:
     """f counts what q counts, or nothing says otherwise (its numbers aside)."""
     n = f.quantity.numbers()[0]
@@ -264,10 +271,11 @@ def _occurrences(q: Quantity, figs: list[Found], text: str, name: str | None = N
                  ) -> list[tuple[int, int, tuple[int, ...]]]:
     """Where claim figure q stands among page figures `figs`: (start, end, indices of figs used)."""
     out: list[tuple[int, int, tuple[int, ...]]] = []
+    wanted, step = q.numbers(), precision(q.raw) or 0.0
     for i, f in enumerate(figs):
         if f.quantity.kind == "text" or (q.kind == "transition" and f.quantity.kind not in ("transition", "range")):
             continue  # one step on a page does not state a change
-        if _states(_verdict(q, f, text, name), q):
+        if _near(wanted, f, step) and _states(_verdict(q, f, text, name), q):
             out.append((f.start, f.end, (i,)))
     if q.kind == "transition":
         out.extend(_runs(q, figs, text))
@@ -286,6 +294,8 @@ def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tup
     want = _steps(q)
     out = []
     for i in range(len(figs)):
+        if not _near(want, figs[i]):
+            continue  # a run starts at one of the change's steps (or just before it)
         got: tuple[float, ...] = ()
         j = i
         while j < len(figs) and len(got) < len(want) + 2:
@@ -305,10 +315,12 @@ def _moe_pairs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int
     """A MoE size written out: "355B total parameters, 32B of them active"."""
     out = []
     for i, a in enumerate(figs):
-        if a.quantity.kind != "value" or _verdict(_value(q, q.value), a, text).verdict != SAME:
+        if a.quantity.kind != "value" or not _near((float(q.value or 0),), a) or \
+                _verdict(_value(q, q.value), a, text).verdict != SAME:
             continue
         for j, b in enumerate(figs):
             if (j != i and b.quantity.kind == "value" and abs(b.start - a.start) <= _PAIR_CHARS
+                    and _near((float(q.active or 0),), b)
                     and _verdict(_value(q, q.active), b, text).verdict == SAME):
                 out.append((min(a.start, b.start), max(a.end, b.end), tuple(sorted((i, j)))))
     return out
@@ -785,7 +797,9 @@ def _figure_changed(page: _Page, figures: list[Quantity], hints: set[str], hint_
             pool.extend(_figures_in(page, a, b))
     top: tuple[int, int, int, Found] | None = None
     for f in pool:
-        if any(_comparable(q, f, False, page.text) and _same_order(q, f) and not _occurrences(q, [f], page.text)
+        if not (f.quantity.unit or f.quantity.counted):
+            continue  # a bare page number cannot show what changed
+        if any(_same_order(q, f) and _comparable(q, f, False, page.text) and not _occurrences(q, [f], page.text)
                for q in figures if q.numbers()):
             lo, hi = _around(page, f.start, f.end)
             n_hint = len(hints & _stems_in(page, lo, hi))
