@@ -97,3 +97,9 @@ def test_table_cells_are_judged_with_their_headers(lint_md):
     longcat, other = lint_md(table).findings  # the row names LongCat, the column says what it counts
     assert (longcat.severity, longcat.claims, longcat.line) == ("error", ("rl.fleet.longcat-environments",), 3)
     assert (other.severity, other.line) == ("note", 4)
+
+
+def test_a_step_of_a_stored_change_passes(lint_md):
+    # DeepSeek-V3's context went 32K -> 128K (secondary, paper-safe): "up to 128K" is its end, not a new figure.
+    report = lint_md("DeepSeek-V3 supports a context of up to 128K tokens.\n", "txt")
+    assert report.findings == [] and report.passed == 1

@@ -146,3 +146,7 @@ def test_scan_work_grows_linearly_with_the_text(piece, monkeypatch):
     small, large = piece * 500, piece * 4000  # eight times the text
     w_small, w_large = _work(small, monkeypatch), _work(large, monkeypatch)
     assert w_large <= 8 * w_small * 1.2 + 200, (piece, w_small, w_large)
+
+
+def test_a_tab_ends_a_figure_like_a_table_cell():
+    assert [f.raw for f in scan("16K H100, 4D parallelism\tlong-context continuation")] == ["16K H100", "4D parallelism"]

@@ -905,8 +905,8 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
         j = i
         while j < n and s[j] == " ":
             j += 1
-        if j == i or text.count("\n", i, j) >= 2:
-            break  # glued punctuation, or a blank line: the figure ends here
+        if j == i or text.count("\n", i, j) >= 2 or "\t" in text[i:j]:
+            break  # glued punctuation, a blank line, or a tab (a table's next cell): the figure ends here
         m = _SCAN_WORD.match(s, j)
         if not m or (m.end() < n and s[m.end()] not in _SCAN_AFTER_WORD):
             break

@@ -52,7 +52,7 @@ counts, so a bare number never matches a figure that has a unit unless those wor
 occupancy ... reached 278" states 278 nodes), and a bare number inside a stored range is not that figure.
 
 Severity. A figure passes when a claim that is active, paper-safe under the policy and not stale states it
-(verdict "same"). Otherwise, in this order: "warning" when such a claim's figure rounds to it or holds it
+(verdict "same", or one step of its stored change: "up to 128K" of "32K → 128K"). Otherwise, in this order: "warning" when such a claim's figure rounds to it or holds it
 in its range ("differs from the store"); "warning" when only stale paper-safe claims state it (spot-checked,
 and the latest verification found the figure changed or gone; the strict policy blocks those, so then it
 is an error); "error" when only claims that are not paper-safe state it, or only withdrawn/superseded
