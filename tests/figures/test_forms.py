@@ -110,6 +110,7 @@ def test_prop_new_forms_never_raise_and_spans_are_exact(text):
     for f in scan(text):
         assert last_end <= f.start < f.end <= len(text)
         assert text[f.start:f.end] == f.raw
+        assert parse(f.raw) == f.quantity
         last_end = f.end
     try:
         parse(text)

@@ -190,7 +190,7 @@ _CANONICAL = re.compile(
     rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
     r"(?![\w-]))"
     r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
-    rf"|(?P<vulgar>(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
+    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
     re.I,
 )
 _TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_ ]|hundred|half|third|quarter|fifth|eighth|tenth|"
@@ -787,7 +787,10 @@ def scan(text: str) -> list[Found]:
     out = []
     for f in found:  # back to the text as written: "3.8 × 10^25 FLOPs", not "3.8e25 FLOPs"
         start, end = omap.start(f.start), omap.end(f.end)
-        out.append(Found(start, end, text[start:end], replace(f.quantity, raw=text[start:end])))
+        raw = text[start:end]
+        q = _parse_or_none(raw)  # read again as written: a boundary inside a rewritten piece reads differently
+        if q is not None and (not out or out[-1].end <= start):
+            out.append(Found(start, end, raw, q))
     return out
 
 
