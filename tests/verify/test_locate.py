@@ -414,3 +414,11 @@ def test_prop_locate_never_raises_and_confirms_only_with_the_numbers_in_the_pass
                 assert any(math.isclose(n, m, rel_tol=1e-9) for m in stated), (q.raw, passages)
     else:
         assert loc.outcome != "not-found" or loc.passage is None
+
+
+def test_a_change_written_as_consecutive_figures_is_found_not_rounded():
+    page = "Wren-5 expands the context window from 4K to 32K and then to 128K in two phases."
+    loc = locate(page, quote=None, figures=figs("32K → 128K"), hint="Wren-5 context")
+    assert loc.outcome == "confirmed" and loc.figures[0].found == "from 4K to 32K and then to 128K"
+    one_step = locate("Wren-5 supports a context of 128K.", quote=None, figures=figs("32K → 128K"), hint="Wren-5")
+    assert one_step.outcome != "confirmed"  # one step does not state the change

@@ -285,8 +285,8 @@ def _occurrences(q: Quantity, figs: list[Found], text: str, name: str | None = N
 
 
 def _rounded(q: Quantity, figs: list[Found], text: str, name: str | None = None) -> bool:
-    """Whether the page states q only more precisely (or inside its range) at these figures."""
-    return not any(_verdict(q, f, text, name).verdict == SAME for f in figs)
+    """Whether the page states q only more precisely at this one figure (a run of several states it)."""
+    return len(figs) == 1 and _verdict(q, figs[0], text, name).verdict == ROUNDED
 
 
 def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -306,8 +306,10 @@ def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tup
                 break
             got += f.quantity.numbers()
             j += 1
-        if j - i > 1 and any(_same_seq(got[k:k + len(want)], want) for k in range(len(got) - len(want) + 1)):
-            out.append((figs[i].start, figs[j - 1].end, tuple(range(i, j))))  # "from 4K to 32K and then to 128K"
+            if j - i > 1 and len(got) >= len(want) and _same_seq(got[-len(want):], want):
+                # the change's steps end the run: "from 4K to 32K and then to 128K" states 32K → 128K
+                out.append((figs[i].start, figs[j - 1].end, tuple(range(i, j))))
+                break
     return out
 
 
