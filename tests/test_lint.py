@@ -14,8 +14,8 @@ from claimsdb import db, lint
 from claimsdb.lint import linter
 from claimsdb.errors import BadQuery
 from claimsdb.lint import Finding, build_store, lint_files, lint_text
-from claimsdb.lint.markup import markdown
-from claimsdb.lint.tex import tex
+from claimsdb.prose.markup import markdown
+from claimsdb.prose.tex import tex
 from claimsdb.policy import Policy
 from tests.conftest import DATA_FILES
 

@@ -62,8 +62,8 @@ matches (an untracked figure). Each message is one line naming the claim key(s),
 errors the `claims reread` command that would clear each one. The report also counts the figures that
 were checked and those that passed.
 
-Modules: `prose` (a rewritten copy that maps back to the original), `tex` and `markup` (prose per
-format), `filter` (what is not a figure; sentences), `subjects` (where subjects are named), `linter`.
+Modules: `claimsdb.prose` (a rewritten copy that maps back to the original; prose per format: tex,
+markup), and here `filter` (what is not a figure; sentences), `subjects` (where subjects are named), `linter`.
 
 Domain code: it returns findings and raises BadQuery; it never prints.
 """

@@ -21,10 +21,10 @@ from claimsdb.errors import BadQuery
 from claimsdb.figures import Context, Found, Quantity, as_quantity, match, scan
 from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdict
 from claimsdb.lint.filter import FigureFilter, sentence_starts
-from claimsdb.lint.markup import html_prose, markdown
-from claimsdb.lint.prose import Prose, plain
+from claimsdb.prose.markup import html_prose, markdown
+from claimsdb.prose.mapped import Prose, plain
 from claimsdb.lint.subjects import SubjectIndex
-from claimsdb.lint.tex import tex
+from claimsdb.prose.tex import tex
 from claimsdb.models import Claim
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.queries import STALE_OUTCOMES, claim_views

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from claimsdb.lint.prose import BLANK_LINE as _BLANK_LINE, Prose
+from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
 
 __all__ = ["tex"]
 
