@@ -24,8 +24,12 @@ def blank(s: str) -> str:
 
 
 class Prose:
-    def __init__(self, src: str):
+    """`track=False` keeps only the text (no map back): a fetched page needs no line:col, and a large one
+    would pay for the map in memory."""
+
+    def __init__(self, src: str, track: bool = True):
         self.src = src
+        self.track = track
         self.pos = 0  # the original is consumed up to here
         self._parts: list[str] = []
         self._pstart: list[int] = []
@@ -41,9 +45,10 @@ class Prose:
         if not s:
             return
         self._parts.append(s)
-        self._pstart.append(self._plen)
-        self._ostart.append(ostart)
-        self._verbatim.append(rep is None)
+        if self.track:
+            self._pstart.append(self._plen)
+            self._ostart.append(ostart)
+            self._verbatim.append(rep is None)
         self._plen += len(s)
 
     def later(self, pos: int, length: int, rep: str) -> None:

@@ -98,8 +98,8 @@ def _html_token(pr: Prose, src: str, m: re.Match, limit: int, visible: bool = Fa
 
 
 def html_prose(src: str, visible: bool = False) -> Prose:
-    """The prose of an HTML page; `visible`: everything a reader sees (code and the title too)."""
-    pr = Prose(src)
+    """The prose of an HTML page; `visible`: everything a reader sees (code and the title too), text only."""
+    pr = Prose(src, track=not visible)
     pos = 0
     token = _HTML_TOKEN_VISIBLE if visible else _HTML_TOKEN
     while m := token.search(src, pos):
@@ -160,8 +160,8 @@ def _pipe(pr: Prose, s: int, e: int, visible: bool) -> None:
 
 def markdown(src: str, visible: bool = False) -> Prose:
     """The prose of a Markdown (or Quarto, MDX) manuscript; `visible`: everything a reader of the page
-    sees, code, math, citations and links' addresses too, without the table's pipes (for verify)."""
-    pr = Prose(src)
+    sees, code, math, citations and links' addresses too, without the table's pipes (for verify), text only."""
+    pr = Prose(src, track=not visible)
     front = _MD_FRONT.match(src)
     if front:
         pr.skip(0, front.end())
