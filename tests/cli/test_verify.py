@@ -221,3 +221,18 @@ def test_without_a_quote_each_figure_is_found_on_its_own(server, claims, write_j
     assert results["c.partial"]["missing"] == ["12 racks"]
     table = claims("verify", "c.rounded", "c.empty", "--sources-dir", verify.sources_dir, "--offline")
     assert table.exit_code == 0 and "5.9T tokens found as 5.93 trillion tokens" in table.stdout
+
+
+def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, claims, write_json, verify):
+    server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [
+        claim("c.rounded", "s", ["4,096 GPUs", "5.9T tokens"], quote=None, tag="spot-checked"),
+        claim("c.partial", "s", ["4,096 GPUs", "12 racks"], quote=None, tag="spot-checked"),
+    ]}
+    claims("import", write_json(doc))
+    code, report = verify("--all")
+    assert code == 1 and {k: r["outcome"] for k, r in by_claim(report).items()} == {
+        "c.rounded": "rounded", "c.partial": "partial"}
+    assert "STALE" in claims("show", "c.partial").stdout and "STALE" not in claims("show", "c.rounded").stdout
+    strict = claims("export", "--strict")
+    assert strict.exit_code == 1 and "c.partial" in strict.stderr and "c.rounded" not in strict.stderr
