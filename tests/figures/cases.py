@@ -72,6 +72,8 @@ CASES = [
     Case("5.9T tokens", "5.93 trillion tokens", "rounded"),
     Case("16K H100", "16,384 H100", "rounded"),
     Case("~50B", "48B", "rounded"),  # approximate stored value, within 10 %
+    Case("1T parameters", "671B parameters", "different"),  # not a more precise 1T
+    Case("S=3", "3.47s", "unrelated"),  # the setting S is not seconds
     Case("~50B", "50B", "same"),
     # contained in a range
     Case("32–33T tokens", "32.5T tokens", "contained"),

@@ -151,3 +151,7 @@ def test_scan_work_grows_linearly_with_the_text(piece, monkeypatch):
 
 def test_a_tab_ends_a_figure_like_a_table_cell():
     assert [f.raw for f in scan("16K H100, 4D parallelism\tlong-context continuation")] == ["16K H100", "4D parallelism"]
+
+
+def test_an_ordinal_in_words_is_not_a_figure():
+    assert [f.raw for f in scan("the Thirty-Second AAAI Conference after a 30-second wait")] == ["30-second wait"]

@@ -422,3 +422,10 @@ def test_a_change_written_as_consecutive_figures_is_found_not_rounded():
     assert loc.outcome == "confirmed" and loc.figures[0].found == "from 4K to 32K and then to 128K"
     one_step = locate("Wren-5 supports a context of 128K.", quote=None, figures=figs("32K → 128K"), hint="Wren-5")
     assert one_step.outcome != "confirmed"  # one step does not state the change
+
+
+def test_a_bare_figure_needs_the_claims_words_near_it():
+    page = "The cache holds 4K entries per shard. " + "Unrelated filler text. " * 30 + "Nothing more."
+    assert locate(page, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "not-found"
+    near = "Wren-5 runs more than 4,000 sandboxes at peak."
+    assert locate(near, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "confirmed"

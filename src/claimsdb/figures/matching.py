@@ -12,8 +12,9 @@ Verdicts, checked in this order (the first that holds):
   A transition also matches a span written "from X to Y" / "X to Y" with the same ends. The comparator
   may differ ("100,000 tasks" states "up to 100,000 tasks"); the reason says so.
 - "rounded": the written value is more precise and rounds to the stored one at the precision the stored
-  figure is written in ("5.93T" for "5.9T", "16,384" for "16K"), or the stored figure is approximate
-  ("~50B") and the written one is within 10 % of it.
+  figure is written in, with its leading digit in the same place ("5.93T" for "5.9T", "16,384" for
+  "16K"; not "671B" for "1T"), or the stored figure is approximate ("~50B") and the written one is
+  within 10 % of it.
 - "contained": one figure lies inside the other's range without stating it: "32.5T" in "32–33T", an
   end of a range, two ranges that overlap, or one step of a stored change ("128K" of "4K → 128K"). A stored value inside a written range counts only when
   both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
@@ -91,7 +92,8 @@ def _measures(q: Quantity) -> list[str]:
 
 
 def _same_measure(a: str, b: str) -> bool:
-    return unit_key(a) == unit_key(b) or a.casefold() == b.casefold()
+    # case matters for symbols ("S" the setting is not "s" the second), not for words ("Tokens")
+    return unit_key(a) == unit_key(b) or (len(a) > 2 and a.casefold() == b.casefold())
 
 
 def _in_words(measure: str, words: str) -> bool:
@@ -187,6 +189,8 @@ def _rounds(stored: Quantity, written: Quantity) -> str | None:
     w_step = _step(written)
     if not step or not w_step or w_step >= step:
         return None  # the written value is no more precise than the stored one
+    if s == 0 or w == 0 or math.floor(math.log10(abs(w))) != math.floor(math.log10(abs(s))):
+        return None  # "671B" is not a more precise "1T": a rounding keeps the leading digit's place
     if math.isclose(round(w / step) * step, s, rel_tol=REL_TOLERANCE, abs_tol=step * 1e-9):
         return f"{written.raw} rounds to {stored.raw}"
     return None

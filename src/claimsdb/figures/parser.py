@@ -432,7 +432,7 @@ def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
             t.counted = mm["acc"]
     elif mm := _GLUED_HYPHEN.match(s, end):
         end = mm.end()
-        _glued_word(raw, mm["w"], t, hyphen=True)
+        _glued_word(raw, mm["w"], t, hyphen=True, word=word)
         unit_done = True
     elif not word and (mm := _GLUED_LETTERS.match(s, end)):
         end = mm.end()
@@ -451,8 +451,13 @@ def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
     return end
 
 
-def _glued_word(raw: str, w: str, t: _Term, hyphen: bool) -> None:
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"}
+
+
+def _glued_word(raw: str, w: str, t: _Term, hyphen: bool, word: bool = False) -> None:
     low = w.lower()
+    if word and hyphen and low in _ORDINAL_WORDS:
+        raise FigureError(raw, f"an ordinal is not a figure: '-{w}'")  # "Thirty-Second", "twenty-first"
     if low == "ish":
         t.approx = True
     elif low == "plus":

@@ -742,6 +742,8 @@ def _place(page: _Page, q: Quantity, name: str | None, hints: set[str], hint_at:
         if not hints or len(hints & _stems_in(page, *_around(page, best.start, best.end))) < \
                 math.ceil(_WEAK_SHARE * len(hints)):
             return None
+    elif not (q.unit or q.counted) and (hints or name_stems) and best.score == 0:
+        return None  # a bare number ("> 4,000", "5.9T") counts only near the claim's words or its name
     return best
 
 
