@@ -6,14 +6,16 @@ the real CLI into a SQLite file in tmp_path.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from claimsdb import db, lint
+from claimsdb.lint import linter
 from claimsdb.errors import BadQuery
-from claimsdb.lint import Finding, build_index, lint_files, lint_text
+from claimsdb.lint import Finding, build_store, lint_files, lint_text
+from claimsdb.prose.markup import markdown
+from claimsdb.prose.tex import tex
 from claimsdb.policy import Policy
 from tests.conftest import DATA_FILES
 
@@ -37,7 +39,7 @@ def run(engine):
 
     def lint_(text: str, kind: str = "txt", policy: Policy = DEFAULT, name: str = "paper") -> list[Finding]:
         with db.session_scope(engine) as session:
-            index = build_index(session, policy)
+            index = build_store(session, policy)
         return lint_text(text, name=name, kind=kind, index=index)
 
     return lint_
@@ -82,7 +84,7 @@ def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(ru
 
 
 def test_16k_h100_and_16000_h100_gpus_match_the_same_claim(run):
-    text = "The cluster had 16K H100. Put differently, 16,000 H100 GPUs.\n"
+    text = "Llama 3 had 16K H100. Put differently, Llama 3 had 16,000 H100 GPUs.\n"
     assert run(text) == []  # a secondary tag passes the default policy
     strict = run(text, policy=STRICT)  # and not the strict one, which shows what matched
     assert [(f.raw, f.claims, f.tags) for f in strict] == [
@@ -93,26 +95,26 @@ def test_16k_h100_and_16000_h100_gpus_match_the_same_claim(run):
 
 
 def test_units_and_counted_things_must_agree_when_both_sides_have_them(run):
-    text = "They had 16,000 A100 GPUs. They saw 466 restarts. They ran 2,048 H800. Of those, 466 were logged.\n"
+    text = ("DeepSeek-V3 had 16,000 A100 GPUs. Llama 3 saw 466 restarts. DeepSeek-V3 ran 2,048 H800. "
+            "Of those, Llama 3 logged 466.\n")
     found = [(f.raw, f.severity, f.claims) for f in run(text, policy=STRICT)]
     assert found == [
         ("16,000 A100 GPUs", "note", ()),  # another accelerator
         ("466 restarts", "note", ()),  # another unit
         ("2,048 H800", "error", ("pipelines.deepseek-v3.pretrain",)),  # not the 2,048 B300
-        # a bare number matches by value alone: Llama 3's 466 interruptions, and Mercor's 300-550 rollouts
-        ("466", "error", ("pipelines.mercor-397b.agentic-rl", "pipelines.obs.llama3-failures")),
+        ("466", "note", ()),  # a bare number never matches a figure that has a unit
     ]
 
 
 def test_ranges_transitions_and_ratios_match_their_own_kind(run):
     # Under the strict policy the secondary claims show as errors, so every match is visible.
-    text = ("DeepSeek-V4 saw 32–33T tokens, not 32–34T tokens. Some 32.5T tokens fall inside the range. "
-            "Its context went 32K → 128K. INTELLECT-3 split 16:44, never 44:16.\n")
-    found = [(f.raw, f.severity, f.claims) for f in run(text, policy=STRICT)]
-    assert found == [
+    text = ("DeepSeek-V4 saw 32–33T tokens, not 32–34T tokens. DeepSeek-V4's 32.5T tokens fall inside the "
+            "range. DeepSeek-V3's context went 32K → 128K. INTELLECT-3 split 16:44, never 44:16.\n")
+    found = [(f.raw, f.severity, f.claims, f.verdict) for f in run(text, policy=STRICT)]
+    assert [f[:3] for f in found] == [
         ("32–33T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a range with the same ends
-        ("32–34T tokens", "note", ()),
-        ("Some 32.5T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a number inside a stored range
+        ("32–34T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # an overlapping range: contained
+        ("32.5T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a number inside a stored range
         ("32K → 128K", "error", ("pipelines.deepseek-v3.midtrain",)),  # a transition
         ("16:44", "error", ("rl.placement.intellect3",)),  # a ratio, in order
         ("44:16", "note", ()),
@@ -165,9 +167,9 @@ def test_things_that_are_not_figures_produce_nothing(run, kind, text):
 
 
 def test_claim_references_never_reach_the_prose():
-    prose = lint._EXTRACT["tex"]("Kimi keeps \\claim[12]{rl.fleet.kimi-k25-tasks} tasks.").text
+    prose = tex("Kimi keeps \\claim[12]{rl.fleet.kimi-k25-tasks} tasks.").text
     assert "kimi-k25" not in prose and "12" not in prose
-    prose = lint._EXTRACT["qmd"]("Kimi keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} tasks.").text
+    prose = markdown("Kimi keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} tasks.").text
     assert "kimi-k25" not in prose
 
 
@@ -190,7 +192,7 @@ def test_line_and_col_point_into_the_original_file_through_markup(run):
     assert at(tex, kimi).startswith("100{,}000}")
     assert (gpus.line, gpus.col, gpus.raw) == (5, 9, "7,777 GPUs") and at(tex, gpus).startswith("7,777~GPUs")
 
-    md = "---\ntitle: x\n---\n\n# 2 Methods\n\n| Model | Fleet |\n|---|---|\n| *LongCat* | **32K** |\n"
+    md = "---\ntitle: x\n---\n\n# 2 Methods\n\n| Model | Environments |\n|---|---|\n| *LongCat* | **32K** |\n"
     f = only(run(md, "md"))
     assert (f.line, f.col, f.raw, f.claims) == (9, 17, "32K", ("rl.fleet.longcat-environments",))
 
@@ -217,7 +219,7 @@ def test_lint_files_takes_the_kind_from_the_extension(engine, tmp_path):
         (tmp_path / name).write_bytes(text.encode("utf-8"))
         paths.append(str(tmp_path / name))
     with db.session_scope(engine) as session:
-        findings = lint_files(session, paths, DEFAULT)
+        findings = lint_files(session, paths, DEFAULT).findings
     expected_lines = {"paper.tex": 2, "paper.md": 3, "paper.qmd": 5, "paper.html": 1, "paper.txt": 1}
     for path in paths:
         mine = [f for f in findings if f.file == path]
@@ -246,9 +248,9 @@ def test_lint_files_names_the_file_it_cannot_lint(engine, tmp_path):
 def test_a_number_matching_claims_of_several_subjects_keeps_the_one_named_in_the_sentence(run):
     # 32K is LongCat's 32,000 environments (agent-reported), Llama 4's 32K GPUs and the start of
     # DeepSeek-V3's 32K -> 128K (both secondary).
-    text = "LongCat scales its pool to 32K at peak. Llama 4 also reached 32K during pretraining.\n"
+    text = "LongCat scales its pool to 32K environments. Llama 4 also reached 32K GPUs during pretraining.\n"
     f = only(run(text))
-    assert (f.raw, f.severity, f.claims) == ("32K", "error", ("rl.fleet.longcat-environments",))
+    assert (f.raw, f.severity, f.claims) == ("32K environments", "error", ("rl.fleet.longcat-environments",))
     assert f.col == 28
 
 
@@ -256,7 +258,7 @@ def test_a_number_matching_claims_of_several_subjects_keeps_the_one_named_in_the
 def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
     retag = claims("retag", "pipelines.llama4.pretrain", "agent-reported", "--reason", "test", "--by", "Ada")
     assert retag.exit_code == 0, retag.output
-    f = only(run(f"By then {name} had reached 32K at peak.\n"))
+    f = only(run(f"By then {name} had reached 32K GPUs at peak.\n"))
     assert f.claims == ("pipelines.llama4.pretrain",)
 
 
@@ -272,9 +274,10 @@ def test_the_full_name_beats_a_shorter_subject_inside_it(run, claims, name):
 def test_a_distinctive_word_of_the_subject_is_enough(run, claims):
     retag = claims("retag", "pipelines.deepseek-v4.midtrain", "agent-reported", "--reason", "test", "--by", "Ada")
     assert retag.exit_code == 0, retag.output
-    f = only(run("DeepSeek's long-context stage went to 1M.\n"))  # 1M is also Kimi's and Nemotron's
+    f = only(run("DeepSeek's long-context stage went to a 1M context.\n"))  # 1M is also Kimi's and Nemotron's
     assert f.claims == ("pipelines.deepseek-v4.midtrain",)
-    assert run("The long-context stage went to 1M.\n") == []  # no subject named: the safe claims count
+    # no subject named: the figure is nobody's, so it is an untracked note
+    assert [f.severity for f in run("The long-context stage went to a 1M context.\n")] == ["note"]
 
 
 # --- status and staleness ------------------------------------------------------------------------------
@@ -311,24 +314,40 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
 # --- speed ---------------------------------------------------------------------------------------------
 
 
-def test_a_fifty_page_manuscript_lints_in_about_a_second(run, engine):
+def test_a_fifty_page_manuscript_costs_linear_work(run, engine, monkeypatch):
+    """The work (judgements asked of the matcher) grows with the manuscript, not faster; the time of the
+    160 KB DeepSeek-V3 report is printed by tests/benchmarks/bench_lint.py."""
     paragraph = (
         "Section 3.2 compares Llama 3, trained on 16K H100 GPUs for 54 days, with Kimi K2.5 and its "
         "sandbox fleet of 100,000 concurrent tasks [12]. In 2024 we reproduced a run on {n} GPUs over "
         "{h} hours at about {p}% utilisation (see https://example.org/run/{n}) on March 5, 2024. "
     )
     hours, shares = [13, 17, 19, 23, 29, 31, 37], [33, 37, 61, 67, 73]  # no claim states these
-    text = "\n\n".join(paragraph.format(n=3001 + 2 * i, h=hours[i % 7], p=shares[i % 5]) for i in range(50 * 12))
-    assert len(text) > 150_000  # fifty pages of about 3,000 characters
+
+    def manuscript(pages: int) -> str:
+        return "\n\n".join(paragraph.format(n=3001 + 2 * i, h=hours[i % 7], p=shares[i % 5]) for i in range(pages * 12))
+
     with db.session_scope(engine) as session:
-        index = build_index(session, DEFAULT)
-    started = time.perf_counter()
+        index = build_store(session, DEFAULT)
+    calls = 0
+    real_match = linter.match
+
+    def counting(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real_match(*args, **kwargs)
+
+    monkeypatch.setattr(linter, "match", counting)
+    text = manuscript(50)
+    assert len(text) > 150_000  # fifty pages of about 3,000 characters
     findings = lint_text(text, name="big", kind="md", index=index)
-    elapsed = time.perf_counter() - started
     errors = [f for f in findings if f.severity == "error"]
     assert [f.raw for f in errors] == ["54 days", "100,000 concurrent tasks"] * 600
     assert sum(f.severity == "note" for f in findings) == 600 * 3
-    assert elapsed < 4.0, f"took {elapsed:.2f}s"
+    work_50 = calls
+    calls = 0
+    lint_text(manuscript(100), name="bigger", kind="md", index=index)
+    assert calls <= 2 * work_50 * 1.05, (work_50, calls)  # twice the pages, at most twice the work
 
 
 def test_a_stored_bare_number_matches_a_unit_only_when_its_subject_is_named(run):

@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 from sqlalchemy import CheckConstraint, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from claimsdb.quantities import COMPARATORS
-from claimsdb.quantities import KINDS as FIGURE_KINDS
+from claimsdb.figures import COMPARATORS
+from claimsdb.figures import KINDS as FIGURE_KINDS
 
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")

@@ -6,6 +6,7 @@ Functions return plain dicts (stable keys, JSON-ready); rendering is the CLI's b
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,13 +14,15 @@ from sqlalchemy import and_, exists, func, or_, select, text
 from sqlmodel import Session
 
 from claimsdb import history as chain
-from claimsdb.errors import BadQuery, NotFound, UnknownClaim
+from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, Verification
 from claimsdb.policy import Policy
-from claimsdb.quantities import REL_TOLERANCE, FigureError, Quantity, parse, same_unit
+from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
+from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME, Context, match
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
-STALE_OUTCOMES = ("figure-changed", "not-found")
+# A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
+STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
 
 @dataclass(frozen=True)
@@ -53,14 +56,6 @@ class ClaimFilter:
         if self.status:
             stmt = stmt.where(Claim.status == self.status)
         return stmt
-
-
-def figure_dict(f: Figure) -> dict[str, Any]:
-    return {
-        "raw": f.raw, "name": f.name, "kind": f.kind, "comparator": f.comparator, "value": f.value,
-        "low": f.low, "high": f.high, "start": f.start, "end": f.end,
-        "steps": json.loads(f.steps) if f.steps else [], "active": f.active, "unit": f.unit, "counted": f.counted,
-    }
 
 
 def _event_dict(e: Event) -> dict[str, Any]:
@@ -227,61 +222,71 @@ def latest_verifications(session: Session, claim_ids: list[int]) -> dict[int, li
     return out
 
 
+TRACE_NEAREST = 5  # figures shown when nothing matches
+_TRACE_LABELS = {SAME: "stated", ROUNDED: "rounded", CONTAINED: "inside range"}
+
+
 def trace(session: Session, number: str) -> dict[str, Any]:
-    """Every figure that states `number` (also inside ranges and transitions), with its claim."""
+    """Every stored figure that states `number`, rounds to it or overlaps it, with its claim.
+
+    `number` is a figure as written: a value, a range or a transition ("32–33T", "4K → 128K"); a unit or
+    counted thing narrows the match. Each stored figure is judged by `figures.match` as a person's query
+    (`Context.query()`). With no match, `nearest` lists up to TRACE_NEAREST figures that come close: the
+    same value with another unit or thing, or the same thing with another value (closest first).
+    """
     try:
         q = parse(number)
     except FigureError as exc:
         raise BadQuery(f"cannot read {number!r} as a number: {exc.reason}") from None
-    if q.kind not in ("value", "moe") or q.value is None:
-        raise BadQuery(f"trace takes one number, like 466, 2,048, 14.8T or 16K H100; {number!r} is a {q.kind}")
-    x = q.value
-    eps = abs(x) * REL_TOLERANCE or 1e-12
-    lo, hi = x - eps, x + eps
+    if not q.numbers():
+        raise BadQuery(f"trace takes a number, like 466, 2,048, 14.8T, 32–33T or 16K H100; {number!r} has none")
+    numbers = [abs(n) for n in q.numbers()]
+    lo, hi = min(numbers) / MAGNITUDE, max(numbers) * MAGNITUDE or 1e-12
 
     def near(col):
-        return col.between(lo, hi)
+        return or_(col.between(lo, hi), col.between(-hi, -lo))
 
     in_steps = text(
-        "EXISTS (SELECT 1 FROM json_each(figure.steps) AS s WHERE s.value BETWEEN :lo AND :hi)"
+        "EXISTS (SELECT 1 FROM json_each(figure.steps) AS s WHERE abs(s.value) BETWEEN :lo AND :hi)"
     ).bindparams(lo=lo, hi=hi)
     stmt = (
         select(Figure, Claim)
         .join(Claim, Claim.id == Figure.claim_id)
-        .where(
-            or_(
-                near(Figure.value), near(Figure.active), near(Figure.start), near(Figure.end),
-                and_(Figure.low <= hi, Figure.high >= lo),
-                and_(Figure.steps.is_not(None), in_steps),
-            )
-        )
+        .where(or_(near(Figure.value), near(Figure.active), near(Figure.start), near(Figure.end),
+                   and_(Figure.low <= hi, Figure.high >= lo), and_(Figure.steps.is_not(None), in_steps)))
         .order_by(Claim.key, Figure.position)
     )
-    matches = []
+    rank = {SAME: 0, ROUNDED: 1, CONTAINED: 2}
+    matches, nearest = [], []
     for fig, claim in session.execute(stmt):
-        if q.counted and (fig.counted or "").lower() != q.counted.lower():
-            continue
-        if q.unit and not q.counted and not same_unit(fig.unit, q.unit):
-            continue
-        stated = any(lo <= n <= hi for n in as_quantity(figure_dict(fig)).numbers())
-        matches.append((0 if stated else 1, fig, claim))
-    if not matches:
-        raise NotFound(f"no figure matches {number!r}")
-    matches.sort(key=lambda m: m[0])  # figures that state the number, then ranges that contain it
-    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in matches}.values()))}
+        stored = as_quantity(fig)
+        verdict = match(stored, q, Context.query())
+        if verdict.verdict in rank:
+            matches.append((rank[verdict.verdict], verdict, fig, claim))
+        elif verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
+            nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
+    matches.sort(key=lambda m: m[0])  # figures that state it, then roundings, then ranges that hold it
+    nearest = sorted(nearest, key=lambda m: m[:2])[:TRACE_NEAREST]
+    shown = [(v, f, c) for _, v, f, c in matches] or [(v, f, c) for *_, v, f, c in nearest]
+    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in shown}.values()))}
+
+    def row(verdict, fig, claim, label):
+        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": views[claim.key]}
+
     return {
         "query": number,
-        "parsed": {"value": q.value, "unit": q.unit, "counted": q.counted},
-        "matches": [
-            {"match": "stated" if rank == 0 else "inside range", "figure": figure_dict(f), "claim": views[c.key]}
-            for rank, f, c in matches
-        ],
+        "parsed": {"kind": q.kind, "value": q.value, "low": q.low, "high": q.high, "steps": list(q.steps),
+                   "unit": q.unit, "counted": q.counted},
+        "matches": [row(v, f, c, _TRACE_LABELS[v.verdict]) for _, v, f, c in matches],
+        "nearest": [] if matches else [row(v, f, c, "same value" if v.value_agrees else "close value")
+                                       for *_, v, f, c in nearest],
     }
 
 
-def as_quantity(figure: dict[str, Any]) -> Quantity:
-    """A stored figure (a `figure_dict`, as in claim views) back as the parser's Quantity."""
-    return Quantity.from_dict({k: v for k, v in figure.items() if k != "name"})
+def _distance(stored: Quantity, written: Quantity) -> float:
+    """How far apart two figures' first numbers are, as a ratio's logarithm (0 for equal)."""
+    a, b = abs(stored.numbers()[0]), abs(written.numbers()[0])
+    return abs(math.log(a / b)) if a and b else math.inf
 
 
 def get_claim(session: Session, key: str) -> Claim:

@@ -18,7 +18,7 @@ from typing import Any
 
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS
-from claimsdb.quantities import FigureError, Quantity, parse
+from claimsdb.figures import FigureError, Quantity, parse
 
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

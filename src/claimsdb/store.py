@@ -25,7 +25,7 @@ from sqlmodel import Session
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidRecord
 from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, utcnow
-from claimsdb.quantities import Quantity
+from claimsdb.figures import Quantity, figure_columns
 from claimsdb.records import (
     ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record, load,
 )
@@ -77,27 +77,6 @@ class ImportPlan:
             "quantities_added": len(self.quantities_added),
             "quantities_updated": len(self.quantities_updated),
         }
-
-
-def figure_columns(position: int, fig: FigureRecord) -> dict[str, Any]:
-    """The stored form of a figure: what the figure table holds, minus ids."""
-    q: Quantity = fig.quantity
-    return {
-        "position": position,
-        "name": fig.name,
-        "raw": q.raw,
-        "kind": q.kind,
-        "comparator": q.comparator,
-        "value": q.value,
-        "low": q.low,
-        "high": q.high,
-        "start": q.start,
-        "end": q.end,
-        "steps": json.dumps(list(q.steps)) if q.steps else None,
-        "active": q.active,
-        "unit": q.unit,
-        "counted": q.counted,
-    }
 
 
 FIGURE_COLUMNS = tuple(figure_columns(0, FigureRecord(Quantity(raw="", kind="text"))).keys())

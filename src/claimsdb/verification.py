@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +22,16 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
-from claimsdb.quantities import Quantity
 from claimsdb import history
-from claimsdb.queries import as_quantity, claim_views, figure_dict
+from claimsdb.figures import Quantity, as_quantity, figure_dict
+from claimsdb.queries import claim_views
 from claimsdb.verify.locate import locate
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.verify.text import UnsupportedContent, extract_text
 
-GOOD_OUTCOMES = ("confirmed", "reworded")
+# What a check may find without failing: the figures are there (rounded: more precisely), or the claim
+# has nothing to check. partial, figure-changed, not-found and unreachable fail the command.
+GOOD_OUTCOMES = ("confirmed", "reworded", "rounded", "nothing-to-check")
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class Plan:
     skipped: list[dict[str, str]]
     sources: dict[int, SourceInfo]
     figures: dict[int, list[Quantity]]
+    names: dict[int, list[str | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -74,6 +77,7 @@ class PairResult:
     missing: list[str] = field(default_factory=list)
     error: str | None = None
     snapshot: str | None = None
+    figures: list[dict[str, Any]] = field(default_factory=list)  # without a quote: each figure found or missing
 
 
 def plan(session: Session, keys: list[str], *, source: str | None = None, everything: bool = False) -> Plan:
@@ -120,7 +124,9 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
             if src.id not in sources:
                 prev = latest_snapshot(session, src.id)
                 sources[src.id] = SourceInfo(src.id, src.key, src.url, src.path, _snapshot_info(prev))
-    return Plan(pairs=pairs, skipped=skipped, sources=sources, figures=quantities(session, [p.claim_id for p in pairs]))
+    ids = [p.claim_id for p in pairs]
+    return Plan(pairs=pairs, skipped=skipped, sources=sources, figures=quantities(session, ids),
+                names=figure_names(session, ids))
 
 
 def _snapshot_info(snap: Snapshot | None) -> dict[str, Any] | None:
@@ -136,6 +142,16 @@ def quantities(session: Session, claim_ids: list[int]) -> dict[int, list[Quantit
         select(Figure).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
     ):
         out.setdefault(f.claim_id, []).append(as_quantity(figure_dict(f)))
+    return out
+
+
+def figure_names(session: Session, claim_ids: list[int]) -> dict[int, list[str | None]]:
+    """Each claim's figure names in the data ("prefill unit"), in figure order: they help find the figure."""
+    out: dict[int, list[str | None]] = {}
+    for claim_id, name in session.execute(
+        select(Figure.claim_id, Figure.name).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
+    ):
+        out.setdefault(claim_id, []).append(name)
     return out
 
 
@@ -212,13 +228,13 @@ def record(session: Session, the_plan: Plan, fetched: dict[int, Any], store: Sna
             r = PairResult(p.claim, p.subject, p.source, "unreachable", error=error, snapshot=shas[p.source_id])
         else:
             found = locate(text, quote=p.quote, figures=the_plan.figures.get(p.claim_id, []),
-                           hint=f"{p.subject} {p.statement}")
+                           hint=f"{p.subject} {p.statement}", names=the_plan.names.get(p.claim_id))
             r = PairResult(p.claim, p.subject, p.source, found.outcome, passage=found.passage, score=found.score,
                            changes=[list(c) for c in found.changes], missing=list(found.missing),
-                           snapshot=shas[p.source_id])
+                           snapshot=shas[p.source_id], figures=[asdict(f) for f in found.figures])
         results.append(r)
         detail = {"quote": p.quote, "changes": r.changes, "missing": r.missing, "error": r.error,
-                  "offline": True if offline else None}
+                  "figures": r.figures, "offline": True if offline else None}
         rows.append({
             "claim_id": p.claim_id, "source_id": p.source_id, "snapshot_id": snapshot_ids[p.source_id], "at": now,
             "outcome": r.outcome, "passage": r.passage, "score": r.score, "content_sha256": r.snapshot,
@@ -255,7 +271,7 @@ def passage_for(session: Session, claim: Claim, source: Source, store: SnapshotS
         select(Evidence.quote).where(Evidence.claim_id == claim.id, Evidence.source_id == source.id)
     ).first()
     found = locate(text, quote=quote, figures=quantities(session, [claim.id]).get(claim.id, []),
-                   hint=f"{claim.subject} {claim.statement}")
+                   hint=f"{claim.subject} {claim.statement}", names=figure_names(session, [claim.id]).get(claim.id))
     return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "url": snap.url,
             "outcome": found.outcome, "passage": found.passage}
 

@@ -55,7 +55,7 @@ def timed(cmd: list[str], env: dict) -> tuple[float, subprocess.CompletedProcess
 
 
 def plain_sqlite(path: Path, doc: dict) -> float:
-    from claimsdb.quantities import parse
+    from claimsdb.figures import parse
 
     # Parse outside the timing: the floor is the database writes alone.
     claim_rows = [(c["key"], c["subject"], c["stage"], c["statement"], c["tag"], c["basis"]) for c in doc["claims"]]

@@ -56,9 +56,16 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
 @pytest.mark.usefixtures("bundled")
 def test_untracked_figures_are_notes_and_do_not_fail(claims, tmp_path):
     paper = tmp_path / "paper.txt"
-    paper.write_text("We used 7,777 GPUs for the ablation.\n", encoding="utf-8")
+    paper.write_text("We used 7,777 GPUs for the ablation. Llama 3 ran on 16K H100.\n", encoding="utf-8")
     code, report = lint_json(claims, paper)
+    assert code == 0 and report["findings"] == []  # notes are counted, and listed with --notes
+    assert (report["notes"], report["passed"], report["checked"], report["errors"]) == (1, 1, 2, 0)
+    code, report = lint_json(claims, paper, "--notes")
     assert code == 0 and [f["severity"] for f in report["findings"]] == ["note"]
+    table = claims("lint", paper).stdout
+    assert "7,777" not in table
+    assert "2 figure(s) checked: 1 passed, 0 error(s), 0 warning(s), 1 note(s) (untracked figures: list them with --notes)" in table
+    assert "paper.txt:1:9: note: 7,777 GPUs" in claims("lint", paper, "--notes").stdout
 
 
 @pytest.mark.usefixtures("bundled")

@@ -65,11 +65,40 @@ def test_trace_json_carries_sources_and_events(claims):
 
 
 @pytest.mark.usefixtures("loaded")
-def test_trace_rejects_text_that_is_not_one_number(claims):
+def test_trace_rejects_text_that_is_not_a_number(claims):
     result = claims("trace", "lots")
     assert result.exit_code == 2 and "cannot read 'lots' as a number" in result.stderr
-    result = claims("trace", "4K → 8K")
-    assert result.exit_code == 2 and "trace takes one number" in result.stderr
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("8K → 256K", [("widget.context", "8K → 256K", "stated")]),  # a transition, as stored
+        ("from 8K to 256K", [("widget.context", "8K → 256K", "stated")]),  # the same change in words
+        ("40–60K", [("gadget.fleet", "40–60K sandboxes", "stated")]),  # the same range
+        ("50–70K", [("gadget.fleet", "40–60K sandboxes", "inside range")]),  # overlapping ranges
+        ("45K–55K sandboxes", [("gadget.fleet", "40–60K sandboxes", "inside range")]),  # a range inside
+        ("3,071.6", [("widget.pretrain", "3,072 H100", "rounded")]),  # more precise, rounds to it
+    ],
+)
+def test_trace_takes_ranges_and_transitions_and_finds_overlaps(claims, query, expected):
+    data = trace_json(claims, query)
+    assert [(m["claim"]["key"], m["figure"]["raw"], m["match"]) for m in data["matches"]] == expected
+
+
+@pytest.mark.usefixtures("loaded")
+def test_trace_with_no_match_prints_the_nearest_figures_and_exits_1(claims):
+    other_thing = claims("trace", "3,072 A100")  # the value of widget.pretrain, counting another accelerator
+    assert other_thing.exit_code == 1 and "no figure matches '3,072 A100'; the nearest:" in other_thing.stderr
+    assert "3,072 H100  widget.pretrain (Widget-7): same value, counts A100, not H100" in other_thing.stderr
+    close_value = claims("trace", "3,000 H100 GPUs")  # the same thing, another value
+    assert close_value.exit_code == 1
+    assert "3,072 H100  widget.pretrain (Widget-7): close value" in close_value.stderr
+    data = json.loads(claims("trace", "3,000 H100", "--format", "json").stdout)
+    assert data["matches"] == [] and [m["figure"]["raw"] for m in data["nearest"]] == ["3,072 H100"]
+    nothing = claims("trace", "7 widgets")
+    assert nothing.exit_code == 1 and nothing.stderr.strip() == "no figure matches '7 widgets'"
 
 
 @pytest.mark.usefixtures("loaded")

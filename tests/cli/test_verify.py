@@ -195,3 +195,44 @@ def test_the_table_shows_old_and_new_figures(server, claims, write_json, verify)
     assert result.exit_code == 1
     assert "figure-changed" in result.stdout and "4,096 GPUs → 3,000 GPUs" in result.stdout
     assert "summary: 1 figure-changed" in result.stdout
+
+
+def test_without_a_quote_each_figure_is_found_on_its_own(server, claims, write_json, verify):
+    page = ("<h1>Orchard-9</h1><p>The prefill unit of Orchard-9 spans 4 nodes with 32 GPUs.</p>"
+            + "<p>Unrelated operational notes follow here.</p>" * 40
+            + "<p>Its decode unit spans 40 nodes with 320 GPUs, and the corpus held 5.93 trillion tokens.</p>")
+    server.add("/page.html", page.encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [
+        claim("c.all", "s", [{"raw": "4 nodes", "name": "prefill unit"}, {"raw": "40 nodes", "name": "decode unit"}],
+              quote=None),
+        claim("c.rounded", "s", ["5.9T tokens"], quote=None),
+        claim("c.partial", "s", ["4 nodes", "12 racks"], quote=None),
+        claim("c.empty", "s", [], quote=None),
+    ]}
+    assert claims("import", write_json(doc)).exit_code == 0
+    code, report = verify("--all")
+    results = by_claim(report)
+    assert {k: r["outcome"] for k, r in results.items()} == {
+        "c.all": "confirmed", "c.rounded": "rounded", "c.partial": "partial", "c.empty": "nothing-to-check"}
+    assert code == 1  # partial fails the check; rounded and nothing-to-check do not
+    assert [(f["figure"], f["status"], f["found"]) for f in results["c.all"]["figures"]] == [
+        ("4 nodes", "found", "4 nodes"), ("40 nodes", "found", "40 nodes")]
+    assert "decode unit spans 40 nodes" in results["c.all"]["figures"][1]["passage"]
+    assert results["c.partial"]["missing"] == ["12 racks"]
+    table = claims("verify", "c.rounded", "c.empty", "--sources-dir", verify.sources_dir, "--offline")
+    assert table.exit_code == 0 and "5.9T tokens found as 5.93 trillion tokens" in table.stdout
+
+
+def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, claims, write_json, verify):
+    server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [
+        claim("c.rounded", "s", ["4,096 GPUs", "5.9T tokens"], quote=None, tag="spot-checked"),
+        claim("c.partial", "s", ["4,096 GPUs", "12 racks"], quote=None, tag="spot-checked"),
+    ]}
+    claims("import", write_json(doc))
+    code, report = verify("--all")
+    assert code == 1 and {k: r["outcome"] for k, r in by_claim(report).items()} == {
+        "c.rounded": "rounded", "c.partial": "partial"}
+    assert "STALE" in claims("show", "c.partial").stdout and "STALE" not in claims("show", "c.rounded").stdout
+    strict = claims("export", "--strict")
+    assert strict.exit_code == 1 and "c.partial" in strict.stderr and "c.rounded" not in strict.stderr

@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimsdb.quantities import parse, scan
-from claimsdb.verify.locate import FUZZY_THRESHOLD, OUTCOMES, PASSAGE_CHARS, Location, locate, normalize
+from claimsdb.figures import parse, scan
+import claimsdb.verify.locate as locate_module
+from claimsdb.verify.locate import (
+    FULL_SCAN_CHARS, FUZZY_THRESHOLD, OUTCOMES, PASSAGE_CHARS, WINDOW_CHARS, Location, locate, normalize,
+)
 
 PAGE = """Heron-3 technical report
 
@@ -219,10 +221,28 @@ def test_no_quote_figures_together_are_confirmed():
     assert "16,000 H100 GPUs for 41 days" in loc.passage and "22.4T tokens" in loc.passage
 
 
-def test_no_quote_figures_far_apart_are_not_found():
+def test_no_quote_each_figure_is_found_on_its_own_with_its_passage():
     loc = locate(PAGE, quote=None, figures=figs("16,000 H100", "12 benchmarks"), hint=HINT)
     assert PAGE.index("12 benchmarks") - PAGE.index("16,000") > 300  # the page keeps them apart
-    assert loc.outcome == "not-found" and loc.passage is None
+    assert loc.outcome == "confirmed"
+    gpus, benchmarks = loc.figures
+    assert (gpus.status, gpus.found) == ("found", "16,000 H100 GPUs") and "16,000 H100" in gpus.passage
+    assert (benchmarks.status, benchmarks.found) == ("found", "12 benchmarks") and "12 benchmarks" in benchmarks.passage
+
+
+def test_no_quote_some_figures_found_is_partial_listing_the_missing():
+    loc = locate(PAGE, quote=None, figures=figs("16,000 H100", "7 stages"), hint=HINT)
+    assert (loc.outcome, loc.missing) == ("partial", ("7 stages",))
+    assert [r.status for r in loc.figures] == ["found", "missing"]
+
+
+def test_no_quote_a_more_precise_page_value_is_rounded():
+    page = "Wren-5 pretraining consumed 5.93 trillion tokens on 512 GPUs."
+    loc = locate(page, quote=None, figures=figs("5.9T tokens", "512 GPUs"), hint="Wren-5 pretraining")
+    assert loc.outcome == "rounded" and [r.status for r in loc.figures] == ["rounded", "found"]
+    assert locate(page, quote=None, figures=figs("5.93T tokens"), hint="Wren-5").outcome == "confirmed"
+    assert locate(page, quote=None, figures=figs("6T tokens"), hint="Wren-5").outcome == "rounded"  # 5.93 -> 6
+    assert locate(page, quote=None, figures=figs("5.8T tokens"), hint="Wren-5").outcome == "figure-changed"
 
 
 def test_no_quote_transition_written_as_from_to():
@@ -237,17 +257,20 @@ def test_no_quote_prefers_the_window_with_the_hint_words():
     assert loc.outcome == "confirmed" and "Wren-5 ablation" in loc.passage and "Osprey-1" not in loc.passage
 
 
-def test_no_quote_figure_without_any_hint_word_nearby_is_not_confirmed():
+def test_no_quote_a_specific_figure_is_found_anywhere_on_its_page():
+    # The page is the claim's own source: a figure with a unit is found even far from the claim's words.
     page = "The Osprey-1 baseline used 512 GPUs. " + "Unrelated filler text. " * 30
-    assert locate(page, quote=None, figures=figs("512 GPUs"), hint="Wren-5 ablation").outcome == "not-found"
+    assert locate(page, quote=None, figures=figs("512 GPUs"), hint="Wren-5 ablation").outcome == "confirmed"
     assert locate(page, quote=None, figures=figs("512 GPUs"), hint=None).outcome == "confirmed"
 
 
 def test_no_quote_same_unit_other_value_near_the_hint_words_is_figure_changed():
     page = PAGE.replace("16,000 H100", "12,000 H100")
     loc = locate(page, quote=None, figures=figs("16,000 H100", "41 days"), hint=HINT)
-    assert loc.outcome == "figure-changed"
+    assert loc.outcome == "partial" and loc.missing == ("16,000 H100",)  # 41 days is there
     assert loc.changes == (("16,000 H100", "12,000 H100 GPUs"),)
+    alone = locate(page, quote=None, figures=figs("16,000 H100"), hint=HINT)
+    assert alone.outcome == "figure-changed" and alone.changes == (("16,000 H100", "12,000 H100 GPUs"),)
 
 
 def test_a_bare_small_number_needs_more_of_the_hint_than_a_specific_figure():
@@ -274,9 +297,9 @@ def test_unitless_page_number_needs_the_unit_as_its_label():
     assert locate(table, quote=None, figures=figs("16 GPUs"), hint="Wren-5 cluster").outcome != "confirmed"
 
 
-def test_no_figures_and_no_quote_is_not_found_with_no_passage():
-    assert locate(PAGE, quote=None, figures=[], hint=HINT) == Location("not-found", None, 0.0)
-    assert locate(PAGE, quote="   ", figures=[], hint=HINT).outcome == "not-found"
+def test_no_figures_and_no_quote_is_nothing_to_check():
+    assert locate(PAGE, quote=None, figures=[], hint=HINT) == Location("nothing-to-check", None, 0.0)
+    assert locate(PAGE, quote="   ", figures=[], hint=HINT).outcome == "nothing-to-check"
 
 
 def test_location_is_frozen():
@@ -303,22 +326,60 @@ def _large_page(target: str) -> str:
     return " ".join(parts)
 
 
-def test_a_200_kb_page_is_located_quickly():
+def test_a_200_kb_page_is_located():
+    """Located, not timed: tests/benchmarks/bench_locate.py prints the times over the corpus and a 20 MB page."""
     target = "The Heron-3 run occupied 3,328 H200 GPUs for 41 days and consumed 22.4T tokens of mixed data."
     page = _large_page(target)
     claim = figs("3,328 H200", "22.4T tokens")
-    started = time.perf_counter()
     exact = locate(page, quote="occupied 3,328 H200 GPUs for 41 days", figures=claim)
     fuzzy = locate(page, quote="Heron-3 used 3,328 H200 GPUs during 41 days and 22.4T tokens", figures=claim)
     bare = locate(page, quote=None, figures=claim, hint="Heron-3 pretraining run")
     changed = locate(page.replace("3,328 H200", "3,072 H200"), quote="occupied 3,328 H200 GPUs for 41 days",
                      figures=claim)
-    elapsed = time.perf_counter() - started  # measured, not asserted: the suite's run time shows it
-    assert len(page) >= 200_000 and elapsed >= 0
+    assert len(page) >= 200_000
     assert exact.outcome == "confirmed" and target in exact.passage
     assert fuzzy.outcome == "reworded" and "3,328 H200 GPUs" in fuzzy.passage
     assert bare.outcome == "confirmed" and "3,328 H200 GPUs" in bare.passage
     assert changed.outcome == "figure-changed" and changed.changes == (("3,328 H200", "3,072 H200 GPUs"),)
+
+
+def _scanned(page: str, monkeypatch, **kwargs) -> tuple[object, int]:
+    """locate's outcome, and how many characters it handed to the figure scanner."""
+    module = locate_module
+
+    total = 0
+    real_scan = module.scan
+
+    def counting(text):
+        nonlocal total
+        total += len(text)
+        return real_scan(text)
+
+    monkeypatch.setattr(module, "scan", counting)
+    module._page.cache_clear()
+    return locate(page, **kwargs), total
+
+
+@pytest.mark.parametrize("quote", [None, "occupied 3,328 H200 GPUs for 41 days",
+                                   "Heron-3 used 3,328 H200 GPUs during 41 days and 22.4T tokens"])
+def test_a_large_page_is_read_in_windows_whatever_its_size(monkeypatch, quote):
+    # Above FULL_SCAN_CHARS a page is read only around the claim's digits and words: the characters
+    # scanned stay bounded when the page grows fourfold (what bench_locate.py measures in memory).
+    target = "The Heron-3 run occupied 3,328 H200 GPUs for 41 days and consumed 22.4T tokens of mixed data."
+    base = _large_page(target)
+    filler = base.replace(target, "")
+    small = filler * 6 + target + filler * 6
+    large = filler * 24 + target + filler * 24
+    assert FULL_SCAN_CHARS < len(small) < len(large) // 3
+    claim = dict(quote=quote, figures=figs("3,328 H200", "22.4T tokens"), hint="Heron-3 pretraining run")
+    (loc_small, work_small), (loc_large, work_large) = (_scanned(small, monkeypatch, **claim),
+                                                        _scanned(large, monkeypatch, **claim))
+    assert loc_small.outcome == loc_large.outcome != "not-found"
+    # at most _MAX_WINDOWS windows per figure, and as many for the claim's words: a bound that does not
+    # depend on the page's size
+    bound = (len(claim["figures"]) + 1) * locate_module._MAX_WINDOWS * (WINDOW_CHARS + 2 * locate_module._EDGE + 2)
+    assert work_small <= bound and work_large <= bound, (work_small, work_large, bound)
+    assert work_large < len(large) / 20
 
 
 # --- properties --------------------------------------------------------------------------------------
@@ -344,9 +405,27 @@ def test_prop_locate_never_raises_and_confirms_only_with_the_numbers_in_the_pass
         assert loc.passage in page
     if loc.outcome in ("confirmed", "reworded"):
         assert loc.changes == () and loc.missing == ()
-        stated = [n for f in scan(loc.passage) for n in f.quantity.numbers()]
+        passages = [r.passage for r in loc.figures] or [loc.passage]  # without a quote, each figure's own
+        for r in loc.figures:
+            assert r.passage in page and r.status == "found"
+        stated = [n for p in passages for f in scan(p) for n in f.quantity.numbers()]
         for q in claim:
             for n in q.numbers():
-                assert any(math.isclose(n, m, rel_tol=1e-9) for m in stated), (q.raw, loc.passage)
+                assert any(math.isclose(n, m, rel_tol=1e-9) for m in stated), (q.raw, passages)
     else:
         assert loc.outcome != "not-found" or loc.passage is None
+
+
+def test_a_change_written_as_consecutive_figures_is_found_not_rounded():
+    page = "Wren-5 expands the context window from 4K to 32K and then to 128K in two phases."
+    loc = locate(page, quote=None, figures=figs("32K → 128K"), hint="Wren-5 context")
+    assert loc.outcome == "confirmed" and loc.figures[0].found == "from 4K to 32K and then to 128K"
+    one_step = locate("Wren-5 supports a context of 128K.", quote=None, figures=figs("32K → 128K"), hint="Wren-5")
+    assert one_step.outcome != "confirmed"  # one step does not state the change
+
+
+def test_a_bare_figure_needs_the_claims_words_near_it():
+    page = "The cache holds 4K entries per shard. " + "Unrelated filler text. " * 30 + "Nothing more."
+    assert locate(page, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "not-found"
+    near = "Wren-5 runs more than 4,000 sandboxes at peak."
+    assert locate(near, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "confirmed"

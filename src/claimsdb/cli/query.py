@@ -13,36 +13,46 @@ from claimsdb.cli.options import (
     TagFilter, TrustFilter, claim_filter,
 )
 from claimsdb.cli.output import (
-    CLAIM_CSV_COLUMNS, claim_row, console, emit, emit_table, figures_text, print_claim, tag_text,
+    CLAIM_CSV_COLUMNS, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
 )
+from claimsdb.errors import ExitCode
 
 
 def trace(
-    number: Annotated[str, typer.Argument(help='A number as you would write it: 466, 2,048, 14.8T, "16K H100", 100k.')],
+    number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".')],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Where does this number come from? Every claim stating it, with tag, sources and history.
 
-    Matches by value, also inside ranges (32–33T) and transitions (4K → 128K); a unit or counted thing
-    in the query (16K H100) narrows the match. Exit 1 when nothing matches.
+    Matches by value, also roundings (16,384 for 16K), ranges that hold it or overlap it (32.5T in
+    32–33T) and steps of transitions (128K in 4K → 128K); a unit or counted thing narrows the match.
+    With no match, prints the nearest figures (the same value with another unit or thing, the same
+    thing with a close value) and exits 1.
 
     Example: claims trace 2048
     """
     with db.session_scope(db.open_engine(db_)) as session:
         result = queries.trace(session, number)
-    rows = [
-        {"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in result["matches"]
-    ]
+    found = result["matches"] or result["nearest"]
+    rows = [{"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in found]
 
     def table() -> None:
+        if not result["matches"]:
+            return
         console.print(f"{len(result['matches'])} figure(s) match {number!r}\n")
         for m in result["matches"]:
-            label = m["figure"]["raw"] + ("  (inside this range)" if m["match"] == "inside range" else "")
+            label = m["figure"]["raw"] + ("" if m["match"] == "stated" else f"  ({m['match']}: {m['reason']})")
             print_claim(m["claim"], figure=label)
             console.print()
 
     emit(fmt, result, columns=("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows=rows, table=table)
+    if not result["matches"]:
+        err_console.print(f"no figure matches {number!r}" + ("; the nearest:" if result["nearest"] else ""))
+        for m in result["nearest"]:
+            err_console.print(f"  {m['figure']['raw']}  {m['claim']['key']} ({m['claim']['subject']}): "
+                              f"{m['match']}, {m['reason']}")
+        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def show(

@@ -20,8 +20,8 @@ SourcesDirOption = Annotated[
     typer.Option("--sources-dir", envvar="CLAIMS_SOURCES",
                  help="Folder for fetched snapshots. Env: CLAIMS_SOURCES. Default: ./sources."),
 ]
-OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "figure-changed": "bold red", "not-found": "bold red",
-                 "unreachable": "yellow"}
+OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "rounded": "green", "partial": "bold red",
+                 "figure-changed": "bold red", "not-found": "bold red", "nothing-to-check": "dim", "unreachable": "yellow"}
 
 
 def verify(
@@ -39,8 +39,11 @@ def verify(
     """Fetch each claim's primary pages and check that its quote and figures are still there.
 
     Each distinct source is fetched once (conditional requests: an unchanged page costs a 304) and kept
-    as a snapshot. Outcomes: confirmed, reworded, figure-changed, not-found, unreachable. A verification
-    never changes a tag. Exit 1 when any checked claim is not confirmed or reworded.
+    as a snapshot. Without a quote, each figure is looked for on its own anywhere on the page, near the
+    claim's words. Outcomes: confirmed, reworded, rounded (the page is more precise: 5.93T for 5.9T),
+    partial (some figures missing), figure-changed, not-found, nothing-to-check (no figure, no quote),
+    unreachable. A verification never changes a tag. Exit 1 on partial, figure-changed, not-found or
+    unreachable.
 
     Example: claims verify --all
     """
@@ -91,6 +94,7 @@ def _print(results, log, skipped, counts) -> None:
 
 def _what_changed(r) -> str:
     parts = [f"{old} → {new}" for old, new in r.changes]
+    parts += [f"{f['figure']} found as {f['found']}" for f in r.figures if f["status"] == "rounded"]
     if r.missing:
         parts.append("missing: " + ", ".join(r.missing))
     if r.error:

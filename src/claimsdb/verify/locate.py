@@ -1,32 +1,35 @@
 """Find a claim's evidence in a page's text, checking its figures as numbers, never as strings.
 
-`locate(text, quote=..., figures=..., hint=...)` returns a `Location` with one of four outcomes:
+`locate(text, quote=..., figures=..., hint=..., names=...)` returns a `Location` with one of these outcomes:
 
 - "confirmed": the quote is in the page (after `normalize`) and every figure is in the passage;
-  without a quote: all the claim's figures stand together in one window of the page.
+  without a quote: every figure is found on the page, each on its own.
 - "reworded": the quote is not in the page word for word, but a passage similar enough is
   (word-level similarity >= FUZZY_THRESHOLD) and every figure is in it.
+- "rounded" (no quote): every figure is found, at least one as a more precise value that rounds to it
+  ("5.93 Trillion" for "5.9T").
+- "partial" (no quote): some figures are found and some are not; `missing` lists those, and `changes`
+  pairs a missing one with a figure of the same measure standing beside the found ones.
 - "figure-changed": the passage is there but a figure is not: `changes` pairs the claim's figure
   with the page figure found in its place, `missing` lists figures with no counterpart.
-- "not-found": no passage (or, without a quote, no window with the figures or the claim's words).
+- "not-found": no passage (or, without a quote, none of the figures and no changed figure).
+- "nothing-to-check": the claim has no figure and no quote.
 
 Decisions:
-- A figure is present when `scan` finds a page figure equal to it: every number equal within a
-  relative 1e-9 (so "2,048" = "2048", "14.8T" = "14.8 trillion", "20s" = "20 s", and "16,000" is
-  never "10,000"). A value matches a value, or a step of a transition, ratio or MoE size, never a
-  range end; a range only the same range; a transition the same transition, an "X to Y" range, or
-  consecutive figures with the same numbers ("from 4K to 128K and then 200K"); a ratio the same ratio;
-  a MoE size the same size, or its total and active counts within 150 characters. A figure without a
-  number ("hundreds of thousands") must appear word for word. The comparator ("~", "up to") is not
-  compared: a page that states the number supports a claim that qualifies it.
-- Units: a claim figure with a unit needs a page figure with the same unit (`same_unit`). Where
-  scan's unit is not a unit word, the noun phrase after the number may end in the claim's unit
-  ("14.8T diverse and high-quality tokens"); a page number without a unit counts only when labelled
-  with the claim's unit or counted thing right before it (tables: "GPUs: 2,048", "| H800 | 2,048"),
-  so "Figure 16" is never "16 GPUs". Stricter than "same unit when both have one", on purpose: a
-  bare number near the quote is too often a footnote, a year or a section. Both naming what they
-  count ("H800", "H100") must name the same thing, and a claim's label ("max_off_policy_steps = 8",
-  "MFU ~38%") must stand just before the page's number: a bare "8" is not that setting.
+- Whether a page figure is the claim's is `claimsdb.figures.match`'s verdict ("same", or "rounded"),
+  with the page as the claim's own source (its subject counts as named) and the words before the page
+  figure on its line as what may say what it counts: "GPUs: 2,048" and "| H800 | 2,048" state 2,048
+  GPUs, while "Figure 16" is never "16 GPUs"; a labelled claim figure ("max_off_policy_steps = 8") needs
+  its label there. A value inside a claimed range does not state the range; one step on the page does
+  not state a change, but consecutive figures do ("from 4K to 32K and then to 128K" states 32K → 128K);
+  a MoE size may be written as its total and active counts within 150 characters. A figure without a
+  number ("hundreds of thousands") must appear word for word.
+- Without a quote, each figure is located on its own, anywhere on the page, at the place with the most
+  hint words around it (the claim's subject and statement, and twice the figure's own name, such as
+  "prefill unit"); `figures` reports each one found, rounded or missing, with its passage. A weak figure
+  (a bare small whole number such as "two" or "28", which any page has) counts only where half the hint
+  words stand around it. "figure-changed" needs a window with 60 % of the hint words and a figure of the
+  same measure within a factor of 10 of the claim's value, but not equal to it.
 - A quote made only of figures ("14.8T tokens") that is not in the page word for word is looked
   for as figures, as without a quote; found so, it is "reworded" (written differently), never
   "confirmed".
@@ -34,24 +37,22 @@ Decisions:
   be in the matched words; the claim's other figures may be anywhere in the passage (the match with
   some context, at most PASSAGE_CHARS). An exact match is word-bounded, so "8 GPUs" is not found in
   "128 GPUs"; when the quote occurs several times, the first occurrence with all figures is used.
-- The fuzzy match compares words (difflib, autojunk off) in a few candidate regions chosen by
-  where the quote's rarer words occur, so its cost does not grow with the square of the page. It
-  needs at least _MIN_FUZZY_WORDS words in common: "SFT, CISPO RL" against "SFT and RL" is two words
-  of three, which says nothing; a quote that short must be found word for word.
-- Without a quote, a window of WINDOW_CHARS holding all the figures must also hold a third of the
-  hint's words (the claim's subject and statement, less stop words and the figures' own words), or
-  half of them when every figure is weak (a bare small whole number such as "two" or "28", which any
-  page has); windows with more hint words win. Weak figures with no hint words are never confirmed.
-  "figure-changed" needs a window with 60 % of the hint words and a figure of the same unit or
-  counted thing, within a factor of 10 of the claim's value, but not equal to it.
+- The fuzzy match compares words (difflib, autojunk off) in a few candidate regions chosen by where
+  the quote's rarer words occur; only those regions are split into words. It needs at least
+  _MIN_FUZZY_WORDS words in common: "SFT, CISPO RL" against "SFT and RL" is two words of three, which
+  says nothing; a quote that short must be found word for word.
 - A replacement found by unit alone (figures outside the quote, or without a quote) must be within
-  a factor of 10 of the claim's value and in the same paragraph: "22.4T tokens" is not replaced by
-  the "128K tokens" of the next section.
+  a factor of 10 of the claim's value and in the same paragraph.
+- Bounded memory: a page up to FULL_SCAN_CHARS is scanned whole once (cached for the next claims);
+  a larger one is never split into words or copied per character: the quote is searched with one
+  pattern over the text, and figures are read only in windows around the places where the claim's
+  digits (or number words) and words stand, at most _MAX_WINDOWS per figure, nearest the claim's
+  words first. Locating costs a small constant times the page's size.
 - `score` is the word similarity of quote and passage (1.0 for an exact match); without a quote, or
-  for a figures-only quote found as figures, it is the share of hint words in the window (1.0 with
+  for a figures-only quote found as figures, it is the share of hint words in the passage (1.0 with
   no hint words).
-Pure functions; the page's scan and word index are cached for the few most recent pages, since
-`claims verify` locates many claims in one page.
+Pure functions; the page's figures are cached for the few most recent pages, since `claims verify`
+locates many claims in one page.
 """
 
 from __future__ import annotations
@@ -64,11 +65,15 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
+from claimsdb.figures import REL_TOLERANCE, Context, Found, Quantity, Verdict, match, scan
+from claimsdb.figures.matching import ROUNDED, SAME
+from claimsdb.figures.parser import precision
+from claimsdb.figures.vocabulary import HINT_STOP_WORDS
 
-__all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "Location", "locate", "normalize"]
+__all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "FigureReport", "Location", "locate",
+           "normalize"]
 
-OUTCOMES = ("confirmed", "reworded", "figure-changed", "not-found")
+OUTCOMES = ("confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check")
 FUZZY_THRESHOLD = 0.6  # below this a "similar" passage is too often a different sentence on the same topic
 PASSAGE_CHARS = 400
 WINDOW_CHARS = 300
@@ -78,24 +83,37 @@ _MAX_OCCURRENCES = 20  # exact occurrences of a quote examined
 _CANDIDATES = 12  # fuzzy candidate regions examined
 _MIN_FUZZY_WORDS = 4  # a fuzzy match shares at least this many words with the quote: shorter quotes match exactly
 _COMMON = 2000  # a word occurring more often than this says nothing about where the quote is
-# Without a quote, the share of the hint's words a window must hold: a third, or a half when every figure
-# is weak (a bare small number); calibrated so that "28" or "18T tokens" next to one generic word
-# ("train") on another model's page is not confirmed, while a window naming the subject and its stage is.
-_CONFIRM_SHARE = 1 / 3
+FULL_SCAN_CHARS = 1_000_000  # a page up to this size is read whole; a larger one in windows (bounded memory)
+_MAX_POSITIONS = 20_000  # places where a figure's digits stand, examined on a large page
+_MAX_HINT_POSITIONS = 20_000  # places where the claim's words stand, examined on a large page
+_MAX_WINDOWS = 200  # windows read per figure on a large page, those nearest the claim's words first
+# Without a quote, the share of the hint's words that must stand around a weak figure (a bare small number):
+# "28" next to one generic word ("train") on another model's page is not the claim's.
 _WEAK_SHARE = 1 / 2
 _CHANGED_SHARE = 0.6  # and for "figure-changed" without a quote, where nothing else anchors the passage
 _MAGNITUDE = 10.0  # a figure paired by unit alone must be within this factor of the claim's
 
 
 @dataclass(frozen=True)
+class FigureReport:
+    """One claim figure located on its own (no quote): found, rounded (the page is more precise) or missing."""
+
+    figure: str  # the claim's figure as written
+    status: str  # "found" | "rounded" | "missing"
+    found: str | None = None  # the page's words for it
+    passage: str | None = None
+
+
+@dataclass(frozen=True)
 class Location:
     """Where a claim's evidence stands in a page. See the module docstring for each field."""
 
-    outcome: str  # "confirmed" | "reworded" | "figure-changed" | "not-found"
+    outcome: str  # one of OUTCOMES
     passage: str | None
     score: float
     changes: tuple[tuple[str, str], ...] = ()
     missing: tuple[str, ...] = ()
+    figures: tuple[FigureReport, ...] = ()  # without a quote: each figure, found or missing
 
 
 # --- normalisation ------------------------------------------------------------------------------------
@@ -151,57 +169,55 @@ def _normalize_map(text: str) -> tuple[str, list[int]]:
 _WORD = re.compile(r"\w+(?:[.,'/:-]\w+)*")
 
 
-@dataclass
-class _Page:
-    text: str
-    norm: str
-    where: list[int]  # norm offset -> text offset
-    words: list[str]  # normalised words, in order
-    starts: list[int]  # text offset where each word starts
-    ends: list[int]  # text offset where each word ends
-    index: dict[str, list[int]]  # word -> its positions in `words`
-
-
-@lru_cache(maxsize=4)
-def _page(text: str) -> _Page:
-    norm, where = _normalize_map(text)
-    words, starts, ends = [], [], []
-    index: dict[str, list[int]] = defaultdict(list)
-    for m in _WORD.finditer(norm):
-        index[m.group(0)].append(len(words))
-        words.append(m.group(0))
-        starts.append(where[m.start()])
-        ends.append(where[m.end() - 1] + 1)
-    return _Page(text, norm, where, words, starts, ends, dict(index))
-
-
 @dataclass(frozen=True)
 class _Figures:
-    """A page's figures (from scan) with their start and end offsets, for bisecting."""
+    """Page figures (from scan) with their start and end offsets, for bisecting."""
 
     all: tuple[Found, ...]
     starts: tuple[int, ...]
     ends: tuple[int, ...]
+
+    @staticmethod
+    def of(found: list[Found]) -> _Figures:
+        return _Figures(tuple(found), tuple(f.start for f in found), tuple(f.end for f in found))
 
     def between(self, a: int, b: int) -> list[Found]:
         """The figures overlapping text[a:b]; figures do not overlap, so ends are sorted too."""
         return list(self.all[bisect_right(self.ends, a): bisect_left(self.starts, b)])
 
 
+@dataclass
+class _Page:
+    text: str
+    figures: _Figures | None  # the whole page's figures, or None for a page read in windows
+    windows: dict[tuple[int, int], _Figures]  # figures of the windows read so far (large pages)
+
+
 @lru_cache(maxsize=4)
-def _page_figures(text: str) -> _Figures:
-    figs = tuple(scan(text))
-    return _Figures(figs, tuple(f.start for f in figs), tuple(f.end for f in figs))
+def _page(text: str) -> _Page:
+    whole = _Figures.of(scan(text)) if len(text) <= FULL_SCAN_CHARS else None
+    return _Page(text, whole, {})
+
+
+_EDGE = 80  # characters read past a window's ends, so that a figure cut by the window is read whole
+
+
+def _figures_in(page: _Page, a: int, b: int) -> list[Found]:
+    """The page figures overlapping text[a:b]."""
+    if page.figures is not None:
+        return page.figures.between(a, b)
+    lo, hi = max(0, a - _EDGE), min(len(page.text), b + _EDGE)
+    cached = page.windows.get((lo, hi))
+    if cached is None:
+        found = [Found(f.start + lo, f.end + lo, f.raw, f.quantity) for f in scan(page.text[lo:hi])]
+        cached = _Figures.of([f for f in found if f.start >= a - _EDGE // 2 or f.start > lo])
+        if len(page.windows) > 4096:
+            page.windows.clear()  # bounded: a page read in windows never holds more than a few thousand
+        page.windows[(lo, hi)] = cached
+    return cached.between(a, b)
 
 
 # --- figures: when a page figure is the claim's --------------------------------------------------------
-
-_KNOWN_UNITS = {
-    "GPUs", "nodes", "tokens", "parameters", "s", "ms", "µs", "ns", "min", "h", "days", "weeks", "months", "years",
-    "%", "x", "USD", "EUR", "GBP", "B", "KB", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "Gbps",
-    "Tbps", "GB/s", "TB/s", "W", "kW", "MW", "FLOPs", "FLOPS", "TFLOPs", "TFLOPS", "PFLOPs", "PFLOPS",
-}
-
 
 def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
@@ -211,98 +227,66 @@ def _same_seq(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
 
 
-def _unit_ok(q: Quantity, f: Found, text: str) -> bool:
-    """Can page figure f count what claim figure q counts? See the module docstring."""
-    fq = f.quantity
-    if q.counted and fq.counted and q.counted.casefold() != fq.counted.casefold():
-        return False
-    if q.counted and not fq.counted and not _ACCEL.fullmatch(q.counted) and not _labelled(text, f, q.counted):
-        return False  # "max_off_policy_steps = 8", "MFU ~38%": the page must name it too
-    if q.unit is None or (fq.unit is not None and same_unit(q.unit, fq.unit)):
-        return True
-    if fq.unit is not None:
-        if any(same_unit(fq.unit, k) for k in _KNOWN_UNITS):
-            return False  # the page says what it counts, and it is something else
-        head = _head_after(text, f)  # "14.8T diverse and high-quality tokens": scan stopped at "and"
-        return head is not None and same_unit(q.unit, head)
-    label = _label_before(text, f.start)  # "GPUs: 2,048", "| H800 | 2,048"
-    if label is None:
-        return False
-    return same_unit(q.unit, label) or bool(q.counted and label.casefold() == q.counted.casefold())
+_BEFORE_CHARS = 40  # the words before a page figure that may say what it counts ("GPUs: 2,048", "| H800 | 2,048")
 
 
-_ACCEL = re.compile(r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?")  # what a figure may count without naming it: "2,048 GPUs"
+def _context(text: str, f: Found, name: str | None = None) -> Context:
+    """The page is the claim's own source, so its subject counts as named."""
+    before = text[max(0, f.start - _BEFORE_CHARS): f.start]
+    cut = max(before.rfind("\n"), before.rfind(". "))  # only its own line and sentence
+    return Context(subject=True, words=before[cut + 1:], name=name)
 
 
-def _labelled(text: str, f: Found, label: str) -> bool:
-    """The label stands just before the page figure ("batch size: 2,048", "MFU of 38%")."""
-    return normalize(label) in normalize(text[max(0, f.start - len(label) - 20): f.start])
+def _verdict(q: Quantity, f: Found, text: str, name: str | None = None) -> Verdict:
+    return match(q, f.quantity, _context(text, f, name))
 
 
-_HEAD_STOP = re.compile(r"[,;:.!?()\[\]{}\"“”]")
+def _states(v: Verdict, q: Quantity) -> bool:
+    """The page figure is the claim's: the same, or a more precise value that rounds to it. A value inside
+    a claimed range does not state the range."""
+    return v.verdict in (SAME, ROUNDED)
 
 
-def _head_after(text: str, f: Found) -> str | None:
-    """The last word of the noun phrase after f's number ("and"/"or" allowed inside), or None."""
-    tokens = text[f.start: f.end + 80].split()
-    while tokens and not any(ch.isdigit() for ch in tokens[0]):
-        tokens.pop(0)  # qualifiers before the number
-    head = None
-    for tok in tokens[1:7]:
-        word = _HEAD_STOP.split(tok, 1)[0]
-        low = word.casefold()
-        if not word[:1].isalpha() or any(ch.isdigit() for ch in word) or (low in _STOP and low not in ("and", "or")):
-            break
-        if low not in ("and", "or"):
-            head = word
-        if word != tok:
-            break  # punctuation ends the phrase
-    return head
+def _near(wanted: tuple[float, ...], f: Found, step: float = 0.0) -> bool:
+    """A cheap test before asking the matcher: some number of f is within 10 % (or one step of the claim's
+    precision) of one of `wanted`."""
+    return any(abs(n - m) <= max(0.1 * abs(m), step) + 1e-12 for n in f.quantity.numbers() for m in wanted)
 
 
-_LABEL = re.compile(r"([^\W\d_][\w\-/'’]*)[\s:|=(]*\Z")
+def _same_measure(q: Quantity, f: Found, text: str) -> bool:
+    """f counts what q counts, or nothing says otherwise (its numbers aside)."""
+    n = f.quantity.numbers()[0]
+    return _verdict(_value(q, n), Found(f.start, f.end, f.raw, _value(f.quantity, n)), text).verdict == SAME
 
 
-def _label_before(text: str, start: int) -> str | None:
-    m = _LABEL.search(text, max(0, start - 30), start)
-    return m.group(1) if m else None
+def _value(q: Quantity, n: float) -> Quantity:
+    return Quantity(raw=q.raw, kind="value", value=n, unit=q.unit, counted=q.counted)
 
 
 def _steps(q: Quantity) -> tuple[float, ...]:
     return tuple(float(s) for s in q.steps) or tuple(n for n in (q.start, q.end) if n is not None)
 
 
-def _occurrences(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tuple[int, ...]]]:
+def _occurrences(q: Quantity, figs: list[Found], text: str, name: str | None = None
+                 ) -> list[tuple[int, int, tuple[int, ...]]]:
     """Where claim figure q stands among page figures `figs`: (start, end, indices of figs used)."""
     out: list[tuple[int, int, tuple[int, ...]]] = []
-    kind = q.kind
+    wanted, step = q.numbers(), precision(q.raw) or 0.0
     for i, f in enumerate(figs):
-        fq = f.quantity
-        if fq.kind == "text":
-            continue
-        hit = False
-        if kind == "value":
-            hit = fq.kind != "range" and any(_same(q.value, n) for n in fq.numbers())
-        elif kind == "range":
-            hit = fq.kind == "range" and _same(q.low, fq.low) and _same(q.high, fq.high)
-        elif kind == "transition":
-            hit = (fq.kind == "transition" and _same_seq(_steps(q), _steps(fq))) or (
-                fq.kind == "range" and re.search(r"\sto\s", f.raw, re.I) is not None
-                and _same_seq(_steps(q), (float(fq.low), float(fq.high)))  # type: ignore[arg-type]
-            )
-        elif kind == "ratio":
-            hit = fq.kind == "ratio" and _same_seq(tuple(float(s) for s in q.steps), tuple(float(s) for s in fq.steps))
-        elif kind == "moe":
-            hit = fq.kind == "moe" and _same(q.value, fq.value) and _same(q.active, fq.active)
-        if hit and _unit_ok(q, f, text):
+        if f.quantity.kind == "text" or (q.kind == "transition" and f.quantity.kind not in ("transition", "range")):
+            continue  # one step on a page does not state a change
+        if _near(wanted, f, step) and _states(_verdict(q, f, text, name), q):
             out.append((f.start, f.end, (i,)))
-    if kind == "transition":
+    if q.kind == "transition":
         out.extend(_runs(q, figs, text))
-    elif kind == "range":
-        out.extend(_to_ranges(q, figs, text))
-    elif kind == "moe":
+    elif q.kind == "moe":
         out.extend(_moe_pairs(q, figs, text))
     return sorted(set(out))
+
+
+def _rounded(q: Quantity, figs: list[Found], text: str, name: str | None = None) -> bool:
+    """Whether the page states q only more precisely at this one figure (a run of several states it)."""
+    return len(figs) == 1 and _verdict(q, figs[0], text, name).verdict == ROUNDED
 
 
 def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -310,30 +294,22 @@ def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tup
     want = _steps(q)
     out = []
     for i in range(len(figs)):
+        if not _near(want, figs[i]):
+            continue  # a run starts at one of the change's steps (or just before it)
         got: tuple[float, ...] = ()
         j = i
-        while j < len(figs) and len(got) < len(want):
+        while j < len(figs) and len(got) < len(want) + 2:
             f = figs[j]
-            if f.quantity.kind not in ("value", "transition") or not _unit_ok(q, f, text):
+            if f.quantity.kind not in ("value", "transition") or not _same_measure(q, f, text):
                 break
             if j > i and f.start - figs[j - 1].end > _RUN_GAP_CHARS:
                 break
             got += f.quantity.numbers()
             j += 1
-        if j - i > 1 and _same_seq(got, want):
-            out.append((figs[i].start, figs[j - 1].end, tuple(range(i, j))))
-    return out
-
-
-def _to_ranges(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tuple[int, ...]]]:
-    """"from 10 to 20 GPUs", which scan reads as two figures, as the range 10-20."""
-    out = []
-    for i in range(len(figs) - 1):
-        a, b = figs[i], figs[i + 1]
-        if (a.quantity.kind == b.quantity.kind == "value" and re.fullmatch(r"\s+to\s+", text[a.end:b.start], re.I)
-                and _same(q.low, a.quantity.value) and _same(q.high, b.quantity.value)
-                and _unit_ok(q, a, text) and _unit_ok(q, b, text)):
-            out.append((a.start, b.end, (i, i + 1)))
+            if j - i > 1 and len(got) >= len(want) and _same_seq(got[-len(want):], want):
+                # the change's steps end the run: "from 4K to 32K and then to 128K" states 32K → 128K
+                out.append((figs[i].start, figs[j - 1].end, tuple(range(i, j))))
+                break
     return out
 
 
@@ -341,11 +317,13 @@ def _moe_pairs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int
     """A MoE size written out: "355B total parameters, 32B of them active"."""
     out = []
     for i, a in enumerate(figs):
-        if a.quantity.kind != "value" or not _same(q.value, a.quantity.value) or not _unit_ok(q, a, text):
+        if a.quantity.kind != "value" or not _near((float(q.value or 0),), a) or \
+                _verdict(_value(q, q.value), a, text).verdict != SAME:
             continue
         for j, b in enumerate(figs):
-            if (j != i and b.quantity.kind == "value" and _same(q.active, b.quantity.value)
-                    and abs(b.start - a.start) <= _PAIR_CHARS and _unit_ok(q, b, text)):
+            if (j != i and b.quantity.kind == "value" and abs(b.start - a.start) <= _PAIR_CHARS
+                    and _near((float(q.active or 0),), b)
+                    and _verdict(_value(q, q.active), b, text).verdict == SAME):
                 out.append((min(a.start, b.start), max(a.end, b.end), tuple(sorted((i, j)))))
     return out
 
@@ -375,16 +353,12 @@ def _weak(q: Quantity) -> bool:
             and float(q.value or 0).is_integer())
 
 
-def _comparable(q: Quantity, f: Found, loose: bool) -> bool:
-    """Could f be q with another value: same unit or same counted thing (or, loose, no unit to differ)."""
-    fq = f.quantity
-    if fq.kind == "text":
+def _comparable(q: Quantity, f: Found, loose: bool, text: str = "") -> bool:
+    """Could f be q with another value: it counts the same thing (or, loose, nothing says it differs)."""
+    if f.quantity.kind == "text" or not f.quantity.numbers():
         return False
-    if q.unit is not None and fq.unit is not None and same_unit(q.unit, fq.unit):
-        return True
-    if q.counted and fq.counted and q.counted.casefold() == fq.counted.casefold():
-        return True
-    return loose and (q.unit is None or fq.unit is None)
+    measure = _verdict(q, f, text).measure
+    return measure == "agree" and bool(f.quantity.unit or f.quantity.counted) or (loose and measure == "unknown")
 
 
 # --- checking a passage ----------------------------------------------------------------------------------
@@ -436,8 +410,7 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
     A figure outside the quote is paired with a replacement only in the paragraph of `anchor` (the
     quote by default): the passage's context may reach into the next section, which says other things."""
     anchor = anchor or span
-    figs = _page_figures(page.text)
-    pools = {True: figs.between(*span), False: figs.between(*passage)}
+    pools = {True: _figures_in(page, *span), False: _figures_in(page, *passage)}
     used: set[Found] = set()
     absent: list[_Need] = []
     for need in needs:
@@ -453,7 +426,7 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
     for need in absent:
         a, b = span if need.in_quote else passage
         expected = a + need.rel * (b - a)
-        pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote)
+        pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote, page.text)
                 and (need.in_quote or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]),
                                                               max(f.start, anchor[1])))]
         if not pool or not need.q.numbers():
@@ -464,7 +437,7 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
             if not pool:
                 missing.append(need.raw)
                 continue
-        best = min(pool, key=lambda f: (not _comparable(need.q, f, False), abs(f.start - expected)))
+        best = min(pool, key=lambda f: (not _comparable(need.q, f, False, page.text), abs(f.start - expected)))
         used.add(best)
         changes.append((need.raw, best.raw))
     return changes, missing
@@ -495,39 +468,74 @@ def _passage(text: str, a: int, b: int, size: int = PASSAGE_CHARS) -> tuple[int,
 # --- quote: exact, then fuzzy ------------------------------------------------------------------------------
 
 
+_SPACES_CLASS = "[\\s\u00a0\u2007\u2009\u200a\u202f\u205f\u3000]+"
+_CLASSES = {"-": "[-‐‑‒–—―−﹘﹣－]", "'": "['‘’‚‛′]", '"': "[\"“”„‟″]"}
+_SOFT = "[\u00ad\u200b-\u200d\u2060\ufeff]*"
+
+
+def _quote_pattern(needle: str) -> re.Pattern:
+    """A normalised needle as a pattern over the original text: any case, any run of spaces, any dash or
+    quote mark, soft hyphens and zero-width characters anywhere; word-bounded at alphanumeric ends."""
+    parts = []
+    for token in needle.split(" "):
+        parts.append(_SOFT.join(_CLASSES.get(ch, re.escape(ch)) for ch in token))
+    body = _SPACES_CLASS.join(parts)
+    left = "(?<!\\w)" if needle[:1].isalnum() else ""
+    right = "(?!\\w)" if needle[-1:].isalnum() else ""
+    return re.compile(left + body + right, re.I)
+
+
 def _exact_spans(page: _Page, needle: str) -> list[tuple[int, int]]:
     """Word-bounded occurrences of a normalised needle, as offsets in the page text."""
-    norm, out = page.norm, []
-    i = norm.find(needle)
-    while i != -1 and len(out) < _MAX_OCCURRENCES:
-        j = i + len(needle)
-        if not ((needle[0].isalnum() and i > 0 and norm[i - 1].isalnum())
-                or (needle[-1].isalnum() and j < len(norm) and norm[j].isalnum())):
-            out.append((page.where[i], page.where[j - 1] + 1))
-        i = norm.find(needle, i + 1)
+    out = []
+    for m in _quote_pattern(needle).finditer(page.text):
+        out.append((m.start(), m.end()))
+        if len(out) >= _MAX_OCCURRENCES:
+            break
     return out
 
 
+def _region_words(text: str, a: int, b: int) -> tuple[list[str], list[int], list[int]]:
+    """The normalised words of text[a:b] with their start and end offsets in text."""
+    region = text[a:b].translate(_ONE_TO_ONE)
+    words, starts, ends = [], [], []
+    for m in _WORD.finditer(_DROP.sub(lambda d: " " * len(d.group(0)), region)):
+        words.append(m.group(0).casefold())
+        starts.append(a + m.start())
+        ends.append(a + m.end())
+    return words, starts, ends
+
+
 def _fuzzy(page: _Page, quote_words: list[str]) -> tuple[float, int, int] | None:
-    """(similarity, first word, end word) of the page words most like the quote's, or None."""
+    """(similarity, start, end) of the page passage most like the quote's words, or None.
+
+    Candidate regions are where the quote's rarer words stand (a word found more than _COMMON times
+    says nothing); only those regions are split into words, so the cost is one search per quote word
+    over the page plus a few small comparisons, whatever the page's size."""
     n = len(quote_words)
-    if n < _MIN_FUZZY_WORDS or not page.words:
+    if n < _MIN_FUZZY_WORDS or not page.text:
         return None
-    width = max(4, n // 2)
+    quote_len = sum(len(w) + 1 for w in quote_words)
+    width = max(40, quote_len // 2)
     votes: dict[int, float] = defaultdict(float)
-    for qi, w in enumerate(quote_words):
-        where = page.index.get(w)
-        if not where or len(where) > _COMMON:
-            continue
-        weight = 1.0 / len(where)  # a rare word says more about where the quote is
-        for p in where:
-            votes[(p - qi) // width] += weight
+    offset = 0
+    for w in quote_words:
+        hits = []
+        for m in re.finditer(rf"(?<!\w){re.escape(w)}(?!\w)", page.text, re.I):
+            hits.append(m.start())
+            if len(hits) > _COMMON:
+                break
+        if hits and len(hits) <= _COMMON:
+            weight = 1.0 / len(hits)  # a rare word says more about where the quote is
+            for p in hits:
+                votes[(p - offset) // width] += weight
+        offset += len(w) + 1
     smooth = {b: votes[b] + 0.5 * (votes.get(b - 1, 0.0) + votes.get(b + 1, 0.0)) for b in votes}
     best: tuple[float, int, int] | None = None
     for b in sorted(smooth, key=lambda k: (-smooth[k], k))[:_CANDIDATES]:
-        lo = max(0, (b - 1) * width - n // 2)
-        hi = min(len(page.words), (b + 2) * width + n + n // 2)
-        region = page.words[lo:hi]
+        lo = max(0, (b - 1) * width - quote_len)
+        hi = min(len(page.text), (b + 2) * width + 2 * quote_len)
+        region, starts, ends = _region_words(page.text, lo, hi)
         sm = SequenceMatcher(None, quote_words, region, autojunk=False)
         blocks = [blk for blk in sm.get_matching_blocks() if blk.size]
         if not blocks:
@@ -535,20 +543,20 @@ def _fuzzy(page: _Page, quote_words: list[str]) -> tuple[float, int, int] | None
         first, last, big = blocks[0], blocks[-1], max(blocks, key=lambda blk: blk.size)
         windows = {
             # all matched words, widened by the quote words left unmatched at either end
-            (lo + first.b - first.a, lo + last.b + last.size + (n - last.a - last.size)),
+            (first.b - first.a, last.b + last.size + (n - last.a - last.size)),
             # the quote laid over its longest matching run
-            (lo + big.b - big.a, lo + big.b - big.a + n),
+            (big.b - big.a, big.b - big.a + n),
         }
         for s, e in windows:
-            s, e = max(0, s), min(len(page.words), e)
+            s, e = max(0, s), min(len(region), e)
             if e <= s:
                 continue
-            sm = SequenceMatcher(None, quote_words, page.words[s:e], autojunk=False)
+            sm = SequenceMatcher(None, quote_words, region[s:e], autojunk=False)
             if sum(blk.size for blk in sm.get_matching_blocks()) < _MIN_FUZZY_WORDS:
                 continue
             ratio = sm.ratio()
             if best is None or ratio > best[0]:
-                best = (ratio, s, e)
+                best = (ratio, starts[s], ends[e - 1])
     return best
 
 
@@ -584,8 +592,7 @@ def _with_quote(page: _Page, quote: str, figures: list[Quantity], hint: str | No
     found = _fuzzy(page, _WORD.findall(nq))
     if found is None or found[0] < FUZZY_THRESHOLD:
         return Location("not-found", None, round(found[0], 3) if found else 0.0, (), every)
-    ratio, s, e = found
-    a, b = page.starts[s], page.ends[e - 1]
+    ratio, a, b = found
     left, right = _passage(page.text, a, b)
     changes, missing = _check(page, needs, (a, b), (left, right))
     outcome = "figure-changed" if changes or missing else "reworded"
@@ -594,11 +601,7 @@ def _with_quote(page: _Page, quote: str, figures: list[Quantity], hint: str | No
 
 # --- no quote: the figures together ------------------------------------------------------------------------
 
-_STOP = set("""a an the and or of to in on for with by from at as is are was were be been being that this these those
-it its which who whom whose what when where while than then there their they we our us you your he she his her
-them not no but if so such into over under about after before during per via each all any both more most other
-some same also only up out can could may might will would should must do does did has have had using used use
-based new one two three four five""".split())
+_STOP = HINT_STOP_WORDS
 
 
 def _stem(word: str) -> str:
@@ -618,8 +621,7 @@ def _hint_stems(hint: str | None, figures: list[Quantity]) -> set[str]:
 
 
 def _stems_in(page: _Page, a: int, b: int) -> set[str]:
-    i, j = bisect_left(page.starts, a), bisect_right(page.starts, b)
-    return {_stem(w) for w in page.words[i:j]}
+    return {_stem(w) for w in _region_words(page.text, a, b)[0]}
 
 
 def _around(page: _Page, a: int, b: int) -> tuple[int, int]:
@@ -628,67 +630,208 @@ def _around(page: _Page, a: int, b: int) -> tuple[int, int]:
     return max(0, a - extra), min(len(page.text), b + extra)
 
 
-def _without_quote(page: _Page, figures: list[Quantity], hint: str | None) -> Location:
-    every = tuple(q.raw for q in figures)
-    figs = list(_page_figures(page.text).all)
-    needs = [_Need(q, q.raw, False, 0.5) for q in figures]
+# --- a large page: where to read -------------------------------------------------------------------------
+
+
+def _digits(n: float) -> str:
+    """The significant digits of a number: "148" for 14.8e12, "2048" for 2048."""
+    mantissa = f"{abs(n):.12e}".split("e")[0].replace(".", "").rstrip("0")
+    return mantissa or "0"
+
+
+def _number_pattern(q: Quantity) -> re.Pattern:
+    """Where a page may write one of q's numbers: its leading significant digits, with any separator."""
+    alternatives = set()
+    for n in q.numbers():
+        digits = _digits(n)[:3]
+        alternatives.add("(?<![\\d.])" + "[.,\\s\u2009\u202f]?0*".join(digits))
+        if float(n).is_integer() and 0 <= n < 100:
+            alternatives.add(f"(?<!\\w){_spelled(int(n))}(?!\\w)")
+    return re.compile("|".join(sorted(alternatives)), re.I)
+
+
+def _spelled(n: int) -> str:
+    ones = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    tens = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    if n < 20:
+        return ones[n]
+    return tens[n // 10 - 2] + (f"-{ones[n % 10]}" if n % 10 else "")
+
+
+def _hint_positions(page: _Page, hints: set[str]) -> list[int]:
+    if not hints:
+        return []
+    pattern = re.compile("(?<!\\w)(?:" + "|".join(re.escape(h) for h in sorted(hints)) + ")", re.I)
+    out = []
+    for m in pattern.finditer(page.text):
+        out.append(m.start())
+        if len(out) >= _MAX_HINT_POSITIONS:
+            break
+    return out
+
+
+def _windows(page: _Page, positions: list[int], hint_at: list[int]) -> list[tuple[int, int]]:
+    """At most _MAX_WINDOWS windows around `positions`, those nearest the hint words first, merged."""
+    def distance(p: int) -> int:
+        k = bisect_left(hint_at, p)
+        near = [abs(hint_at[j] - p) for j in (k - 1, k) if 0 <= j < len(hint_at)]
+        return min(near, default=0)
+
+    chosen = sorted(positions, key=distance)[:_MAX_WINDOWS]
+    spans = sorted(_around(page, p, p + 1) for p in chosen)
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _candidates(page: _Page, q: Quantity, hint_at: list[int]) -> list[Found]:
+    """The page figures that may state q: every figure of a page read whole; on a large page, those in
+    windows around where its digits (or its number words) stand."""
+    if page.figures is not None:
+        return list(page.figures.all)
+    positions = []
+    for m in _number_pattern(q).finditer(page.text):
+        positions.append(m.start())
+        if len(positions) >= _MAX_POSITIONS:
+            break
+    out: list[Found] = []
+    for a, b in _windows(page, positions, hint_at):
+        out.extend(_figures_in(page, a, b))
+    return sorted(set(out), key=lambda f: f.start)
+
+
+# --- no quote: each figure on its own ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Place:
+    score: int  # hint words (and, twice, the figure's name) around it
+    start: int
+    end: int
+    rounded: bool
+    found: str
+
+
+def _place(page: _Page, q: Quantity, name: str | None, hints: set[str], hint_at: list[int]) -> _Place | None:
+    """Where the page states figure q, preferring the place with the most hint words around it; a weak
+    figure (a bare small number) needs half the hint words there, and hint words to begin with."""
+    name_stems = _hint_stems(name, [q]) if name else set()
+    if not q.numbers():
+        spans = _exact_spans(page, normalize(q.raw))
+        places = [(a, b, ()) for a, b in spans]
+        figs: list[Found] = []
+    else:
+        figs = _candidates(page, q, hint_at)
+        places = _occurrences(q, figs, page.text, name)
+    best: _Place | None = None
+    for a, b, idxs in places:
+        around = _stems_in(page, *_around(page, a, b))
+        score = len(hints & around) + 2 * len(name_stems & around)
+        if best is None or score > best.score:
+            used = [figs[i] for i in idxs]
+            best = _Place(score, a, b, bool(used) and _rounded(q, used, page.text, name),
+                          " ".join(page.text[a:b].split()))
+    if best is None:
+        return None
+    if _weak(q):
+        if not hints or len(hints & _stems_in(page, *_around(page, best.start, best.end))) < \
+                math.ceil(_WEAK_SHARE * len(hints)):
+            return None
+    elif not (q.unit or q.counted) and (hints or name_stems) and best.score == 0:
+        return None  # a bare number ("> 4,000", "5.9T") counts only near the claim's words or its name
+    return best
+
+
+def _without_quote(page: _Page, figures: list[Quantity], hint: str | None,
+                   names: list[str | None] | None = None) -> Location:
+    names = list(names or []) + [None] * (len(figures) - len(names or []))
     hints = _hint_stems(hint, figures)
-    places = [_occurrences(q, figs, page.text) if q.numbers()
-              else [(a, b, ()) for a, b in _exact_spans(page, normalize(q.raw))] for q in figures]
-
-    best: tuple[tuple[int, int, int], int, int] | None = None  # ((hint words, -width, -start), start, end)
-    if all(places):
-        starts = [[p[0] for p in ps] for ps in places]
-        for ps in places:
-            for s0, e0, _ in ps:
-                lo, hi = s0, e0
-                for k, others in enumerate(places):
-                    # the occurrence of each other figure nearest to this one
-                    i = bisect_left(starts[k], s0)
-                    near = min(others[max(0, i - 1): i + 1], key=lambda p: abs(p[0] - s0))
-                    lo, hi = min(lo, near[0]), max(hi, near[1])
-                if hi - lo > WINDOW_CHARS:
-                    continue
-                key = (len(hints & _stems_in(page, *_around(page, lo, hi))), lo - hi, -lo)
-                if best is None or key > best[0]:
-                    best = (key, lo, hi)
-    weak = all(_weak(q) for q in figures)
-    enough = math.ceil((_WEAK_SHARE if weak else _CONFIRM_SHARE) * len(hints)) if hints else 0
-    if best is not None and best[0][0] >= max(enough, 1 if hints else 0) and not (weak and not hints):
-        (n_hint, _, _), lo, hi = best
+    hint_at = _hint_positions(page, hints) if page.figures is None else []
+    reports: list[FigureReport] = []
+    places: list[_Place] = []
+    for q, name in zip(figures, names):
+        place = _place(page, q, name, hints, hint_at)
+        if place is None:
+            reports.append(FigureReport(q.raw, "missing"))
+            continue
+        places.append(place)
+        left, right = _passage(page.text, place.start, place.end)
+        reports.append(FigureReport(q.raw, "rounded" if place.rounded else "found", place.found,
+                                    page.text[left:right]))
+    missing = tuple(r.figure for r in reports if r.status == "missing")
+    if places:
+        lo, hi = min(p.start for p in places), max(p.end for p in places)
+        if hi - lo > PASSAGE_CHARS:
+            top = max(places, key=lambda p: p.score)
+            lo, hi = top.start, top.end
         left, right = _passage(page.text, lo, hi)
-        return Location("confirmed", page.text[left:right], round(n_hint / len(hints), 3) if hints else 1.0)
+        anchor = (lo, hi)
+        score = round(len(hints & _stems_in(page, left, right)) / len(hints), 3) if hints else 1.0
+        changes: list[tuple[str, str]] = []
+        if missing:
+            outcome = "partial"
+            # a missing figure may stand changed beside the found ones: "12,000 H100" for "16,000 H100"
+            needs = [_Need(q, q.raw, False, 0.5) for q in figures if q.raw in missing]
+            changes = _check(page, needs, (left, right), (left, right), anchor=anchor)[0]
+        else:
+            outcome = "rounded" if any(r.status == "rounded" for r in reports) else "confirmed"
+        return Location(outcome, page.text[left:right], score, tuple(changes), missing, tuple(reports))
+    changed = _figure_changed(page, figures, hints, hint_at)
+    if changed is not None:
+        return replace(changed, figures=tuple(reports))
+    return Location("not-found", None, 0.0, (), missing, tuple(reports))
 
-    # The figures are not together: is there a passage about the claim with other values?
-    if hints:
-        need_hints = min(len(hints), max(2, math.ceil(_CHANGED_SHARE * len(hints))))
-        top: tuple[int, int, int, Found] | None = None
-        for f in figs:
-            if any(_comparable(q, f, False) and _same_order(q, f) and not _occurrences(q, [f], page.text)
-                   for q in figures if q.numbers()):
-                lo, hi = _around(page, f.start, f.end)
-                n_hint = len(hints & _stems_in(page, lo, hi))
-                if n_hint >= need_hints and (top is None or n_hint > top[0]):
-                    top = (n_hint, lo, hi, f)
-        if top is not None:
-            n_hint, lo, hi, f = top
-            changes, missing = _check(page, needs, (lo, hi), (lo, hi), anchor=(f.start, f.end))
-            if changes:
-                left, right = _passage(page.text, lo, hi)
-                return Location("figure-changed", page.text[left:right], round(n_hint / len(hints), 3),
-                                tuple(changes), tuple(missing))
-    return Location("not-found", None, 0.0, (), every)
+
+def _figure_changed(page: _Page, figures: list[Quantity], hints: set[str], hint_at: list[int]) -> Location | None:
+    """A passage about the claim (most of its hint words) with a figure of the same measure and another
+    value, within a factor of 10: the figure changed."""
+    if not hints:
+        return None
+    need_hints = min(len(hints), max(2, math.ceil(_CHANGED_SHARE * len(hints))))
+    if page.figures is not None:
+        pool = list(page.figures.all)
+    else:
+        pool = []
+        for a, b in _windows(page, hint_at, hint_at):
+            pool.extend(_figures_in(page, a, b))
+    top: tuple[int, int, int, Found] | None = None
+    for f in pool:
+        if not (f.quantity.unit or f.quantity.counted):
+            continue  # a bare page number cannot show what changed
+        if any(_same_order(q, f) and _comparable(q, f, False, page.text) and not _occurrences(q, [f], page.text)
+               for q in figures if q.numbers()):
+            lo, hi = _around(page, f.start, f.end)
+            n_hint = len(hints & _stems_in(page, lo, hi))
+            if n_hint >= need_hints and (top is None or n_hint > top[0]):
+                top = (n_hint, lo, hi, f)
+    if top is None:
+        return None
+    n_hint, lo, hi, f = top
+    needs = [_Need(q, q.raw, False, 0.5) for q in figures]
+    changes, missing = _check(page, needs, (lo, hi), (lo, hi), anchor=(f.start, f.end))
+    if not changes:
+        return None
+    left, right = _passage(page.text, lo, hi)
+    return Location("figure-changed", page.text[left:right], round(n_hint / len(hints), 3),
+                    tuple(changes), tuple(missing))
 
 
 # --- entry point -------------------------------------------------------------------------------------------
 
 
-def locate(text: str, *, quote: str | None, figures: list[Quantity], hint: str | None = None) -> Location:
-    """Where the claim's quote and figures stand in `text`. See the module docstring for the rules."""
+def locate(text: str, *, quote: str | None, figures: list[Quantity], hint: str | None = None,
+           names: list[str | None] | None = None) -> Location:
+    """Where the claim's quote and figures stand in `text`. See the module docstring for the rules.
+    `names` are the figures' names in the data ("prefill unit"), which help find each one."""
     figures = list(figures or [])
     page = _page(text or "")
     if quote and quote.strip():
         return _with_quote(page, quote, figures, hint)
     if not figures:
-        return Location("not-found", None, 0.0)
-    return _without_quote(page, figures, hint)
+        return Location("nothing-to-check", None, 0.0)
+    return _without_quote(page, figures, hint, names)

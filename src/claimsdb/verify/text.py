@@ -13,11 +13,12 @@ Decisions:
   ISO-8859-1 and ASCII labels mean windows-1252, as in browsers. Bytes that do not decode with the
   declared or default charset are read as UTF-8 if they are valid UTF-8, else as windows-1252 with
   replacement characters: a mislabelled page still yields its (ASCII) figures.
-- HTML: text nodes only; script, style, noscript, template, svg and head (except its title) dropped;
-  block elements and <br> end a line, table cells are separated by a space; entities decoded.
-- Markdown: fences dropped but code kept; links keep their text, images and reference definitions
+- HTML and Markdown are read by `claimsdb.prose.markup`, the reader `claims lint` uses, in its visible
+  mode. HTML: text nodes only; script, style, noscript, template, svg and head (except its title)
+  dropped; block elements and <br> end a line, table cells are separated by a space; entities decoded.
+  Markdown: fences dropped but code kept; links keep their text, images and reference definitions
   are dropped; emphasis, heading marks, quote marks, list markers and table pipes removed; HTML/JSX
-  tags and comments removed, MDX import/export lines dropped; entities decoded.
+  tags and comments removed, front matter and MDX import/export lines dropped; entities decoded.
 - PDF: the text layer via pypdf, pages separated by a blank line, a hyphen at a line end joined to the
   next line ("pre-\\ntraining" -> "pre-training"). An encrypted PDF that opens with the empty password
   (owner password only: any viewer shows it) is read; one that needs a password, a PDF pypdf cannot
@@ -29,11 +30,11 @@ can tell paragraphs apart. Pure functions, no output.
 from __future__ import annotations
 
 import codecs
-import html
 import io
 import re
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
+
+from claimsdb.prose.markup import html_prose, markdown
 
 __all__ = ["UnsupportedContent", "extract_text"]
 
@@ -165,146 +166,15 @@ def _decode(content: bytes, charset: str | None) -> str:
     return content.decode("cp1252", errors="replace")
 
 
-# --- HTML ---------------------------------------------------------------------------------------------
-
-_SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas", "math"}
-_BLOCK = {
-    "address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details", "div", "dl", "dt",
-    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "html", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead",
-    "title", "tr", "ul",
-}
-_CELL = {"td", "th"}
-_HEAD_CONTENT = {"title", "meta", "link", "style", "script", "base", "noscript", "template"}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
-         "wbr"}
-
-
-class _Visible(HTMLParser):
-    """Collects text nodes outside skipped elements; blocks become line breaks."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skip: list[str] = []  # open skipped elements, innermost last
-        self.in_title = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.skip == ["head"] and tag not in _HEAD_CONTENT:
-            self.skip.pop()  # the body started without </head>: browsers close the head here too
-        if tag == "title":
-            self.in_title = True
-        if tag in _SKIP and tag not in _VOID:
-            self.skip.append(tag)
-        elif tag in _BLOCK:
-            self.parts.append("\n")
-        elif tag in _CELL:
-            self.parts.append(" ")
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCK:  # <br/>, <hr/>; a self-closed <svg/> opens nothing
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self.in_title = False
-            self.parts.append("\n")
-        if tag in self.skip:
-            # close up to the matching element: browsers recover from unclosed children the same way
-            while self.skip and self.skip.pop() != tag:
-                pass
-        elif tag in _BLOCK:
-            self.parts.append("\n")
-        elif tag in _CELL:
-            self.parts.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip or (self.in_title and self.skip == ["head"]):
-            self.parts.append(data)
+# --- HTML and Markdown: the same reader as `claims lint`, in its "visible" mode -----------------------
 
 
 def _html_text(markup: str) -> str:
-    parser = _Visible()
-    parser.feed(markup)
-    parser.close()
-    return "".join(parser.parts)
-
-
-# --- Markdown --------------------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_MDX_IMPORT = re.compile(r"^(?:import|export)\s.*(?:\bfrom\s+['\"][^'\"]+['\"]|=.*);?\s*$", re.M)
-_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
-_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s(?:[^<>\"'{}]|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]")
-_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+[\"'(][^)]*)?\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
-_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S.*$", re.M)
-_FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_EM_STAR = re.compile(r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![\w*])")
-_EM_UNDER = re.compile(r"(?<![\w\\])_(?=\S)(.+?)(?<=\S)_(?!\w)")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)|\s+#+\s*$", re.M)
-_RULE = re.compile(r"^\s{0,3}(?:[-=*_]\s*){3,}$|^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
-_QUOTE_MARK = re.compile(r"^\s{0,3}(?:>\s?)+", re.M)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?", re.M)
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+    return html_prose(markup, visible=True).text
 
 
 def _markdown_text(text: str) -> str:
-    """Markdown or MDX with its markup stripped; code blocks kept verbatim."""
-    out: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
-    text = text.replace("\x00", "")  # NUL marks hidden inline code below
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        m = _FENCE.match(line)
-        if fence is None and m:
-            out.append(_markdown_prose("\n".join(prose)))
-            prose, fence = [], m.group(1)[0] * len(m.group(1))
-        elif fence is not None and m and m.group(1).startswith(fence) and not line.strip().strip(fence[0]):
-            fence = None
-        elif fence is not None:
-            out.append(line)
-        else:
-            prose.append(line)
-    out.append(_markdown_prose("\n".join(prose)))
-    return "\n".join(out)
-
-
-def _markdown_prose(text: str) -> str:
-    # Inline code is kept verbatim: hide it from the other rules, then put it back.
-    codes: list[str] = []
-
-    def hide(m: re.Match[str]) -> str:
-        codes.append(m.group(2).strip())
-        return f"\x00{len(codes) - 1}\x00"
-
-    text = _INLINE_CODE.sub(hide, text)
-    text = _COMMENT.sub("", text)
-    text = _MDX_IMPORT.sub("", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _TAG.sub("", text)
-    text = _IMAGE.sub("", text)
-    text = _REF_DEF.sub("", text)
-    text = _FOOTNOTE.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _RULE.sub("", text)
-    text = _HEADING.sub("", text)
-    text = _QUOTE_MARK.sub("", text)
-    text = _LIST_MARK.sub("", text)
-    for rule in (_STRONG, _STRIKE):
-        text = rule.sub(r"\2" if rule is _STRONG else r"\1", text)
-    text = _EM_STAR.sub(r"\1", text)
-    text = _EM_UNDER.sub(r"\1", text)
-    text = text.replace("|", " ")
-    text = _ESCAPE.sub(r"\1", text)
-    text = html.unescape(text)
-    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], text)
+    return markdown(text.replace("\r\n", "\n").replace("\r", "\n"), visible=True).text
 
 
 # --- PDF ---------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests for claimsdb.quantities.scan: figures found in running prose with the grammar of `parse`."""
+"""Tests for claimsdb.figures.scan: figures found in running prose with the grammar of `parse`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimsdb.quantities import Found, parse, scan
+from claimsdb.figures import Found, parse, scan
 
 
 def raws(text):
@@ -64,7 +64,8 @@ def test_numbers_inside_names_are_not_figures(name):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("from 4K to 128K tokens", ["4K", "128K tokens"]),  # a change, not a range
+        ("from 4K to 128K tokens", ["4K to 128K tokens"]),  # a span: no word says it changed
+        ("context grew from 4K to 128K tokens", ["from 4K to 128K tokens"]),  # a change (a transition)
         ("anywhere 10 to 20 GPUs", ["10 to 20 GPUs"]),
         ("see Table 3: 16 GPUs", ["3", "16 GPUs"]),  # a colon that ends a label is not a ratio
         ("a 12.7T (8B) model", ["12.7T", "8B"]),

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from claimsdb.quantities import parse
+from claimsdb.figures import parse
 from tests.conftest import DATA_FILES
 
 # raw figure -> the parsed fields that are set (comparator "=" and empty fields left out).
@@ -93,7 +93,7 @@ EXPECTED = [
     ('three modules', dict(kind='value', value=3, unit='modules')),
     ('28', dict(kind='value', value=28)),
     ('11', dict(kind='value', value=11)),
-    ('51 public', dict(kind='value', value=51, unit='publics')),
+    ('51 public', dict(kind='value', value=51)),  # an adjective is never a unit
 ]
 
 

@@ -1,4 +1,4 @@
-"""Tests for claimsdb.quantities: the figure parser contract (spec/QUANTITIES.md)."""
+"""Tests for claimsdb.figures: the figure parser contract (spec/QUANTITIES.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimsdb.quantities import FigureError, Quantity, normalize_unit, parse, same_unit
+from claimsdb.figures import FigureError, Quantity, normalize_unit, parse, same_unit
 
 FAST = settings(max_examples=150, deadline=None)
 

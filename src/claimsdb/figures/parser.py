@@ -30,9 +30,10 @@ Standard library only; no output.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from decimal import Decimal
 from typing import Any
@@ -49,213 +50,18 @@ __all__ = [
     "scan",
 ]
 
-KINDS = ("value", "range", "transition", "ratio", "moe", "text")
-COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
-REL_TOLERANCE = 1e-9
-
-_FIELDS = ("raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted")
-_NUMBER_FIELDS = ("value", "low", "high", "start", "end", "active")
-
-
-class FigureError(ValueError):
-    """A figure the parser cannot read. `raw` is the text, `reason` a short human-readable reason."""
-
-    def __init__(self, raw: Any, reason: str) -> None:
-        super().__init__(raw, reason)
-        self.raw = raw
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return self.reason
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """One parsed figure. See the module contract for what each field holds per kind."""
-
-    raw: str
-    kind: str  # "value" | "range" | "transition" | "ratio" | "moe" | "text"
-    comparator: str = "="  # "=", "~", "<", "<=", ">", ">=", "up to"
-    value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    start: float | None = None
-    end: float | None = None
-    steps: tuple[float, ...] = ()
-    active: float | None = None
-    unit: str | None = None
-    counted: str | None = None
-
-    def numbers(self) -> tuple[float, ...]:
-        """Every stated number, in order: value, low, high, steps, (start, end if not in steps), active."""
-        out: list[float] = [float(n) for n in (self.value, self.low, self.high) if n is not None]
-        out.extend(float(n) for n in self.steps)
-        for n in (self.start, self.end):
-            if n is not None and float(n) not in out:
-                out.append(float(n))
-        if self.active is not None:
-            out.append(float(self.active))
-        return tuple(out)
-
-    def contains(self, x: float) -> bool:
-        """True if x equals a stated number (relative tolerance 1e-9) or lies inside a range."""
-        try:
-            x = float(x)
-        except (TypeError, ValueError, OverflowError):
-            return False
-        if math.isnan(x):
-            return False
-        if any(math.isclose(x, n, rel_tol=REL_TOLERANCE) for n in self.numbers()):
-            return True
-        if self.kind == "range" and self.low is not None and self.high is not None:
-            return float(self.low) <= x <= float(self.high)
-        return False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with a stable key order (steps as a list)."""
-        out: dict[str, Any] = {}
-        for name in _FIELDS:
-            v = getattr(self, name)
-            out[name] = [float(s) for s in v] if name == "steps" else v
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Quantity:
-        """Inverse of to_dict. Raises FigureError on unknown fields or invalid kind/comparator."""
-        if not isinstance(data, dict):
-            raise FigureError(data, "a quantity must be an object")
-        unknown = sorted(set(data) - set(_FIELDS))
-        if unknown:
-            raise FigureError(data.get("raw"), f"unknown quantity field {unknown[0]!r}")
-        raw = data.get("raw")
-        if not isinstance(raw, str):
-            raise FigureError(raw, "quantity raw must be text")
-        kind = data.get("kind")
-        if kind not in KINDS:
-            raise FigureError(raw, f"unknown kind {kind!r}")
-        comparator = data.get("comparator", "=")
-        if comparator not in COMPARATORS:
-            raise FigureError(raw, f"unknown comparator {comparator!r}")
-        fields: dict[str, Any] = {"raw": raw, "kind": kind, "comparator": comparator}
-        try:
-            for name in _NUMBER_FIELDS:
-                v = data.get(name)
-                fields[name] = None if v is None else float(v)
-            fields["steps"] = tuple(float(s) for s in (data.get("steps") or ()))
-        except (TypeError, ValueError) as exc:
-            raise FigureError(raw, "quantity numbers must be numbers") from exc
-        for name in ("unit", "counted"):
-            v = data.get(name)
-            if v is not None and not isinstance(v, str):
-                raise FigureError(raw, f"quantity {name} must be text")
-            fields[name] = v
-        return cls(**fields)
-
-
-# --- units -----------------------------------------------------------------------------------
-
-_UNIT_ALIASES = {
-    "token": "tokens", "tokens": "tokens", "tok": "tokens", "toks": "tokens",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-    "ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms",
-    "µs": "µs", "μs": "µs", "us": "µs", "microsecond": "µs", "microseconds": "µs",
-    "ns": "ns", "nanosecond": "ns", "nanoseconds": "ns",
-    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-    "d": "days", "day": "days", "days": "days",
-    "wk": "weeks", "wks": "weeks", "week": "weeks", "weeks": "weeks",
-    "mo": "months", "month": "months", "months": "months",
-    "yr": "years", "yrs": "years", "year": "years", "years": "years",
-    "%": "%", "percent": "%", "pct": "%", "per cent": "%",
-    "×": "x", "x": "x", "X": "x",
-    "param": "parameters", "params": "parameters", "parameter": "parameters", "parameters": "parameters",
-    "node": "nodes", "nodes": "nodes",
-}
-_UNCOUNTABLE = {
-    "data", "memory", "bandwidth", "throughput", "compute", "traffic", "storage", "information", "code",
-    "hardware", "software", "infrastructure", "context", "people", "children", "criteria", "analyses",
-}
-_IRREGULAR = {"child": "children", "person": "people", "analysis": "analyses", "axis": "axes", "criterion": "criteria"}
-
-# Units that win when they are the first word after the number (normalised spellings).
-_SYMBOL_UNITS = {
-    "%", "x", "s", "ms", "µs", "ns", "min", "h", "days", "weeks", "months", "years",
-    "B", "KB", "kB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "PiB",
-    "Kb", "Mb", "Gb", "Tb", "Mbps", "Gbps", "Tbps", "MB/s", "GB/s", "TB/s", "Gb/s",
-    "W", "kW", "MW", "GW", "kWh", "MWh", "GWh",
-    "FLOPs", "FLOPS", "GFLOPs", "GFLOPS", "TFLOPs", "TFLOPS", "PFLOPs", "PFLOPS", "EFLOPs", "EFLOPS",
-}
-
-
-def _is_plain_word(w: str) -> bool:
-    """A lowercase or Capitalised alphabetic word (a noun we may pluralise), not an acronym."""
-    return w.isalpha() and (w.islower() or (w[0].isupper() and (len(w) == 1 or w[1:].islower())))
-
-
-def _plural(w: str) -> str:
-    if w in _UNCOUNTABLE:
-        return w
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
-    if w.endswith(("ss", "sh", "ch", "x", "z")):
-        return w + "es"
-    if w.endswith("s"):
-        return w
-    if w.endswith("y") and len(w) > 1 and w[-2] not in "aeiou":
-        return w[:-1] + "ies"
-    return w + "s"
-
-
-def normalize_unit(word: str) -> str:
-    """Normalise a unit word: "GPU" -> "GPUs", "-token" -> "tokens", "sec" -> "s", "percent" -> "%",
-    "×" -> "x", "params" -> "parameters", "rollout" -> "rollouts". Acronyms and symbols ("GB",
-    "TFLOPs", "H100") are kept as written. A phrase is normalised by its last word."""
-    w = " ".join(str(word).split())
-    if w.lower() in _UNIT_ALIASES and " " in w:
-        return _UNIT_ALIASES[w.lower()]
-    if " " in w:
-        w = w.rsplit(" ", 1)[1]
-    w = w.lstrip("-")
-    if not w:
-        return ""
-    if "/" in w and len(w) > 1:
-        num, _, den = w.partition("/")
-        den_unit = _UNIT_ALIASES.get(den, den) if den in ("s", "sec", "h", "hr", "min", "ms", "day", "d") else den
-        return f"{normalize_unit(num) if num else ''}/{den_unit}"
-    low = w.lower()
-    if low in ("gpu", "gpus"):
-        return "GPUs"
-    if w in _UNIT_ALIASES:
-        return _UNIT_ALIASES[w]
-    if len(w) > 1 and _is_plain_word(w) and low in _UNIT_ALIASES:
-        return _UNIT_ALIASES[low]
-    if len(w) >= 3 and _is_plain_word(w):
-        return _plural(low)
-    return w
-
-
-def _unit_key(u: str) -> str:
-    n = normalize_unit(u)
-    if len(n) > 2 and re.fullmatch(r"[A-Z][A-Z0-9]*[sS]", n):
-        return n[:-1]  # "GPUs" ~ "GPU", "TFLOPS" ~ "TFLOPs"
-    return n
-
-
-def same_unit(a: str | None, b: str | None) -> bool:
-    """True if both are None or both normalise to the same unit ("GPU" ~ "GPUs", "sec" ~ "s")."""
-    if a is None or b is None:
-        return a is None and b is None
-    return _unit_key(a) == _unit_key(b)
-
+from claimsdb.figures import vocabulary as V
+from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS, UNIT_ALIASES as _UNIT_ALIASES
+from claimsdb.figures.vocabulary import _is_plain_word, normalize_unit, same_unit
+from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
 
 # --- lexical pieces ----------------------------------------------------------------------------
 
-_SCALES = {"K": 3, "k": 3, "M": 6, "B": 9, "T": 12}
-_SCALE_WORDS = {"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_SCALES = V.SCALES
+_SCALE_WORDS = V.SCALE_WORDS
 
-_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ONES = V.ONES
+_TENS = V.TENS
 _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 _WORDNUM_CORE = (
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
@@ -272,9 +78,9 @@ _MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)
 _GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
 _AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
 _SCALE_WORD = re.compile(r" (hundred|thousand|million|billion|trillion)(?!\w)", re.I)
-_ACCEL = r"[A-Z]{1,2}[0-9]{2,4}[A-Z]?"
-_ACCEL_WORD = re.compile(rf"(?P<name>{_ACCEL})s?")
-_NOT_ACCEL = re.compile(r"(?:FP|BF|TF|INT|MX|NF|E[0-9]M)[0-9]+[A-Z]?s?|A[0-9.]+[KMBT]")
+_ACCEL = V.ACCELERATOR
+
+
 _GLUED_X = re.compile(rf"[x×X](?:(?P<acc>{_ACCEL})s?)?(?![A-Za-z])")
 _GLUED_HYPHEN = re.compile(r"-(?P<w>[^\W\d_][\w]*)(?:-[^\W\d_][\w]*)*")
 _GLUED_LETTERS = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)?")
@@ -284,31 +90,22 @@ _ORDINALS = {"st", "nd", "rd", "th"}
 _ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
 _RANGE_SEP = re.compile(r"\s*[–—‒‐‑−-]\s*|\s+to\s+", re.I)
 _AND = re.compile(r"\s+and\s+", re.I)
+_TO = re.compile(r"\s+to\s+", re.I)
+# What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
+_SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
 
-_QUALIFIER_WORDS = [
-    ("no more than", "<="), ("not more than", "<="), ("no less than", ">="), ("not less than", ">="),
-    ("no fewer than", ">="), ("in excess of", ">"), ("on the order of", "~"), ("upwards of", ">"),
-    ("up to", "up to"), ("at least", ">="), ("at most", "<="), ("more than", ">"), ("greater than", ">"),
-    ("less than", "<"), ("fewer than", "<"), ("just over", ">"), ("just under", "<"), ("well over", ">"),
-    ("well under", "<"), ("approximately", "~"), ("approx.", "~"), ("approx", "~"), ("roughly", "~"),
-    ("about", "~"), ("around", "~"), ("circa", "~"), ("ca.", "~"), ("nearly", "~"), ("almost", "~"),
-    ("some", "~"), ("over", ">"), ("under", "<"), ("above", ">"), ("below", "<"), ("exceeding", ">"),
-]
-_QUALIFIER_SYMBOLS = [
-    ("<=", "<="), (">=", ">="), ("≤", "<="), ("≥", ">="), ("⩽", "<="), ("⩾", ">="),
-    ("<", "<"), (">", ">"), ("~", "~"), ("≈", "~"), ("∼", "~"), ("≃", "~"),
-]
-_QUALIFIERS = {k: v for k, v in _QUALIFIER_WORDS} | {k: v for k, v in _QUALIFIER_SYMBOLS}
+_QUALIFIER_WORDS = V.QUALIFIER_WORDS
+_QUALIFIER_SYMBOLS = V.QUALIFIER_SYMBOLS
+_QUALIFIERS = V.QUALIFIERS
 _QUAL_WORDS_RE = "|".join(r"\s+".join(re.escape(p) for p in w.split()) for w, _ in _QUALIFIER_WORDS)
 _QUAL_SYMS_RE = "|".join(re.escape(s) for s, _ in _QUALIFIER_SYMBOLS)
 _QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
 _QUAL_FULL = re.compile(rf"(?:{_QUAL_WORDS_RE}|{_QUAL_SYMS_RE})", re.I)
-_BETWEEN_END = re.compile(r"(?:^|\s)between$", re.I)
-_CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
+_BETWEEN_END = re.compile(r"(?:^|\s)(between|from)$", re.I)
+_CURRENCIES = V.CURRENCIES
 
-_VAGUE_WORDS = ("few|couple|handful|dozen|dozens|several|many|multiple|numerous|countless|"
-                "tens|hundreds|thousands|millions|billions|trillions")
+_VAGUE_WORDS = "|".join(V.VAGUE_WORDS)
 _VAGUE = re.compile(
     rf"(?<![\w-])(?:a\s+)?(?:{_VAGUE_WORDS})"
     r"(?:(?:\s+of)?\s+(?:dozens|tens|hundreds|thousands|millions|billions|trillions|"
@@ -316,19 +113,9 @@ _VAGUE = re.compile(
     re.I,
 )
 _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
-_PLURAL_SCALES = {"hundreds", "thousands", "millions", "billions", "trillions", "dozen", "dozens"}
+_PLURAL_SCALES = V.PLURAL_SCALES
 
-_STOP_WORDS = {
-    "per", "in", "of", "for", "on", "with", "to", "at", "from", "by", "across", "and", "or", "via", "during",
-    "after", "before", "vs", "vs.", "versus", "within", "into", "over", "under", "between", "when", "while",
-    "than", "that", "which", "who", "where", "is", "are", "was", "were", "be", "been", "being", "has", "have",
-    "had", "can", "could", "will", "would", "may", "might", "should", "must", "do", "does", "did", "each",
-    "total", "overall", "combined", "apiece", "altogether", "respectively", "concurrently", "simultaneously",
-    "only", "as", "if", "so", "but", "not", "i.e.", "e.g.", "the", "a", "an", "—", "–", "-",
-    # adjectives that follow a figure but are not what it counts ("37B active", "405B dense")
-    "active", "activated", "dense", "sparse", "peak", "average", "avg", "effective", "faster", "slower",
-    "more", "less", "fewer", "higher", "lower", "better", "worse", "larger", "smaller",
-}
+_STOP_WORDS = V.PHRASE_STOP_WORDS
 _PROSE_WORDS = _STOP_WORDS | {
     w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()
 } | set(_VAGUE_WORDS.split("|")) | {"approx.", "ca.", "no", "just", "well", "up"}
@@ -370,12 +157,155 @@ def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
     return f
 
 
-def _is_accel(word: str) -> str | None:
-    """The accelerator name if `word` names one ("H100", "H800s", "MI300X"), else None."""
-    m = _ACCEL_WORD.fullmatch(word)
-    if m and not _NOT_ACCEL.fullmatch(word):
-        return m["name"]
-    return None
+_is_accel = V.accelerator
+
+
+# --- canonical forms ------------------------------------------------------------------------------
+#
+# Written forms that the grammar below reads in one spelling: scientific notation ("3.8 × 10^25",
+# "3.8×10²⁵", "3.8 \times 10^{25}", "7.3 × 10−6") becomes "3.8e25"; siunitx ("\num{1.5e3}",
+# "\qty{2.4}{\giga\hertz}", "\SI{...}{...}") becomes the number and its unit ("2.4 GHz"); thousands groups
+# separated by a thin space, a narrow or plain no-break space, "\," or "{,}" ("1\,355\,921") lose the
+# separator, and so do plain spaces where the groups cannot be a list ("10 000 GPUs"); Markdown emphasis
+# between a number and its scale ("**39.3**M") is dropped; compound number words ("a hundred and two",
+# "two and a half", "half a million", "three quarters") and vulgar fractions ("1½") become digits.
+# `_canonical` returns the rewritten text and a map back to the original's offsets.
+
+_WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
+_SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
+_SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_CANONICAL = re.compile(
+    r"(?P<sci>(?<![\w.])(?P<mant>[0-9]+(?:\.[0-9]+)?)[ \u00a0\u2009\u202f]*(?:[×xX·⋅]|\\times|\\cdot)"
+    r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
+    rf"(?:\^[ ]*\{{?[ ]*(?P<e1>[-−+]?[0-9]{{1,3}})[ ]*\}}?|(?P<e2>[⁻⁺]?[{_SUP}]+)|(?P<e3>[-−][0-9]{{1,2}}))(?![0-9]))"
+    rf"|(?P<pow>(?<![\w.])10(?:\^\{{?(?P<p1>[-−+]?[0-9]{{1,3}})\}}?|(?P<p2>[⁻⁺]?[{_SUP}]+))(?![0-9]))"
+    r"|(?P<si>\\(?:num|qty|SI|unit)\{(?P<sinum>[^{}]*)\}(?:\{(?P<siunit>[^{}]*)\})?)"
+    r"|(?P<group>(?<![0-9.,])[0-9]{1,3}(?:(?:[\u2009\u202f\u00a0]|\\,|\{,\})[0-9]{3})+(?![0-9]))"
+    r"|(?P<spaced>(?<![0-9.,] )(?<![0-9.,])(?:[0-9]{1,3}(?: [0-9]{3}){2,}|[0-9]{2}(?: [0-9]{3})|[0-9]{1,3} 000)"
+    r"(?![0-9.,]| [0-9]))"
+    r"|(?P<emph>(?<=[0-9])(?:\*{1,3}|_{2,3})(?=[A-Za-z%×])|(?<![\w*])(?:\*{1,3}|_{2,3})(?=[0-9]))"
+    rf"|(?P<hundred>(?<![\w-])(?:(?P<h>a|one|{_SMALL})[ ]+hundred(?:[ ]+and[ ]+(?P<hrest>{_SMALL}))?)(?![\w-]))"
+    rf"|(?P<andhalf>(?<![\w-])(?P<whole>{_SMALL}|[0-9]+)[ ]+and[ ]+a[ ]+(?P<part>half|third|quarter)(?![\w-]))"
+    r"|(?P<halfa>(?<![\w-])half[ ]+a[ ]+(?P<hscale>thousand|million|billion|trillion)(?![\w-]))"
+    rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
+    r"(?![\w-]))"
+    r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
+    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
+    re.I,
+)
+_TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_ ]|hundred|half|third|quarter|fifth|eighth|tenth|"
+                      rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}", re.I)
+_WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
+_PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
+
+
+def _word_int(w: str) -> int:
+    w = w.lower()
+    if w in ("a", "one"):
+        return 1
+    if "-" in w:
+        tens, ones = w.split("-", 1)
+        return _WORD_INT[tens] + _WORD_INT[ones]
+    return int(w) if w.isdigit() else _WORD_INT[w]
+
+
+def _exponent(plain: str | None, sup: str | None, minus: str | None) -> str:
+    e = plain if plain is not None else (sup.translate(V.SUPERSCRIPTS) if sup is not None else minus or "0")
+    return e.replace("−", "-").replace("+", "")
+
+
+def _si_unit(spec: str) -> str:
+    out = []
+    for cmd, plain in re.findall(r"\\([A-Za-z]+)|([^\\\s{}]+)", spec):
+        if cmd:
+            out.append(V.SI_PREFIXES.get(cmd, V.SI_UNITS.get(cmd, "")))
+        else:
+            out.append(plain)
+    return "".join(out)
+
+
+def _canonical_piece(m: re.Match) -> str:
+    g = m.lastgroup
+    if g == "sci":
+        return f"{m['mant']}e{_exponent(m['e1'], m['e2'], m['e3'])}"
+    if g == "pow":
+        return f"1e{_exponent(m['p1'], m['p2'], None)}"
+    if g == "si":
+        number = _canonical(m["sinum"].strip())[0].replace(" ", "")
+        unit = _si_unit(m["siunit"] or "")
+        return f"{number} {unit}" if unit else number
+    if g in ("group", "spaced"):
+        return re.sub(r"[^0-9]", "", m.group(0))
+    if g == "emph":
+        return ""
+    if g == "hundred":
+        return str(100 * _word_int(m["h"]) + (_word_int(m["hrest"]) if m["hrest"] else 0))
+    if g == "andhalf":
+        return str(_word_int(m["whole"])) + _PART[m["part"].lower()][1:]
+    if g == "halfa":
+        return f"0.5 {m['hscale'].lower()}"
+    if g == "frac":
+        den = V.FRACTION_WORDS[m["fden"].lower()]
+        return f"{_word_int(m['fnum']) / den:.6g}"
+    if g == "ascale":
+        return "1 "
+    if g == "vulgar":
+        frac = V.VULGAR_FRACTIONS[m["vfrac"]]
+        return (m["vint"] + frac[1:]) if m["vint"] else frac
+    return m.group(0)
+
+
+class _OffsetMap:
+    """Offsets in a rewritten text back to the original: verbatim stretches shift, rewritten pieces
+    map to their whole original span."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []  # rewritten start of each rewritten piece
+        self.ends: list[int] = []  # rewritten end of each piece
+        self.orig: list[tuple[int, int]] = []  # original span of each piece
+
+    def add(self, new_start: int, new_end: int, orig_start: int, orig_end: int) -> None:
+        self.starts.append(new_start)
+        self.ends.append(new_end)
+        self.orig.append((orig_start, orig_end))
+
+    def _shift(self, k: int) -> int:
+        return self.orig[k][1] - self.ends[k] if k >= 0 else 0
+
+    def start(self, p: int) -> int:
+        k = bisect.bisect_right(self.starts, p) - 1
+        if k >= 0 and p < self.ends[k]:
+            return self.orig[k][0]
+        return p + self._shift(k)
+
+    def end(self, p: int) -> int:
+        k = bisect.bisect_left(self.ends, p)
+        if k < len(self.starts) and self.starts[k] < p <= self.ends[k]:
+            return self.orig[k][1]
+        return p + self._shift(bisect.bisect_right(self.ends, p) - 1)
+
+
+def _canonical(text: str) -> tuple[str, _OffsetMap | None]:
+    """`text` in canonical spellings (see above) and the map back, or (text, None) if nothing changed."""
+    if not _TRIGGER.search(text):
+        return text, None
+    parts: list[str] = []
+    omap = _OffsetMap()
+    last = new_len = 0
+    for m in _CANONICAL.finditer(text):
+        rep = _canonical_piece(m)
+        if rep == m.group(0):
+            continue
+        parts.append(text[last:m.start()])
+        new_len += m.start() - last
+        parts.append(rep)
+        omap.add(new_len, new_len + len(rep), m.start(), m.end())
+        new_len += len(rep)
+        last = m.end()
+    if not omap.starts:
+        return text, None
+    parts.append(text[last:])
+    return "".join(parts), omap
 
 
 # --- preprocessing -------------------------------------------------------------------------------
@@ -502,7 +432,7 @@ def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
             t.counted = mm["acc"]
     elif mm := _GLUED_HYPHEN.match(s, end):
         end = mm.end()
-        _glued_word(raw, mm["w"], t, hyphen=True)
+        _glued_word(raw, mm["w"], t, hyphen=True, word=word)
         unit_done = True
     elif not word and (mm := _GLUED_LETTERS.match(s, end)):
         end = mm.end()
@@ -521,8 +451,13 @@ def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
     return end
 
 
-def _glued_word(raw: str, w: str, t: _Term, hyphen: bool) -> None:
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"}
+
+
+def _glued_word(raw: str, w: str, t: _Term, hyphen: bool, word: bool = False) -> None:
     low = w.lower()
+    if word and hyphen and low in _ORDINAL_WORDS:
+        raise FigureError(raw, f"an ordinal is not a figure: '-{w}'")  # "Thirty-Second", "twenty-first"
     if low == "ish":
         t.approx = True
     elif low == "plus":
@@ -554,15 +489,15 @@ def _glued_unit_ok(w: str) -> bool:
 # --- prefix and phrase ----------------------------------------------------------------------------
 
 
-def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, bool, str | None]:
+def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | None, str | None]:
     """Split the text before the first number into (comparator, label, between, currency)."""
     p = " ".join(prefix.replace("\x00", " ").split())
     comparator = label = currency = None
-    between = False
+    between: str | None = None  # "between" (a range) or "from" (a change)
     if p and p[-1] in _CURRENCIES:
         currency, p = _CURRENCIES[p[-1]], p[:-1].rstrip()
     if m := _BETWEEN_END.search(p):
-        between, p = True, p[: m.start()].rstrip()
+        between, p = m.group(1).lower(), p[: m.start()].rstrip()
     if m := _QUAL_END.search(p):
         key = " ".join((m["w"] or m["s"]).lower().split())
         comparator, p = _QUALIFIERS[key], p[: m.start()].rstrip()
@@ -591,12 +526,20 @@ def _phrase(rest: str) -> list[str]:
         last = False
         if len(tok) > 1 and tok.endswith(".") and tok.lower() not in _STOP_WORDS:
             tok, last = tok[:-1], True
-        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok):
+        if tok.lower() in ("and", "or") and words and all(_modifier(w) for w in words):
+            continue  # "14.8T diverse and high-quality tokens": the adjectives are joined, the noun follows
+        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok) or V.is_verb(tok):
             break
         words.append(tok)
         if last:
             break
+    while words and _modifier(words[-1]) and normalize_unit(words[-1]) not in _SYMBOL_UNITS:
+        words.pop()  # a unit or counted thing is a noun: never "diverse", "synthetically"
     return words
+
+
+def _modifier(word: str) -> bool:
+    return V.is_modifier(word) and not V.accelerator(word)
 
 
 def _unit_from_phrase(raw: str, words: list[str], glued: str | None) -> tuple[str | None, str | None]:
@@ -643,7 +586,7 @@ def parse(raw: str) -> Quantity:
     """Parse one figure as written in a note. Raises FigureError with a short reason."""
     if not isinstance(raw, str):
         raise FigureError(raw, "a figure must be text")
-    s = _clean(raw)
+    s = _clean(_canonical(raw)[0])
     if not s:
         raise FigureError(raw, "empty figure")
     s = _mask_groups(raw, s)
@@ -660,12 +603,15 @@ def parse(raw: str) -> Quantity:
     if first.active is not None:
         kind = "moe"
     elif between:
-        m = _AND.match(s, pos)
+        joint = _AND if between == "between" else _TO
+        unit = _SPAN_UNIT.match(s, pos)
+        m = joint.match(s, unit.end() if unit else pos)
         t = _term(raw, s, m.end()) if m else None
         if t is None:
-            raise FigureError(raw, "'between' needs two numbers: 'between 10 and 20'")
+            example = "'between 10 and 20'" if between == "between" else "'from 4K to 128K'"
+            raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         terms.append(t)
-        kind, pos = "range", t.end
+        kind, pos = ("range" if between == "between" else "transition"), t.end
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         kind = "transition"
         while t is not None:
@@ -748,6 +694,22 @@ def parse(raw: str) -> Quantity:
     return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
 
 
+@lru_cache(maxsize=4096)
+def precision(raw: str) -> float | None:
+    """The step of the last digit of the figure's first number: 1e11 for "5.9T", 1e3 for "16K", 1 for
+    "466". None if the figure has no number. Never raises."""
+    try:
+        s = _mask_groups(raw, _clean(raw))
+        start = _first_number(s)
+        t = _term(raw, s, start) if start is not None else None
+    except FigureError:
+        return None
+    if t is None:
+        return None
+    exponent = t.mant.as_tuple().exponent
+    return 10.0 ** (int(exponent) + t.exp) if isinstance(exponent, int) else None
+
+
 def _parse_vague(raw: str, s: str) -> Quantity:
     """Text without a number: a vague-number phrase ("hundreds of thousands") or an error."""
     m = _VAGUE.search(s)
@@ -789,10 +751,9 @@ _SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
 # "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
 _SCAN_PREFIX = re.compile(
     rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
-    r"(?P<between>(?<!\w)between\s+)?[$€£]?\Z",
+    r"(?P<between>(?<!\w)(?P<span>between|from)\s+)?[$€£]?\Z",
     re.I,
 )
-_SCAN_FROM = re.compile(r"(?<!\w)from\s+\Z", re.I)
 _SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
 # A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
 _SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
@@ -824,6 +785,21 @@ def scan(text: str) -> list[Found]:
     """
     if not isinstance(text, str):
         return []
+    canonical, omap = _canonical(text)
+    found = _scan(canonical)
+    if omap is None:
+        return found
+    out = []
+    for f in found:  # back to the text as written: "3.8 × 10^25 FLOPs", not "3.8e25 FLOPs"
+        start, end = omap.start(f.start), omap.end(f.end)
+        raw = text[start:end]
+        q = _parse_or_none(raw)  # read again as written: a boundary inside a rewritten piece reads differently
+        if q is not None and (not out or out[-1].end <= start):
+            out.append(Found(start, end, raw, q))
+    return out
+
+
+def _scan(text: str) -> list[Found]:
     s = text.translate(_SPACE_TABLE)
     found: list[Found] = []
     pos = 0  # nothing before pos may belong to a new figure
@@ -864,15 +840,19 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
         return None
     pm = _SCAN_PREFIX.search(s, max(floor, c - _SCAN_LOOKBEHIND), c)
     pstart = pm.start() if pm else c
-    between = bool(pm and pm["between"])
-    after_from = bool(_SCAN_FROM.search(s, max(0, pstart - 8), pstart))
-
+    span = pm["span"].lower() if pm and pm["span"] else None
+    if span == "from" and not _CHANGE_BEFORE.search(s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart):
+        # "models ranging from 2B to 462B": a span, read as the range "2B to 462B"; "increased from
+        # 3072 to 15360" is a change, read as the transition "from 3072 to 15360".
+        pstart, span = pm.end("between") if pm.start("between") == pstart else pstart, None
+        if pm.start("between") != pm.start():
+            pstart = c  # a qualifier before "from": keep the number alone
     cores = [first.end]  # possible ends of the number part, longest first
     if first.active is None:
-        end = _scan_connected(s, first, between, after_from)
+        end = _scan_connected(s, first, span)
         if end is not None:
             cores.insert(0, end)
-        elif between and pm:
+        elif span and pm:
             pstart = pm.end("between")  # "between 10" with no "and": only a currency sign stays
     starts = [pstart, c] if pstart != c else [c]
     for start in starts:
@@ -885,10 +865,15 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
     return None
 
 
-def _scan_connected(s: str, first: _Term, between: bool, after_from: bool) -> int | None:
+# A change word shortly before "from" makes "from X to Y" a transition ("grew from 4K to 128K").
+_CHANGE_BEFORE = re.compile(rf"(?<![\w-]){V.CHANGE_WORDS.pattern}[^.;:!?\n]{{0,30}}\Z", re.I)
+
+
+def _scan_connected(s: str, first: _Term, span: str | None) -> int | None:
     """End of a range, transition or ratio starting with `first`, or None if it stands alone."""
-    if between:
-        m = _AND.match(s, first.end)
+    if span:
+        unit = _SPAN_UNIT.match(s, first.end)
+        m = (_AND if span == "between" else _TO).match(s, unit.end() if unit else first.end)
         t = _safe_term(s, m.end()) if m else None
         return t.end if t else None
     m = _ARROW.match(s, first.end)
@@ -900,7 +885,7 @@ def _scan_connected(s: str, first: _Term, between: bool, after_from: bool) -> in
             t = _safe_term(s, m.end()) if m else None
         return end
     m = _RANGE_SEP.match(s, first.end)
-    if m and not (after_from and m.group(0).strip().lower() == "to"):
+    if m:
         t = _safe_term(s, m.end())
         if t is not None:
             return t.end
@@ -921,19 +906,32 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
     ends = [core]
     i = core
     n = len(s)
-    for k in range(_SCAN_PHRASE_WORDS):
+    modifiers = 0  # adjectives and adverbs so far: they may lead to the noun, never end the phrase
+    k = -1
+    while k + 1 < _SCAN_PHRASE_WORDS + min(modifiers, 3):
+        k += 1
         j = i
         while j < n and s[j] == " ":
             j += 1
-        if j == i or text.count("\n", i, j) >= 2:
-            break  # glued punctuation, or a blank line: the figure ends here
+        if j == i or text.count("\n", i, j) >= 2 or "\t" in text[i:j]:
+            break  # glued punctuation, a blank line, or a tab (a table's next cell): the figure ends here
         m = _SCAN_WORD.match(s, j)
         if not m or (m.end() < n and s[m.end()] not in _SCAN_AFTER_WORD):
             break
         w = m.group(0)
         low = w.lower()
-        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w):
+        if low in ("and", "or") and modifiers == k and k:
+            i = m.end()  # "diverse and high-quality tokens"
+            modifiers += 1
+            continue
+        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w) or V.is_verb(w):
             break
+        if _modifier(w) and normalize_unit(w) not in _SYMBOL_UNITS:
+            i = m.end()
+            modifiers += 1
+            if i < n and s[i] != " ":
+                break
+            continue
         name = bool(_SCAN_NAME.fullmatch(w)) and w not in _SYMBOL_UNITS
         participle = low.endswith("ed") and not low.endswith("eed")
         if (name and (k or "\n" in text[i:j])) or (participle and k):

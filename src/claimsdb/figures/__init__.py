@@ -1,0 +1,23 @@
+"""Figures: read them (`parse`, `scan`), store them (`codec`), and judge them (`match`).
+
+One package answers "is this written figure that stored one?" for trace, lint and verify:
+- `parser`: the grammar of a figure as written, and the figures of running prose;
+- `vocabulary`: every word list (units, scales, qualifiers, accelerators, counted things, stop words);
+- `codec`: a parsed figure to and from its row in the figure table;
+- `matching`: `match(stored, written, context)`, one named verdict with its reason.
+Standard library only: read commands import it cheaply.
+"""
+
+from __future__ import annotations
+
+from claimsdb.figures.codec import as_quantity, figure_columns, figure_dict
+
+from claimsdb.figures.matching import VERDICTS, Context, Verdict, match
+from claimsdb.figures.parser import Found, parse, scan
+from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
+from claimsdb.figures.vocabulary import normalize_unit, same_unit
+
+__all__ = [
+    "COMPARATORS", "KINDS", "REL_TOLERANCE", "VERDICTS", "Context", "FigureError", "Found", "Quantity", "Verdict",
+    "as_quantity", "figure_columns", "figure_dict", "match", "normalize_unit", "parse", "same_unit", "scan",
+]

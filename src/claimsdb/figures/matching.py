@@ -1,0 +1,273 @@
+"""Is this written figure that stored one? `match(stored, written, context)` gives one named verdict.
+
+trace, lint and verify ask only this function, so a figure is judged the same way everywhere.
+
+Verdicts, checked in this order (the first that holds):
+- "unrelated": the two cannot be the same figure: they measure different things (another unit, another
+  counted thing), or the written number is bare and the stored one has a unit that the context does not
+  supply ("a bare number never matches a figure that has a unit"), or the context does not name the
+  claim's subject (without it, a number is anybody's), or one of them has no number.
+- "same": the written figure states the stored one: the same value (relative tolerance 1e-9), the
+  total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio.
+  A transition also matches a span written "from X to Y" / "X to Y" with the same ends. The comparator
+  may differ ("100,000 tasks" states "up to 100,000 tasks"); the reason says so.
+- "rounded": the written value is more precise and rounds to the stored one at the precision the stored
+  figure is written in, with its leading digit in the same place ("5.93T" for "5.9T", "16,384" for
+  "16K"; not "671B" for "1T"), or the stored figure is approximate ("~50B") and the written one is
+  within 10 % of it.
+- "contained": one figure lies inside the other's range without stating it: "32.5T" in "32–33T", an
+  end of a range, two ranges that overlap, or one step of a stored change ("128K" of "4K → 128K"). A stored value inside a written range counts only when
+  both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
+  different value), and "> 1k rollouts" does not hold 2,048 of them.
+- "different": the written figure measures the same thing (the same unit or counted thing, stated on
+  both sides: a name or nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
+  but states another value ("10,000 tasks" for "100,000 tasks", "15T tokens" for "14.8T tokens").
+- otherwise "unrelated".
+
+What the context says: whether the claim's subject is named near the written figure (`subject`), the
+words around it that may name what it counts (`words`: the sentence before it, a table's row and column
+headers: "node occupancy reached 278" supplies "nodes"), and the stored figure's name in the data
+(`name`, "instances"), which may stand for its unit. `Context.query()` is a person asking about a number
+(`claims trace`): the subject is whatever they mean, so it counts as named, and a bare number ("466")
+may count anything.
+
+Pure; standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
+from claimsdb.figures.vocabulary import normalize_unit, plural, unit_key
+
+__all__ = ["CONTAINED", "DIFFERENT", "ROUNDED", "SAME", "UNRELATED", "VERDICTS", "Context", "Verdict", "match"]
+
+SAME, ROUNDED, CONTAINED, DIFFERENT, UNRELATED = "same", "rounded", "contained", "different", "unrelated"
+VERDICTS = (SAME, ROUNDED, CONTAINED, DIFFERENT, UNRELATED)
+MAGNITUDE = 10.0  # a "different" value is within this factor of the stored one: a revision, not another quantity
+APPROXIMATE = 0.10  # how far a value may be from an approximate ("~50B") stored one
+
+
+@dataclass(frozen=True)
+class Context:
+    """What stands around the written figure. See the module docstring."""
+
+    subject: bool = False
+    words: str = ""
+    name: str | None = None
+    open_measure: bool = False  # a bare written number may count anything: a person's query ("466")
+
+    @staticmethod
+    def query() -> Context:
+        return Context(subject=True, open_measure=True)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str  # one of VERDICTS
+    reason: str  # a few words for people
+    measure: str = "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"
+    value_agrees: bool = False  # some stated number is the same, whatever the measure
+
+    @property
+    def states(self) -> bool:
+        """The written figure is the stored one or a more precise reading of it."""
+        return self.verdict in (SAME, ROUNDED)
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
+
+
+# --- measure: do they count the same thing? ----------------------------------------------------------
+
+_WORD = re.compile(r"[^\W\d_][\w\-]*")
+
+
+def _measures(q: Quantity) -> list[str]:
+    return [m for m in (q.unit, q.counted) if m]
+
+
+def _same_measure(a: str, b: str) -> bool:
+    # case matters for symbols ("S" the setting is not "s" the second), not for words ("Tokens")
+    return unit_key(a) == unit_key(b) or (len(a) > 2 and a.casefold() == b.casefold())
+
+
+def _in_words(measure: str, words: str) -> bool:
+    """The context names this unit or thing: "node occupancy" names "nodes", "| H800 |" names "H800"."""
+    want = unit_key(measure)
+    for w in _WORD.findall(words):
+        if w.casefold() == measure.casefold() or unit_key(w) == want or unit_key(plural(w.lower())) == want:
+            return True
+    return False
+
+
+def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, str]:
+    """("agree" | "unknown" | "conflict" | "bare", why)."""
+    s_m, w_m = _measures(stored), _measures(written)
+    if stored.counted and written.counted and not _same_measure(stored.counted, written.counted):
+        return "conflict", f"counts {written.counted}, not {stored.counted}"
+    if stored.unit and written.unit and not _same_measure(stored.unit, written.unit):
+        if not (stored.counted and written.counted):
+            return "conflict", f"in {written.unit}, not {stored.unit}"
+    if s_m and w_m:
+        if any(_same_measure(a, b) for a in s_m for b in w_m):
+            return "agree", ""
+        return "conflict", f"{' '.join(w_m)}, not {' '.join(s_m)}"
+    if s_m:  # the written number is bare: the context must say what it counts
+        if any(_in_words(m, ctx.words) for m in s_m):
+            return "agree", "what it counts stands nearby"
+        if ctx.open_measure:
+            return "unknown", ""
+        return "bare", f"a bare number, and the stored figure counts {' '.join(s_m)}"
+    if w_m and ctx.name and any(_in_words(m, ctx.name) for m in w_m):
+        return "agree", f"the stored figure's name is {ctx.name}"
+    return "unknown", ""
+
+
+# --- values -------------------------------------------------------------------------------------------
+
+
+def _step(q: Quantity) -> float | None:
+    """The precision the stored figure is written in: 0.1e12 for "5.9T", 1e3 for "16K", 1 for "466"."""
+    from claimsdb.figures.parser import precision  # the grammar knows how the number was written
+
+    return precision(q.raw)
+
+
+def _interval(q: Quantity) -> tuple[float, float] | None:
+    """The values a figure allows, as a closed interval (bounds open to infinity), or None."""
+    if q.kind == "range" and q.low is not None and q.high is not None:
+        return float(q.low), float(q.high)
+    if q.kind == "value" and q.value is not None:
+        v = float(q.value)
+        return v, v  # a bound is not a range: "> 1k rollouts" does not state 2,048 of them
+    return None
+
+
+def _states(stored: Quantity, written: Quantity, raw_to: bool) -> str | None:
+    """Why the written figure states the stored one, or None."""
+    s, w = stored, written
+    if w.kind in ("value", "moe") and w.value is not None:
+        x = w.value
+        if w.kind == "moe" and s.kind == "moe":
+            return "the same size" if _close(s.value, x) and _close(s.active, w.active) else None
+        if s.kind in ("value", "moe") and (_close(s.value, x) or _close(s.active, x)):
+            return "the same value" if _close(s.value, x) else "the active size"
+        return None
+    if w.kind == "range":
+        if s.kind == "range" and _close(s.low, w.low) and _close(s.high, w.high):
+            return "the same range"
+        if s.kind == "transition" and raw_to and len(s.steps) == 2 and _close(s.steps[0], w.low) \
+                and _close(s.steps[-1], w.high):
+            return "the same change, written as a span"
+        return None
+    if w.kind == "transition":
+        if s.kind == "transition":
+            steps = iter(s.steps)
+            if all(any(_close(x, y) for y in steps) for x in w.steps):  # a subsequence, in order
+                return "the same change"
+        if s.kind == "range" and len(w.steps) == 2 and _close(s.low, w.steps[0]) and _close(s.high, w.steps[-1]):
+            return "the same span, written as a change"
+        return None
+    if w.kind == "ratio" and s.kind == "ratio":
+        if len(s.steps) == len(w.steps) and all(map(_close, s.steps, w.steps)):
+            return "the same ratio"
+    return None
+
+
+def _rounds(stored: Quantity, written: Quantity) -> str | None:
+    if stored.kind != "value" or written.kind != "value" or stored.value is None or written.value is None:
+        return None
+    s, w = float(stored.value), float(written.value)
+    if stored.comparator == "~" and s != 0 and abs(w - s) <= APPROXIMATE * abs(s):
+        return f"{written.raw} is about {stored.raw}"
+    step = _step(stored)
+    w_step = _step(written)
+    if not step or not w_step or w_step >= step:
+        return None  # the written value is no more precise than the stored one
+    if s == 0 or w == 0 or math.floor(math.log10(abs(w))) != math.floor(math.log10(abs(s))):
+        return None  # "671B" is not a more precise "1T": a rounding keeps the leading digit's place
+    if math.isclose(round(w / step) * step, s, rel_tol=REL_TOLERANCE, abs_tol=step * 1e-9):
+        return f"{written.raw} rounds to {stored.raw}"
+    return None
+
+
+def _contains(stored: Quantity, written: Quantity) -> str | None:
+    if stored.kind == "transition" and written.kind == "value" and any(_close(written.value, n) for n in stored.steps):
+        return f"one step of the change {stored.raw}"
+    si, wi = _interval(stored), _interval(written)
+    if si is None or wi is None or (si[0] == si[1] and wi[0] == wi[1]):
+        return None
+    if si[0] <= wi[0] and wi[1] <= si[1]:
+        return f"within {stored.raw}"
+    if wi[0] <= si[0] and si[1] <= wi[1]:
+        return f"{stored.raw} lies within it"
+    if wi[0] <= si[1] and si[0] <= wi[1]:
+        return f"overlaps {stored.raw}"
+    return None
+
+
+def _same_order(stored: Quantity, written: Quantity) -> bool:
+    a, b = stored.numbers(), written.numbers()
+    if not a or not b:
+        return False
+    x, y = abs(a[0]), abs(b[0])
+    if x == 0 or y == 0:
+        return x == y
+    return max(x, y) / min(x, y) <= MAGNITUDE
+
+
+def _comparable_kinds(stored: Quantity, written: Quantity) -> bool:
+    singles = ("value", "moe", "range")
+    return (stored.kind in singles and written.kind in singles) or stored.kind == written.kind
+
+
+_SPELLED = re.compile(r"\W+")
+
+
+def match(stored: Quantity, written: Quantity, context: Context | None = None) -> Verdict:
+    """The verdict on written figure `written` against stored figure `stored`. See the module docstring."""
+    ctx = context or Context()
+    if not stored.numbers() or not written.numbers():
+        if stored.kind == written.kind == "text" and \
+                _SPELLED.sub(" ", stored.raw.casefold()).strip() == _SPELLED.sub(" ", written.raw.casefold()).strip():
+            return Verdict(SAME, "the same words", "unknown", True)
+        return Verdict(UNRELATED, "no number to compare")
+    if stored.kind == "ratio" and written.kind != "ratio" or written.kind == "ratio" and stored.kind != "ratio":
+        return Verdict(UNRELATED, "the parts of a ratio are not numbers on their own")
+    measure, why = _measure(stored, written, ctx)
+    value_agrees = any(_close(a, b) for a in stored.numbers() for b in written.numbers())
+    if measure in ("conflict", "bare"):
+        return Verdict(UNRELATED, why, measure, value_agrees)
+    if not ctx.subject:
+        return Verdict(UNRELATED, "the claim's subject is not named", measure, value_agrees)
+    raw_to = bool(re.search(r"\bto\b|→", written.raw, re.I))
+    stated = _states(stored, written, raw_to)
+    if stated:
+        if stored.comparator != written.comparator:
+            stated += f" (stored as {_COMPARATOR_WORDS[stored.comparator]}, written as "
+            stated += f"{_COMPARATOR_WORDS[written.comparator]})"
+        return Verdict(SAME, stated, measure, True)
+    rounded = _rounds(stored, written)
+    if rounded:
+        return Verdict(ROUNDED, rounded, measure, value_agrees)
+    contained = _contains(stored, written)
+    if contained and (measure == "agree" or stored.kind in ("range", "transition")):
+        return Verdict(CONTAINED, contained, measure, value_agrees)
+    explicit = bool(_measures(stored) and _measures(written))  # both say what they count
+    if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):
+        return Verdict(DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees)
+    return Verdict(UNRELATED, "another value", measure, value_agrees)
+
+
+_COMPARATOR_WORDS = {"=": "exact", "~": "approximate", "<": "below", "<=": "at most", ">": "above", ">=": "at least",
+                     "up to": "up to"}
+
+
+def describe_unit(q: Quantity) -> str:
+    """What a figure counts, for messages: "H800 GPUs", "tokens", or "" for a bare number."""
+    return " ".join(normalize_unit(m) if m == q.unit else m for m in (q.counted, q.unit) if m)

@@ -1,0 +1,185 @@
+"""What in prose is not a figure: URLs, identifiers, citations, dates, years, references, names;
+and where sentences end. See lint/__init__.py for the rules."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from claimsdb.figures import Found, Quantity
+from claimsdb.figures.vocabulary import NOT_NAMES
+
+_MONTH = (r"(?:Jan(?:uary|\.)?|Feb(?:ruary|\.)?|Mar(?:ch|\.)?|Apr(?:il|\.)?|May|June?|July?|Aug(?:ust|\.)?"
+          r"|Sep(?:t(?:ember|\.)?|\.)?|Oct(?:ober|\.)?|Nov(?:ember|\.)?|Dec(?:ember|\.)?)")
+_DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[89]\d\d|20\d\d|2100)"
+_NOT_FIGURE = re.compile(
+    r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
+    r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
+    r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
+    r"|\[\s*\d{1,4}(?:\s*(?:[,;\-–—]|--)\s*\d{1,4})*\s*\]"  # numeric citations
+    rf"|\b{_MONTH}\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,?\s+{_YEAR})?(?![\w])"  # March 5, 2024
+    rf"|\b{_DAY}(?:\s*[-–]\s*{_DAY})?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # 5 March 2024
+    rf"|\b{_MONTH},?\s+{_YEAR}(?![\w])"  # March 2024
+    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])"  # ISO
+    rf"|\b{_YEAR}-(?:0[1-9]|1[0-2])(?![\w\-])"  # 2024-03
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}(?![\w/])|\b\d{4}/\d{1,2}/\d{1,2}(?![\w/])"  # slashed dates
+    r"|\b\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.m\.|[AaPp][Mm]\b|UTC\b|GMT\b)"  # clock times
+    r"|['’]\d{2}(?![\w'’])"  # '24
+)
+_REF_WORDS = (
+    r"sections?|secs?\.?|§§?|tables?|tabs?\.|tbls?\.?|figures?|figs?\.?|equations?|eqs?\.|eqns?\.?|appendix|"
+    r"appendices|apps?\.|chapters?|chaps?\.|ch\.|algorithms?|algs?\.|listings?|lines?|theorems?|thms?\.|lemmas?|"
+    r"definitions?|defs?\.|corollar(?:y|ies)|propositions?|props?\.|remarks?|examples?|exercises?|footnotes?|"
+    r"pages?|pp?\.|parts?|paragraphs?|paras?\.|¶|stages?|phases?|rows?|columns?|cols?\.|versions?|nos?\.|#|"
+    r"questions?|q\.|revisions?|revs?\.|releases?|v\."
+)
+_REF_WORD = re.compile(rf"(?<![\w])(?:{_REF_WORDS})", re.I)
+# What may stand between a reference word and the number: "Tables 2 and 3", "Eq. (7)", "Sections 3.1, 3.2".
+_REF_TAIL = re.compile(
+    r"[ \t\n\u00a0]*\(?[ \t]*(?:(?:\d[\w.]*|[A-Z](?:\.\d[\w.]*)?|[IVX]+)\)?[ \t]*"
+    r"(?:,|;|and|or|&|to|through|–|—|-)[ \t\n]*\(?[ \t]*)*"
+)
+_NUMBER_AT = re.compile(r"[-−+]?\d[\d,]*(?:\.\d+)?")
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?[BMT](?:-A\d+(?:\.\d+)?[BMT])?(?![\w.-])")
+_NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*)[ \u00a0\-]\Z")
+_NEXT_WORD = re.compile(r"[ \t\u00a0]+(\S+)")
+_CAPITALISED_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
+_NOT_NAMES = NOT_NAMES
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n[ \t]*\n")
+_ABBREVIATIONS = {
+    "e.g", "i.e", "al", "fig", "figs", "sec", "secs", "eq", "eqs", "eqn", "tab", "tbl", "no", "nos", "vs", "cf",
+    "approx", "ca", "resp", "incl", "app", "ch", "chap", "p", "pp", "dr", "mr", "ms", "prof", "st", "vol", "ed",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "min", "max", "viz",
+}
+_WORD_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z][\w.]*)\Z")
+
+
+def _year(prose: str, f: Found, num: re.Match) -> str | None:
+    """"year" for a year (skipped), "year-like" for a year-like number with a unit ("2020 runs": checked
+    against the store, but not reported when untracked), else None."""
+    q = f.quantity
+    if not re.fullmatch(r"\d{4}", num.group(0)) or q.kind not in ("value", "range", "transition"):
+        return None
+    numbers = q.numbers()
+    if not all(float(n).is_integer() and 1900 <= n <= 2100 for n in numbers):
+        return None
+    after = prose[num.end():num.end() + 1]
+    if after == "s" and not prose[num.end() + 1:num.end() + 2].isalnum():
+        return "year"  # the 2020s
+    if after.isalnum():
+        return None  # a glued scale or unit
+    if not q.unit and not q.counted:
+        return "year"
+    nxt = _NEXT_WORD.match(prose, f.end if q.kind == "range" else num.end())
+    if nxt and _CAPITALISED_WORD.fullmatch(nxt.group(1).rstrip(".,;:!?)")):
+        return "year"  # "In 2024 Llama ...": a name is not what a year counts
+    return "year-like"
+
+
+def sentence_starts(prose: str) -> list[int]:
+    """Where sentences start: after . ! ? (not after an abbreviation or an initial), at a blank line,
+    and at each line end of a tab-separated table (a row is a sentence)."""
+    starts = [0]
+    lines = prose.split("\n")
+    pos = 0
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line) + 1
+        if "\t" in line or "\t" in following:
+            starts.append(pos)
+    for m in _SENTENCE_END.finditer(prose):
+        if not m.group(0).startswith("\n"):
+            w = _WORD_BEFORE_DOT.search(prose, max(0, m.start() - 16), m.start())
+            if w and (w.group(1).lower() in _ABBREVIATIONS or (len(w.group(1)) == 1 and w.group(1).isupper())):
+                continue
+        starts.append(m.end())
+    return sorted(set(starts))
+
+
+class FigureFilter:
+    """Which figures of a prose text are not figures to check (see lint/__init__.py)."""
+
+    def __init__(self, prose: str, sentences: list[int], mentions: list):
+        self.prose = prose
+        self.sentences = sentences
+        self.not_figure = sorted((m.start(), m.end()) for m in _NOT_FIGURE.finditer(prose))
+        self._nf_starts = [s for s, _ in self.not_figure]
+        self._mention_ends = sorted(m[1] for m in mentions)
+        self.name_numbers = sorted(span for m in mentions for span in m[4])
+        self._name_number_starts = [s for s, _ in self.name_numbers]
+        self._ref_ends = [m.end() for m in _REF_WORD.finditer(prose)]
+        self.quiet: set[int] = set()  # figures that give no note when untracked ("in 2020 researchers")
+
+    @staticmethod
+    def _in_spans(starts: list[int], spans: list[tuple[int, int]], a: int, b: int) -> bool:
+        i = bisect.bisect_right(starts, b - 1) - 1
+        for j in range(i, max(-1, i - 4), -1):  # spans may nest (an e-mail inside a URL): look back a little
+            s, e = spans[j]
+            if s < b and e > a:
+                return True
+        return False
+
+    def skipped(self, f: Found) -> bool:
+        p = self.prose
+        q = f.quantity
+        if q.kind == "text" or not q.numbers():
+            return True  # vague: nothing to check
+        if self._in_spans(self._nf_starts, self.not_figure, f.start, f.end):
+            return True
+        num = _NUMBER_AT.search(p, f.start, f.end)
+        if num is None:  # a number word ("two")
+            return small_bare(q)
+        year = _year(p, f, num)
+        if year == "year":
+            return True
+        if year == "year-like":
+            self.quiet.add(f.start)
+        if self._after_reference(f.start):
+            return True
+        if self._in_spans(self._name_number_starts, self.name_numbers, num.start(), num.start() + 1):
+            return True  # "Llama 3", "Open Athena 535B": part of a name in the store
+        if f.start == num.start() and (self._after_name(num) or self._model_size(num)):
+            return True
+        return small_bare(q)
+
+    def _after_reference(self, start: int) -> bool:
+        """A number after "Section", "Table 5 and", "Eq. (", "§": a reference, not a figure."""
+        i = bisect.bisect_left(self._ref_ends, start + 1) - 1
+        while i >= 0 and self._ref_ends[i] >= start - 60:
+            if _REF_TAIL.fullmatch(self.prose, self._ref_ends[i], start):
+                return True
+            i -= 1
+        return False
+
+    def _model_size(self, num: re.Match) -> bool:
+        """A size right after a subject's name is part of the model's name: "Llama 3 405B"."""
+        p = self.prose
+        if not _MODEL_SIZE.match(p, num.start()):
+            return False
+        i = bisect.bisect_left(self._mention_ends, num.start() - 1)
+        return i < len(self._mention_ends) and self._mention_ends[i] == num.start() - 1 \
+            and p[num.start() - 1] in " \t\u00a0-\u2011"
+
+    def _after_name(self, num: re.Match) -> bool:
+        """A number below 10 right after a capitalised name in mid-sentence: "Gemma 3", "Claude 3.5"."""
+        p = self.prose
+        if not re.fullmatch(r"\d(?:\.\d{1,2})?", num.group(0)) or p[num.end():num.end() + 1].isalpha():
+            return False
+        m = _NAME_BEFORE.search(p, max(0, num.start() - 40), num.start())
+        if not m:
+            return False
+        word = m.group(1)
+        if word.lower() in _NOT_NAMES or not re.search(r"[A-Z]", word):
+            return False
+        if re.search(r"[A-Z0-9]", word[1:]):
+            return True  # "GPT 4", "DeepSeek 3": a name wherever it stands
+        k = bisect.bisect_right(self.sentences, m.start()) - 1
+        lead = p[self.sentences[k]:m.start()]
+        return bool(lead.strip(" \t\n\"'“‘([|*_"))  # a plain capitalised word starting a sentence is not a name
+
+
+def small_bare(q: Quantity) -> bool:
+    """An integer below 10 with no unit ("4", "3 of them"): too ambiguous to check against the store."""
+    return (q.kind == "value" and q.unit is None and q.counted is None and q.value is not None
+            and float(q.value).is_integer() and abs(q.value) < 10)

@@ -1,0 +1,236 @@
+"""LaTeX manuscripts as prose (see lint/__init__.py for what is skipped)."""
+
+from __future__ import annotations
+
+import re
+
+from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
+
+__all__ = ["tex"]
+
+def _brace_end(src: str, i: int, limit: int, cap: int = 20000) -> int | None:
+    """Offset after the brace group opening at src[i] == "{", or None if it does not close."""
+    depth = 0
+    j = i
+    stop = min(limit, i + cap)
+    while j < stop:
+        c = src[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return None
+
+
+_TEX_OPT = re.compile(r"[ \t]*\[[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*\]")
+_TEX_PAREN = re.compile(r"\([^()\n]*\)")
+_TEX_SPACE = re.compile(r"[ \t]*\n?[ \t]*")
+
+
+def _skip_args(src: str, e: int, count: int | None, limit: int) -> int:
+    """End of `count` brace arguments (all of them if None) after a command, with optional [..] args."""
+    n = 0
+    while e < limit:
+        m = _TEX_OPT.match(src, e)
+        if m:
+            e = m.end()
+            continue
+        if count is not None and n >= count:
+            break
+        m = _TEX_SPACE.match(src, e)
+        b = m.end() if m else e
+        if b < limit and src[b] == "{":
+            end = _brace_end(src, b, limit)
+            if end is None:
+                break
+            e, n = end, n + 1
+            continue
+        break
+    return e
+
+
+_TEX_MATH_ENVS = {
+    "equation", "align", "alignat", "flalign", "gather", "multline", "eqnarray", "displaymath", "math", "dmath",
+    "subequations", "split", "IEEEeqnarray",
+}
+_TEX_SKIP_ENVS = _TEX_MATH_ENVS | {
+    "verbatim", "Verbatim", "lstlisting", "minted", "comment", "tikzpicture", "pgfpicture", "algorithmic",
+    "thebibliography", "filecontents", "axis", "lstcode", "BVerbatim",
+}
+# Environments whose first brace arguments are not prose (column specs, widths).
+_TEX_ENV_ARGS = {
+    "tabular": 1, "tabular*": 2, "tabularx": 2, "tabulary": 2, "longtable": 1, "array": 1, "supertabular": 1,
+    "xtabular": 1, "tblr": 1, "NiceTabular": 1, "minipage": 1, "wrapfigure": 2, "wraptable": 2, "subfigure": 1,
+    "subtable": 1, "multicols": 1, "adjustbox": 1,
+}
+# Commands whose first N brace arguments are not prose (None: all of them).
+_TEX_NO_PROSE: dict[str, int | None] = {
+    "label": 1, "ref": 1, "eqref": 1, "autoref": 1, "Autoref": 1, "cref": 1, "Cref": 1, "crefrange": 2,
+    "Crefrange": 2, "pageref": 1, "nameref": 1, "vref": 1, "Vref": 1, "labelcref": 1, "url": 1, "href": 1,
+    "nolinkurl": 1, "claim": 1, "input": 1, "include": 1, "includegraphics": 1, "includepdf": 1,
+    "bibliography": 1, "bibliographystyle": 1, "addbibresource": 1, "usepackage": 1, "RequirePackage": 1,
+    "documentclass": 1, "vspace": 1, "hspace": 1, "vskip": 0, "hskip": 0, "setlength": 2, "addtolength": 2,
+    "settowidth": 2, "setcounter": 2, "addtocounter": 2, "stepcounter": 1, "newcommand": 2, "renewcommand": 2,
+    "providecommand": 2, "newenvironment": 3, "renewenvironment": 3, "DeclareMathOperator": 2, "definecolor": 3,
+    "color": 1, "pagecolor": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2, "fontsize": 2, "linespread": 1,
+    "rule": 2, "raisebox": 1, "resizebox": 2, "scalebox": 1, "multicolumn": 2, "multirow": 2, "cline": 1,
+    "cmidrule": 1, "bibitem": 1, "graphicspath": 1, "hypersetup": 1, "geometry": 1, "captionsetup": 1,
+    "sisetup": 1, "lstinputlisting": 1, "inputminted": 2, "tag": 1, "author": 1, "affiliation": 1,
+    "affil": 1, "address": 1, "email": 1, "institute": 1, "thanks": 1, "date": 1, "orcid": 1,
+    "ensuremath": 1, "texttt": 1, "mintinline": 2, "code": 1, "path": 1, "newtheorem": 2, "setcitestyle": 1,
+    "bibpunct": None, "DeclareSIUnit": 2, "hyperlink": 1, "hypertarget": 1,
+}
+_TEX_CITE = re.compile(r"[A-Za-z]*cite[A-Za-z]*|nocite")
+_TEX_VERB = {"verb", "lstinline", "Verb"}
+_TEX_SYMBOLS = {
+    "percent": "%", "S": "§", "P": "¶", "textendash": "–", "textemdash": "—", "texttimes": "×", "times": "×",
+    "textasciitilde": "~", "textgreater": ">", "textless": "<", "ldots": "…", "dots": "…", "textellipsis": "…",
+    "textpercent": "%", "textdollar": "$", "euro": "€", "pounds": "£", "textsterling": "£", "textbackslash": "\\",
+    "approx": "~", "sim": "~", "textapprox": "~",
+}
+# Commands that start a new sentence and whose first argument is a sentence of its own.
+_TEX_BLOCKS = {"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
+               "caption", "footnote", "footnotetext", "title", "subtitle", "marginpar", "tablenotes"}
+_TEX_SECTIONS = {"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph"}
+_TEX_SIUNITX = {"num", "qty", "SI", "unit"}
+_TEX_BREAKS = {"item": "\n\n", "par": "\n\n", "newline": "\n", "linebreak": "\n", "bigskip": "\n\n",
+               "medskip": "\n\n", "smallskip": "\n\n", "maketitle": "\n\n", "noindent": "", "hline": "\n\n",
+               "toprule": "\n\n", "midrule": "\n\n", "bottomrule": "\n\n"}
+_TEX_TOKEN = re.compile(r"\\\\|\\[A-Za-z@]+\*?|\\.|\\\n|%|\$\$|\$|~|-{2,3}|\{,\}|[{}&]", re.S)
+_TEX_DOLLAR = re.compile(r"(?<!\\)\$")
+_TEX_DOUBLE_DOLLAR = re.compile(r"(?<!\\)\$\$")
+
+
+def tex(src: str) -> Prose:
+    pr = Prose(src)
+    begin = re.search(r"\\begin\s*\{document\}", src)
+    end_doc = re.search(r"\\end\s*\{document\}", src)
+    limit = end_doc.start() if end_doc else len(src)
+    if begin:
+        pr.skip(0, begin.end())
+    closers: dict[int, str] = {}
+    pos = pr.pos
+    while True:
+        m = _TEX_TOKEN.search(src, pos, limit)
+        if not m:
+            break
+        s, e, tok = m.start(), m.end(), m.group(0)
+        if tok == "\\\\":
+            e = _skip_args(src, e if src[e:e + 1] != "*" else e + 1, 0, limit)
+            pr.replace(s, e, "\n\n")
+        elif tok[0] == "\\" and len(tok) > 1 and (tok[1].isalpha() or tok[1] == "@"):
+            e = _tex_command(pr, src, s, e, tok[1:].rstrip("*"), limit, closers)
+        elif tok[0] == "\\":
+            c = tok[1]
+            if c in "([":
+                close = src.find("\\)" if c == "(" else "\\]", e, limit)
+                e = close + 2 if close >= 0 else e
+                pr.skip(s, e)
+            elif c in "%$&#_{}":
+                pr.replace(s, e, c)
+            elif c == ",":
+                thousands = s > 0 and src[s - 1].isdigit() and re.match(r"\d{3}(?!\d)", src[e:e + 4])
+                pr.replace(s, e, "" if thousands else " ")
+            elif c in "; :\n\t":
+                pr.replace(s, e, " ")
+            else:
+                pr.replace(s, e, "")  # accents, \- hyphenation hints, \/ and the like
+        elif tok == "%":
+            nl = src.find("\n", s, limit)
+            line_end = nl if nl >= 0 else limit
+            line_start = src.rfind("\n", 0, s) + 1
+            whole_line = not src[line_start:s].strip() and nl >= 0
+            e = line_end + 1 if whole_line else line_end
+            pr.replace(s, e, "")
+        elif tok == "$$":
+            close = _TEX_DOUBLE_DOLLAR.search(src, e, limit)
+            e = close.end() if close else e
+            pr.skip(s, e)
+        elif tok == "$":
+            close = _TEX_DOLLAR.search(src, e, limit)
+            if close and not _BLANK_LINE.search(src, e, close.start()):
+                e = close.end()
+            pr.skip(s, e)
+        elif tok == "~":
+            pr.replace(s, e, " ")
+        elif tok.startswith("--"):
+            pr.replace(s, e, "–" if tok == "--" else "—")
+        elif tok == "{,}":
+            pr.replace(s, e, ",")
+        elif tok == "{":
+            pr.replace(s, e, "")
+        elif tok == "}":
+            pr.replace(s, e, closers.pop(s, ""))
+        elif tok == "&":
+            pr.replace(s, e, " | ")
+        pos = max(e, pr.pos)
+    pr.keep(limit)
+    if limit < len(src):
+        pr.skip(limit, len(src))
+    return pr.finish()
+
+
+def _tex_command(pr: Prose, src: str, s: int, e: int, name: str, limit: int, closers: dict[int, str]) -> int:
+    if name in ("begin", "end"):
+        m = re.compile(r"\s*\{([^{}\n]*)\}").match(src, e)
+        if not m:
+            pr.replace(s, e, "")
+            return e
+        env = m.group(1).strip()
+        e = m.end()
+        if name == "begin" and env.rstrip("*") in _TEX_SKIP_ENVS:
+            close = re.compile(r"\\end\s*\{" + re.escape(env) + r"\}").search(src, e, limit)
+            e = close.end() if close else e
+            pr.skip(s, e)
+            return e
+        if name == "begin":
+            e = _skip_args(src, e, _TEX_ENV_ARGS.get(env, 0), limit)
+        pr.replace(s, e, "\n\n")
+        return e
+    if name in _TEX_SIUNITX:
+        e = _skip_args(src, e, None, limit)
+        pr.keep(e)  # the figure grammar reads \qty{2.4}{\giga\hertz} itself
+        return e
+    if name in _TEX_VERB:
+        m = re.compile(r"(?:\[[^\]\n]*\])?(\{[^}\n]*\}|([^\w\s{])[^\n]*?\2)").match(src, e)
+        e = m.end() if m else e
+        pr.skip(s, e)
+        return e
+    if name in _TEX_NO_PROSE or _TEX_CITE.fullmatch(name):
+        e = _skip_args(src, e, _TEX_NO_PROSE.get(name), limit)
+        pr.skip(s, e)
+        return e
+    if name in _TEX_SYMBOLS:
+        m = re.compile(r"\{\}").match(src, e)
+        e = m.end() if m else e
+        pr.replace(s, e, _TEX_SYMBOLS[name])
+        return e
+    if name in _TEX_BREAKS:
+        e = _skip_args(src, e, 0, limit)
+        pr.replace(s, e, _TEX_BREAKS[name])
+        return e
+    if name in _TEX_BLOCKS:
+        e = _skip_args(src, e, 0, limit)
+        m = _TEX_SPACE.match(src, e)
+        b = m.end() if m else e
+        if b < limit and src[b] == "{":
+            end = _brace_end(src, b, limit)
+            if end is not None:
+                if name in _TEX_SECTIONS:
+                    pr.headings.append((s, src[b + 1:end - 1]))
+                closers[end - 1] = "\n\n"
+                pr.replace(s, b + 1, "\n\n")
+                return b + 1
+        pr.replace(s, e, "\n\n")
+        return e
+    # Any other command: its name and directly attached optional arguments go; its text stays.
+    if src[e:e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
+        e = m.end()
+    pr.replace(s, e, "")
+    return e
