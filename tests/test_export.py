@@ -202,6 +202,10 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
             item for s in doc["subjects"] for cell in s["cells"].values() for item in cell]
         hits = [i for i in items if i["key"] == record["key"]]
         assert hits and all(i["paper_safe"] is False and i["marker"] == "not re-read" for i in hits)
+    elif fmt == "html":
+        from tests.web.markup import holders, marked
+
+        assert all(marked(node) for node in holders(text, token)), f"{token} unmarked in html {layout}"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -8,6 +8,7 @@ from typer.core import TyperGroup
 
 from claimsdb import __version__
 from claimsdb.cli import database, export, importing, lint, provenance, query, sources, verify
+from claimsdb.cli import serve
 from claimsdb.cli.output import err_console
 from claimsdb.errors import ClaimsError, ExitCode
 
@@ -79,6 +80,7 @@ app.command("deprecate")(provenance.deprecate)
 app.command("export")(export.export)
 app.command("verify")(verify.verify)
 app.command("lint")(lint.lint)
+app.command("serve")(serve.serve)
 app.add_typer(database.app, name="db")
 
 

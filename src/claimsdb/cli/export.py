@@ -20,6 +20,7 @@ from claimsdb.cli.options import (
 from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
 from claimsdb.exporters import render
+from claimsdb.exporters.html import page_path as html_page_path
 from claimsdb.policy import Policy
 
 
@@ -32,6 +33,7 @@ class ExportFormat(str, Enum):
     macros = "macros"
     quarto = "quarto"
     prov = "prov"
+    html = "html"
 
 
 def reread_command(row: exporting.ExportRow, db_: str | None) -> str:
@@ -69,7 +71,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex, macros (\\claim{KEY} for LaTeX), quarto (variables) or prov (W3C PROV-JSON of the claims' histories).")] = ExportFormat.markdown,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex, macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (default: standard output).")] = None,
     grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
@@ -94,6 +96,8 @@ def export(
     """
     if skip_unsafe and draft:
         raise BadQuery("choose one of --skip-unsafe and --draft")
+    if fmt is ExportFormat.html and output is not None:
+        output = html_page_path(output)
     mode = "draft" if draft else "skip-unsafe" if skip_unsafe else "gate"
     if fmt in (ExportFormat.macros, ExportFormat.prov) and mode == "gate":
         # macros: every figure, each unsafe one a LaTeX error unless the paper says \claimsdraft;

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from claimsdb.exporters import bibtex, csvfile, jsonfile, latex, macros, markdown, quarto
+from claimsdb.exporters import bibtex, csvfile, html, jsonfile, latex, macros, markdown, quarto
 from claimsdb.export import Export
 
 RENDERERS: dict[str, Callable[[Export], str]] = {
@@ -20,6 +20,7 @@ RENDERERS: dict[str, Callable[[Export], str]] = {
     "bibtex": bibtex.render,
     "macros": macros.render,
     "quarto": quarto.render,
+    "html": html.render,
 }
 FORMATS = tuple(RENDERERS)
 # Formats that guard each unsafe figure themselves, so they may carry every claim ("guarded" mode).

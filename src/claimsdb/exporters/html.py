@@ -1,0 +1,42 @@
+"""A self-contained HTML page of the selection, for a person's own site: the stage grid and the list,
+each figure drawn with its tag as `claims serve` draws it (web/drawing.py) and linking to its source.
+
+Inline CSS, no script, nothing fetched (a Content-Security-Policy in the page says so), so it opens from
+a file:// URL. Unsafe rows reach it only in drafts, dashed and marked "unverified" or "not re-read",
+under a DRAFT banner; the gate in export.prepare decides which rows it gets, as for every format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claimsdb.errors import BadQuery
+from claimsdb.export import Export, grid
+
+PAGE = "index.html"
+
+
+def page_path(folder: Path) -> Path:
+    """`-o DIR` names a folder: the page is DIR/index.html."""
+    if folder.is_file():
+        raise BadQuery(f"-o {folder}: --format html writes a folder (DIR/{PAGE}), and this is a file")
+    return folder / PAGE
+
+
+def render(export: Export) -> str:
+    from markupsafe import Markup
+
+    from claimsdb.web import drawing
+
+    items = [drawing.Drawn.from_row(r) for r in export.rows]
+    stages, subjects = grid(items)
+    return drawing.render(
+        "export.html", items=items, stages=stages, subjects=subjects, draft=export.draft,
+        policy=export.policy.describe(), manifest=export.manifest, href=_href,
+        css=Markup(drawing.stylesheet()),  # our own file, inside <style>, where entities are not decoded
+    )
+
+
+def _href(item) -> str:
+    """A figure links to its first source with a web address, else to its row in the list."""
+    return item.link.url if item.link is not None else f"#claim-{item.key}"

@@ -1,0 +1,249 @@
+"""The ASGI application of `claims serve` (Starlette): routes, forms, cookies, and the one place where
+errors become pages.
+
+    GET  /                 the stage grid (subjects by stages), filterable
+    GET  /claims           the claims as a list, filterable (tag, trust, stage, subject, status, stale)
+    GET  /claims/{key}     one claim: figures, sources, located passages, verification, competing values, history
+    GET  /queue            the re-read queue: one claim that is not paper-safe beside its located passage
+    POST /queue            record the re-read (provenance.reread), then the next claim
+    GET  /reader, POST /reader   who is recording (unless the server was started with --by)
+    GET  /static/claims.css
+
+Every request runs in a worker thread with its own session (db.session_scope); writes are checked by
+guard.Csrf, clients and Host names by guard.Guard.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlencode, urlsplit
+
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from claimsdb import db
+from claimsdb.errors import ClaimsError, NotFound, TamperedHistory, UnknownClaim
+from claimsdb.policy import Policy
+from claimsdb.verify.snapshots import SnapshotStore
+from claimsdb.web import drawing, pages
+from claimsdb.web.guard import Access, Csrf, Guard, Refused
+
+MAX_NAME = 80
+MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
+READER_COOKIE = "claims_reader"
+YEAR_S = 365 * 24 * 3600
+STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What `claims serve` was started with."""
+
+    db: str | None = None
+    sources_dir: Path = Path("sources")
+    reader: str | None = None  # --by: every re-read is recorded as this person
+    strict: bool = False
+    access: Access = field(default_factory=Access)
+
+
+def reader_name(text: str | None) -> str | None:
+    """A person's name as typed, trimmed; None when empty, too long, or holding control characters."""
+    name = " ".join((text or "").split())
+    if not name or len(name) > MAX_NAME or any(unicodedata.category(c)[0] == "C" for c in name):
+        return None
+    return name
+
+
+def local_path(target: str | None, default: str = "/queue") -> str:
+    """A redirect target of this server only: a path, never another host ("//evil", "https://...")."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else default
+
+
+class Site:
+    """The routes' shared state: the engine, the policy, the snapshot store, the CSRF secret."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.engine = db.open_engine(settings.db)  # a database at another revision fails here, at start
+        self.policy = Policy(strict=settings.strict)
+        self.store = SnapshotStore(settings.sources_dir)
+        self.csrf = Csrf()
+        if settings.reader is not None and reader_name(settings.reader) is None:
+            raise ValueError(f"--by must be a name of at most {MAX_NAME} characters")
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    def session_cookie(self, request: Request) -> str:
+        return f"claims_session_{request.url.port or 0}"  # one per server: ports share a browser's cookies
+
+    def reader(self, request: Request) -> str | None:
+        if self.settings.reader is not None:
+            return reader_name(self.settings.reader)
+        return reader_name(unquote(request.cookies.get(READER_COOKIE, "")))
+
+    def read(self, fn, *args, **kwargs):
+        """Run a pages.* function in one session (worker thread: the database is not async)."""
+        with db.session_scope(self.engine) as session:
+            return fn(session, *args, **kwargs)
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """The posted form, after the same-origin check and the token check."""
+        form = await request.form(max_files=0, max_fields=20)
+        fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        self.csrf.check(method="POST", origin_of_server=f"{request.url.scheme}://{request.headers.get('host', '')}",
+                        headers=request.headers, session=request.cookies.get(self.session_cookie(request)),
+                        token=fields.get("csrf"))
+        return fields
+
+    def page(self, request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        cookie = self.session_cookie(request)
+        session = request.cookies.get(cookie)
+        fresh = not self.csrf.valid_session(session)
+        if fresh:
+            session = self.csrf.new_session()
+        html = drawing.render(
+            template, csrf=self.csrf.token(session), reader=self.reader(request),
+            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), **context)
+        response = HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+        if fresh:
+            response.set_cookie(cookie, session, httponly=True, samesite="strict")
+        return response
+
+    def error(self, request: Request, status: int, message: str, heading: str | None = None) -> HTMLResponse:
+        return self.page(request, "error.html", status, code=status, heading=heading or f"Error {status}",
+                         message=message, retry=None)
+
+    # -- routes --------------------------------------------------------------------------------------
+
+    async def overview(self, request: Request, layout: str) -> Response:
+        filters = pages.Filters.from_query(request.query_params)
+        data = await run_in_threadpool(self.read, pages.overview, filters, self.policy)
+        heading = "Stage grid" if layout == "grid" else "Claims"
+        return self.page(request, "overview.html", layout=layout, heading=heading, action=request.url.path,
+                         href=claim_href, **data)
+
+    async def grid(self, request: Request) -> Response:
+        return await self.overview(request, "grid")
+
+    async def claims(self, request: Request) -> Response:
+        return await self.overview(request, "list")
+
+    async def claim(self, request: Request) -> Response:
+        data = await run_in_threadpool(self.read, pages.claim_page, request.path_params["key"], self.policy, self.store)
+        return self.page(request, "claim.html", read_as=read_as, **data)
+
+    async def queue(self, request: Request) -> Response:
+        params = request.query_params
+        data = await run_in_threadpool(self.read, pages.queue_item, self.policy, self.store,
+                                       key=params.get("key"), after=params.get("after"))
+        done = await run_in_threadpool(self.read, pages.recorded, params["done"]) if params.get("done") else None
+        return self.page(request, "queue.html", done=done, error=None, **data)
+
+    async def record(self, request: Request) -> Response:
+        fields = await self.form(request)
+        key = fields.get("key", "")
+        reader = self.reader(request)
+        if reader is None:
+            return RedirectResponse("/reader?" + urlencode({"next": f"/queue?key={quote(key)}"}), status_code=303)
+        entered = pages.Entered(**{k: fields.get(k, "") for k in ("source", "locator", "quote", "note")})
+        try:
+            await run_in_threadpool(self.read, pages.record_reread, key, reader, entered)
+        except ClaimsError as exc:
+            if status_for(exc) == 404:
+                raise
+            data = await run_in_threadpool(self.read, pages.queue_item, self.policy, self.store, key=key,
+                                           entered=entered)
+            return self.page(request, "queue.html", 400, done=None, error=exc.message, **data)
+        return RedirectResponse("/queue?" + urlencode({"after": key, "done": key}), status_code=303)
+
+    async def who(self, request: Request) -> Response:
+        return self.page(request, "reader.html", error=None, next=local_path(request.query_params.get("next")),
+                         max_name=MAX_NAME)
+
+    async def set_reader(self, request: Request) -> Response:
+        fields = await self.form(request)
+        target = local_path(fields.get("next"))
+        name = reader_name(fields.get("name"))
+        if self.settings.reader is not None:
+            return RedirectResponse(target, status_code=303)
+        if name is None:
+            return self.page(request, "reader.html", 400, error=f"A name of 1 to {MAX_NAME} characters, please.",
+                             next=target, max_name=MAX_NAME)
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict")
+        return response
+
+    async def stylesheet(self, request: Request) -> Response:
+        return Response(drawing.stylesheet(), media_type="text/css", headers={"cache-control": "no-cache"})
+
+    # -- errors: the one mapping point -------------------------------------------------------------
+
+    async def on_claims_error(self, request: Request, exc: ClaimsError) -> Response:
+        return self.error(request, status_for(exc), exc.message)
+
+    async def on_refused(self, request: Request, exc: Refused) -> Response:
+        return self.error(request, exc.status, exc.message, heading="Refused")
+
+    async def on_http(self, request: Request, exc: HTTPException) -> Response:
+        return self.error(request, exc.status_code, exc.detail or "")
+
+    async def on_database(self, request: Request, exc: SQLAlchemyError) -> Response:
+        return self.error(request, 500, f"database: {getattr(exc, 'orig', None) or exc}")
+
+
+def status_for(exc: ClaimsError) -> int:
+    return next((status for kind, status in STATUS_OF if isinstance(exc, kind)), 400)
+
+
+def claim_href(item: drawing.Drawn) -> str:
+    return "/claims/" + quote(item.key)
+
+
+def read_as(figure: dict[str, Any]) -> str:
+    """A stored figure's parsed fields, briefly: what the parser read in it."""
+    parts = []
+    for name in ("comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted"):
+        value = figure.get(name)
+        if value in (None, [], "=") or (name in ("start", "end") and figure.get("steps")):
+            continue
+        if isinstance(value, float):
+            value = f"{value:,.6g}"
+        elif isinstance(value, list):
+            value = " → ".join(f"{v:,.6g}" for v in value)
+        parts.append(f"{name} {value}")
+    return ", ".join(parts) or "text (no value)"
+
+
+def create_app(settings: Settings) -> Starlette:
+    site = Site(settings)
+    routes = [
+        Route("/", site.grid, methods=["GET"]),
+        Route("/claims", site.claims, methods=["GET"]),
+        Route("/claims/{key}", site.claim, methods=["GET"]),
+        Route("/queue", site.queue, methods=["GET"]),
+        Route("/queue", site.record, methods=["POST"]),
+        Route("/reader", site.who, methods=["GET"]),
+        Route("/reader", site.set_reader, methods=["POST"]),
+        Route("/static/claims.css", site.stylesheet, methods=["GET"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, access=settings.access)],
+        exception_handlers={ClaimsError: site.on_claims_error, Refused: site.on_refused,
+                            HTTPException: site.on_http, SQLAlchemyError: site.on_database},
+        max_body_size=MAX_BODY,
+    )
+    app.state.site = site
+    return app

@@ -1,0 +1,218 @@
+"""`claims serve`'s pages over HTTP, against the real application on 127.0.0.1: what each page draws,
+the re-read queue end to end, and hostile records."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimsdb.web.app import local_path, reader_name
+from claimsdb.web.drawing import highlight, http_url
+from tests.web.conftest import XSS, csrf_token
+from tests.web.markup import by_key, parse
+
+
+def test_grid_draws_each_trust_level_and_marks_the_unsafe_ones(serve, client):
+    page = client(serve()).get("/")
+    assert page.status_code == 200
+    chips = by_key(page.text)
+    verified, = chips["widget.pretrain"]
+    assert "trust-verified" in verified.classes and "unsafe" not in verified.classes and verified.marks == ()
+    stale, = chips["widget.serve"]  # verified, but the latest verification no longer finds it
+    assert {"trust-verified", "stale"} <= stale.classes and "unsafe" not in stale.classes and stale.marks == ("stale",)
+    secondary, = chips["widget.context"]
+    assert "trust-secondary" in secondary.classes and secondary.marks == ()
+    agent, = chips["gadget.fleet"]
+    assert {"trust-unverified", "unsafe"} <= agent.classes and agent.marks == ("unverified",)
+    assert agent.text.startswith("40–60K sandboxes") and agent.href == "/claims/gadget.fleet"
+    statement_only, = chips["gadget.serve"]  # no figure: the statement is drawn with its tag
+    assert "text" in statement_only.classes and statement_only.marks == ("unverified",)
+    headers = [th.text() for th in parse(page.text).find_all("th")]
+    assert headers[:5] == ["Subject", "Pretrain", "Midtrain", "Agentic RL", "Serve"]
+    assert "Widget-7" in headers and "Gadget" in headers
+
+
+@pytest.mark.parametrize("query, keys", [
+    ("trust=unverified&subject=gadget", {"gadget.fleet", "gadget.pretrain", "gadget.pretrain-days", "gadget.serve"}),
+    ("stage=pretrain&tag=spot-checked", {"widget.pretrain"}),
+    ("subject=WIDGET", {"widget.pretrain", "widget.serve", "widget.context"}),
+    ("trust=secondary", {"widget.context", "gadget.pretrain-days-note"}),
+    ("stale=1", {"widget.serve"}),
+    ("status=withdrawn", set()),
+])
+def test_list_filters(serve, client, query, keys):
+    page = client(serve()).get(f"/claims?{query}")
+    assert page.status_code == 200
+    rows = {tr.attrs["id"].removeprefix("claim-") for tr in parse(page.text).find_all("tr") if "id" in tr.attrs}
+    assert rows == keys
+
+
+def test_a_bad_filter_is_a_400_page(serve, client):
+    page = client(serve()).get("/claims?trust=certain")
+    assert page.status_code == 400 and "trust must be one of" in page.text
+
+
+def test_claim_page_shows_passage_verification_competing_values_and_history(serve, client):
+    page = client(serve()).get("/claims/gadget.pretrain")
+    assert page.status_code == 200
+    assert "No other claim states this quantity." in page.text
+    tree = parse(page.text)
+    passage, = tree.find_all("blockquote", "passage")
+    assert [m.text() for m in passage.find_all("mark")] == ["2,048 H800 GPUs"]
+    assert "Its pretraining used 2,048 H800 GPUs for 54 days." in passage.text()
+    assert "outcome-confirmed" in page.text
+    assert any(a.attrs.get("href", "").endswith("/gadget.html") and a.text() == "Gadget technical report"
+               for a in tree.find_all("a"))
+    history = [li.text() for li in tree.find_all("ol", "history")[0].find_all("li")]
+    assert len(history) == 1 and "imported" in history[0]
+
+
+def test_claim_page_lists_the_competing_values_of_its_quantity(serve, client):
+    page = client(serve()).get("/claims/gadget.pretrain-days")
+    assert "days of pretraining (<span class=\"key-name\">gadget.pretrain-length</span>)" in page.text
+    competing = by_key(page.text)["gadget.pretrain-days-note"]
+    assert competing[0].text.startswith("54 days")
+
+
+def test_unknown_claim_is_a_404_page(serve, client):
+    page = client(serve()).get("/claims/no.such.claim")
+    assert page.status_code == 404 and "no claim with key" in page.text
+
+
+def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(serve, client):
+    c = client(serve(reader="Ada"))
+    first = parse(c.get("/queue").text)
+    assert "Claim 1 of 5 not paper-safe" in first.text()
+    page = parse(c.get("/queue?key=gadget.pretrain").text)
+    fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
+    assert fields["source"] == "gadget-report" and fields["locator"] == "§2" and fields["key"] == "gadget.pretrain"
+    assert page.find_all("textarea")[0].text() == "Its pretraining used 2,048 H800 GPUs for 54 days."
+    skip = [a for a in page.find_all("a") if a.text() == "Skip"]
+    assert skip[0].attrs["href"] == "/queue?after=gadget.pretrain"
+    assert "gadget.pretrain-days" in c.get("/queue?after=gadget.pretrain").text
+
+
+def _say_who(c, name="Ada Lovelace"):
+    token = csrf_token(c.get("/reader").text)
+    answer = c.post("/reader", data={"csrf": token, "name": name, "next": "/queue"}, headers={"origin": str(c.base_url)})
+    assert answer.status_code == 303 and answer.headers["location"] == "/queue"
+    return token
+
+
+def test_a_reread_through_the_queue_lands_in_the_history(serve, client, history):
+    c = client(serve())
+    token = _say_who(c)
+    sent = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report", "locator": "§2.1",
+            "quote": "Its pretraining used 2,048 H800 GPUs", "note": ""}
+    answer = c.post("/queue", data=sent, headers={"origin": str(c.base_url)})
+    assert answer.status_code == 303
+    assert answer.headers["location"] == "/queue?after=gadget.pretrain&done=gadget.pretrain"
+    last = history("gadget.pretrain")["events"][-1]
+    assert (last["kind"], last["actor"], last["tag_after"]) == ("reread", "Ada Lovelace", "spot-checked")
+    assert last["detail"]["locator"] == "§2.1" and last["detail"]["quote"] == "Its pretraining used 2,048 H800 GPUs"
+    assert last["detail"]["source"] == "gadget-report"
+    after = c.get(answer.headers["location"]).text
+    assert "re-read by Ada Lovelace" in after and "Claim 1 of 4" not in after
+    assert "gadget.pretrain" not in {k for k in by_key(c.get("/queue").text)}
+
+
+def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
+    c = client(serve())
+    token = _say_who(c)
+    before = history("gadget.fleet")["events"]
+    note = c.post("/queue", data={"csrf": token, "key": "gadget.fleet", "source": "lab-notes", "locator": "",
+                                  "quote": "", "note": ""}, headers={"origin": str(c.base_url)})
+    assert note.status_code == 400 and "is a note, not a primary page" in note.text
+    assert history("gadget.fleet")["events"] == before
+    fields = {i.attrs["name"]: i.attrs.get("value", "") for i in parse(note.text).find_all("input")}
+    assert fields["source"] == "lab-notes"  # what the person typed comes back to be corrected
+    no_page = c.post("/queue", data={"csrf": token, "key": "gadget.serve", "source": ""},
+                     headers={"origin": str(c.base_url)})
+    assert no_page.status_code == 400 and "cites no primary page" in no_page.text
+    by_url = c.post("/queue", data={"csrf": token, "key": "gadget.serve", "source": "https://example.org/gadget/serving",
+                                    "locator": "§5.4"}, headers={"origin": str(c.base_url)})
+    assert by_url.status_code == 303
+    assert history("gadget.serve")["events"][-1]["detail"]["source"] == "example-org-gadget-serving"
+
+
+def test_no_reread_is_recorded_without_a_name(serve, client, history):
+    c = client(serve())
+    token = csrf_token(c.get("/reader").text)
+    answer = c.post("/queue", data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"},
+                    headers={"origin": str(c.base_url)})
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/reader?")
+    assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
+    assert "Say who you are" in c.get("/queue").text  # the form is not offered before a name is given
+
+
+@pytest.mark.parametrize("name", ["", "   ", "Ada\x00Lovelace", "x" * 81])
+def test_a_name_must_be_a_name(serve, client, name):
+    c = client(serve())
+    token = csrf_token(c.get("/reader").text)
+    answer = c.post("/reader", data={"csrf": token, "name": name, "next": "/queue"}, headers={"origin": str(c.base_url)})
+    assert answer.status_code == 400 and "claims_reader" not in answer.headers.get("set-cookie", "")
+
+
+def test_a_name_given_at_start_is_used_and_cannot_be_changed_in_the_browser(serve, client, history):
+    c = client(serve(reader="Grace Hopper"))
+    page = c.get("/queue?key=gadget.fleet").text
+    assert "recording as <strong>Grace Hopper</strong>" in page and "Record re-read as Grace Hopper" in page
+    token = csrf_token(page)
+    c.post("/reader", data={"csrf": token, "name": "Mallory", "next": "/queue"}, headers={"origin": str(c.base_url)})
+    c.post("/queue", data={"csrf": token, "key": "gadget.fleet", "source": "gadget-report", "quote": "40–60K sandboxes"},
+           headers={"origin": str(c.base_url)})
+    assert history("gadget.fleet")["events"][-1]["actor"] == "Grace Hopper"
+
+
+def test_strict_puts_secondary_claims_in_the_queue(serve, client):
+    c = client(serve(strict=True))
+    assert "Claim 1 of 8 not paper-safe under the strict policy" in c.get("/queue").text
+    chips = by_key(c.get("/").text)
+    assert chips["widget.context"][0].marks == ("not re-read",)
+    assert chips["widget.serve"][0].marks == ("not re-read", "stale")
+
+
+@pytest.mark.parametrize("path", ["/", "/claims", "/claims/evil.gpus", "/queue?key=evil.gpus", "/claims?subject=evil"])
+def test_hostile_records_are_escaped_everywhere(serve, client, path):
+    page = client(serve(reader="Ada")).get(path)
+    assert page.status_code == 200
+    for raw in (XSS, "<script>alert(3)", "<img src=x", "\" onmouseover=\"alert(1)", "<b>", "alert('page')</script>"):
+        assert raw not in page.text, (path, raw)
+    tree = parse(page.text)
+    assert not tree.find_all("script") and not tree.find_all("img")
+    assert not [n for n in tree.walk() if any(a.startswith("on") for a in n.attrs)]
+    assert "&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;" in page.text
+
+
+def test_the_stylesheet_is_served(serve, client):
+    css = client(serve()).get("/static/claims.css")
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    assert "dashed" in css.text
+
+
+@pytest.mark.parametrize("url, link", [
+    ("https://example.org/a", "https://example.org/a"), ("javascript:alert(1)", None), ("data:text/html,x", None),
+    ("  HTTP://Example.org ", "HTTP://Example.org"), ("https://", None), (None, None), ("//evil.example/x", None),
+])
+def test_only_http_urls_become_links(url, link):
+    assert http_url(url) == link
+
+
+@pytest.mark.parametrize("target, kept", [
+    ("/queue?key=a.b", "/queue?key=a.b"), ("//evil.example/", "/queue"), ("https://evil.example/", "/queue"),
+    ("/\\evil.example", "/queue"), ("queue", "/queue"), (None, "/queue"),
+])
+def test_redirects_stay_on_this_server(target, kept):
+    assert local_path(target) == kept
+
+
+def test_names_are_trimmed_and_checked():
+    assert reader_name("  Ada   Lovelace ") == "Ada Lovelace"
+    assert reader_name("Ada\u202eLovelace") is None and reader_name("") is None
+
+
+def test_highlight_marks_the_claims_numbers_as_the_parser_reads_them():
+    figures = [{"raw": "14.8T tokens", "name": None, "kind": "value", "comparator": "=", "value": 14.8e12, "low": None,
+                "high": None, "start": None, "end": None, "steps": [], "active": None, "unit": "tokens", "counted": None}]
+    pieces = highlight("Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs.", figures)
+    assert [text for text, marked in pieces if marked] == ["14.8 trillion tokens"]
+    assert "".join(text for text, _ in pieces) == "Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs."
