@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 
+from claimsdb.db import HEAD_REVISION
+
 
 def test_upgrade_then_current(claims, db_path):
     result = claims("db", "upgrade")
     assert result.exit_code == 0, result.output
-    assert "schema revision none → 0003" in result.stdout
+    assert f"schema revision none → {HEAD_REVISION}" in result.stdout
     info = json.loads(claims("db", "current", "--format", "json").stdout)
-    assert info == {"database": str(db_path), "revision": "0003", "head": "0003", "up_to_date": True}
+    assert info == {"database": str(db_path), "revision": HEAD_REVISION, "head": HEAD_REVISION, "up_to_date": True}
 
 
 def test_current_on_a_missing_database_does_not_create_it(claims, db_path):
