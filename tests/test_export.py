@@ -160,10 +160,13 @@ def build_database(template: Path, workdir: Path, claims: list[dict]) -> tuple[P
             "evidence": [{"source": "src", "locator": None, "quote": None}],
         }
         if c["status"] == "superseded":
-            record["superseded_by"] = "c0"
+            record["superseded_by"] = "replacement"
         records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
+    replacement = {"key": "replacement", "subject": "Other", "statement": "A claim that replaces others.",
+                   "tag": "spot-checked", "basis": "generated", "status": "withdrawn",
+                   "evidence": [{"source": "src"}]}
     doc = {"sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
-           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records]}
+           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement]}
     data = workdir / "data.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
     engine = db.open_engine(str(path))
