@@ -18,6 +18,7 @@ from claimsdb import db, export, provenance, store
 from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
+from tests.latex import needs_tex
 
 
 
@@ -284,7 +285,7 @@ Widget-7 trained on {use}.
 """
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine (pdflatex) installed on this machine")
+@needs_tex
 @pytest.mark.parametrize(
     "use, draft, compiles, message",
     [
