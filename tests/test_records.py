@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import json
+import time
 
 from claimsdb import records
 from claimsdb.errors import InvalidRecord
@@ -109,3 +110,12 @@ def test_the_schema_states_the_importers_limits():
     steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
     assert claim["figures"]["maxItems"] == claim["evidence"]["maxItems"] == steps["maxItems"] == records.MAX_ITEMS
     assert str(records.MAX_DEPTH) in schema["description"]
+
+
+def test_nesting_is_counted_in_linear_time_even_in_hostile_text(tmp_path):
+    path = tmp_path / "quotes.json"
+    path.write_text('"a\\' * 20_000, encoding="utf-8")  # every quote escaped: one string that never ends
+    start = time.perf_counter()
+    with pytest.raises(InvalidRecord, match="not valid JSON"):
+        load(path)
+    assert time.perf_counter() - start < 1

@@ -148,8 +148,11 @@ def _load_json(name: str, text: str) -> DataFile:
         raise InvalidRecord(name, None, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays")
     try:
         doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_JSONObject.of)
-    except (json.JSONDecodeError, ValueError) as exc:
+    except json.JSONDecodeError as exc:
         raise InvalidRecord(name, None, None, f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # a constant JSON does not allow, or an integer too long to read
+        reason = "a number has more digits than can be read" if "digits" in str(exc) else str(exc)
+        raise InvalidRecord(name, None, None, f"not valid JSON: {reason}") from None
     if not isinstance(doc, dict):
         raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
     _no_unknown(doc, {"$schema", "format", "tags", "sources", "claims"}, name, None)
@@ -159,7 +162,9 @@ def _load_json(name: str, text: str) -> DataFile:
     return DataFile(name, tags, sources, claims)
 
 
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# A string, or an unterminated one to the end: the closing quote is optional so that a match never
+# fails and is retried from the next quote (which would make a hostile file take quadratic time).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
