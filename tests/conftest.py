@@ -96,6 +96,13 @@ def loaded(claims, write_json, sample):
     return sample
 
 
+def show_json(claims, key: str) -> dict:
+    """`claims show KEY --format json`, parsed (the run must succeed)."""
+    result = claims("show", key, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -109,3 +116,32 @@ def engine(db_path, write_json, sample):
     with db.session_scope(engine) as session:
         store.import_files(session, [str(write_json(sample))])
     return engine
+
+
+# --- PostgreSQL: a real server, when CLAIMS_TEST_POSTGRES names one (.ci/run starts one) -----------
+
+POSTGRES_ENV = "CLAIMS_TEST_POSTGRES"
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty database on the PostgreSQL server named by $CLAIMS_TEST_POSTGRES (an admin URL,
+    e.g. postgresql+psycopg://claims@127.0.0.1:55432/postgres), dropped afterwards."""
+    admin = os.environ.get(POSTGRES_ENV)
+    if not admin:
+        pytest.skip(f"no PostgreSQL server: set {POSTGRES_ENV} (.ci/run starts one)")
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"claims_test_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()

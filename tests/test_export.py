@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimsdb import db, export, provenance, store
+from claimsdb.errors import ExportConflict, UnsafeIdentifier
 from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
@@ -266,6 +267,24 @@ def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
     assert "\\PackageError{claims}{unknown claim or figure" in text
     with pytest.raises(ValueError, match="does not guard"):
         render(prepare(engine, mode="guarded"), "markdown")
+
+
+@pytest.mark.parametrize(
+    "fmt, names, message",
+    [
+        ("macros", [None, "}{x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y"], "cannot be written into LaTeX"),
+        ("macros", [None, "1"], "would both be exported as '1'"),
+        ("macros", ["gpus", "gpus"], "would both be exported as 'gpus'"),
+        ("quarto", [None, "fig"], "would both be exported as 'fig'"),
+        ("quarto", [None, "fig1"], "would both be exported as 'fig1'"),
+    ],
+)
+def test_figure_names_that_cannot_be_written_stop_the_export(engine, fmt, names, message):
+    result = prepare(engine, mode="guarded" if fmt == "macros" else "draft")
+    (row,) = [r for r in result.rows if r.key == "widget.pretrain"]
+    row.figure_names = names  # as a row written past the importer's check would read
+    with pytest.raises((UnsafeIdentifier, ExportConflict), match=re.escape(message)):
+        render(result, fmt)
 
 
 def test_quarto_variables_only_carry_unsafe_figures_in_drafts(engine):

@@ -31,7 +31,7 @@ def test_reread_sets_spot_checked_and_records_who_where_and_what(engine):
     last = do(engine, queries.history, "widget.context")["events"][-1]
     assert last["kind"] == "reread" and last["actor"] == "ada" and last["origin"] == "widget-report"
     assert last["detail"] == {"source": "widget-report", "url": "https://example.org/widget", "locator": "§4",
-                              "quote": "8K to 256K", "note": "checked the table too"}
+                              "quote": "8K to 256K", "note": "checked the table too", "linked": True}
     assert last["at"].endswith("+00:00")  # UTC
 
 
@@ -48,16 +48,27 @@ def test_reread_defaults_to_the_primary_page_and_refuses_notes(engine):
 
 
 def test_retag_needs_a_known_tag_and_a_reason(engine):
-    result = do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="from the March note")
-    assert (result["tag_before"], result["tag_after"]) == ("agent-reported", "prior-note")
+    result = do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="from the March note")
+    assert (result["tag_before"], result["tag_after"]) == ("note-2026-10-04", "prior-note")  # same trust: allowed
     with pytest.raises(BadQuery, match="unknown tag"):
-        do(engine, provenance.retag, "gadget.fleet", "gossip", actor="bo", reason="x")
+        do(engine, provenance.retag, "widget.context", "gossip", actor="bo", reason="x")
     with pytest.raises(BadQuery, match="--reason must not be empty"):
-        do(engine, provenance.retag, "gadget.fleet", "agent-reported", actor="bo", reason=" ")
+        do(engine, provenance.retag, "widget.context", "agent-reported", actor="bo", reason=" ")
     with pytest.raises(BadQuery, match="already tagged"):
-        do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="again")
+        do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="again")
     with pytest.raises(UnknownClaim):
         do(engine, provenance.retag, "no.such", "prior-note", actor="bo", reason="x")
+
+
+@pytest.mark.parametrize("target", ["prior-note", "spot-checked"])
+def test_retag_never_raises_trust_only_a_reread_does(engine, target):
+    with pytest.raises(BadQuery, match=r"retag cannot raise gadget.fleet .* claims reread gadget.fleet"):
+        do(engine, provenance.retag, "gadget.fleet", target, actor="bo", reason="looked")
+    assert tag_of(engine, "gadget.fleet") == "agent-reported"
+    with pytest.raises(BadQuery, match="retag cannot raise"):
+        do(engine, provenance.retag, "widget.context", "spot-checked", actor="bo", reason="looked")
+    lowered = do(engine, provenance.retag, "widget.pretrain", "agent-reported", actor="bo", reason="page moved")
+    assert lowered["tag_after"] == "agent-reported"  # lowering is always allowed
 
 
 def test_withdraw_and_supersede_are_statuses_never_deletes(engine):

@@ -7,7 +7,7 @@ import json
 import pytest
 from sqlalchemy import insert, select
 
-from claimsdb import db, store
+from claimsdb import db, provenance, store
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import Claim, Event, Figure
 from tests.conftest import file_digest
@@ -83,15 +83,9 @@ def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sa
 
 
 def record_person_reread(engine, key, actor="ada"):
-    """What `claims reread` records: a person's tag-changing event, written with the claim's new tag."""
+    """A person's re-read of the claim in the widget report (which becomes evidence of it)."""
     with db.session_scope(engine) as session:
-        claim = session.scalars(select(Claim).where(Claim.key == key)).one()
-        session.execute(insert(Event).values(
-            claim_id=claim.id, kind="reread", actor=actor, tag_before=claim.tag, tag_after="spot-checked",
-            detail=json.dumps({"note": "seen on the page"}),
-        ))
-        claim.tag = "spot-checked"
-        session.add(claim)
+        provenance.reread(session, key, actor=actor, source="widget-report", note="seen on the page")
 
 
 def test_an_import_never_overrides_a_tag_a_person_set(engine, write_json, sample):
@@ -114,7 +108,8 @@ def test_a_person_owned_tag_survives_a_data_change_while_the_data_still_updates(
     sample["claims"][2]["statement"] = "Gadget runs 40–60K sandboxes concurrently."
     plan = run_import(engine, write_json(sample))
     assert plan.updated == {"gadget.fleet": ["statement"]}
-    assert len(plan.conflicts) == 1
+    assert [(c.field, c.applied) for c in plan.conflicts] == [("tag", False), ("statement", True)]
+    assert "re-read by ada" in plan.conflicts[1].why and "claims reread gadget.fleet" in plan.conflicts[1].why
     row = claim_row(engine, "gadget.fleet")
     assert (row.tag, row.statement) == ("spot-checked", "Gadget runs 40–60K sandboxes concurrently.")
 

@@ -18,7 +18,24 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0006"
+
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0005);
+# `claims db check` reports any that is missing.
+TRIGGERS = {
+    "sqlite": (
+        "event_no_update", "event_no_delete", "event_insert_guard",
+        "snapshot_no_update", "snapshot_no_delete", "snapshot_insert_guard",
+        "verification_no_update", "verification_no_delete", "verification_insert_guard",
+        "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
+        "claim_status_follows_history", "claim_rank_follows_history", "tag_insert_guard", "tag_no_delete",
+        "tag_trust_fixed",
+    ),
+    "postgresql": (
+        "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",
+        "claim_follows_history", "tag_trust_fixed",
+    ),
+}
 
 ENV_VAR = "CLAIMS_DB"
 # How long a writer waits for another writer's lock before giving up, in seconds.
@@ -36,9 +53,14 @@ def resolve_url(db: str | None = None) -> str:
     db = db or os.environ.get(ENV_VAR) or str(default_path())
     if "://" in db:
         try:
-            make_url(db)
+            url = make_url(db)
         except ArgumentError as exc:
             raise DatabaseProblem(f"not a database URL: {db!r} ({exc})") from None
+        backend = url.get_backend_name()
+        if backend not in ("sqlite", "postgresql"):
+            raise DatabaseProblem(f"claims stores its data in SQLite or PostgreSQL, not {backend} ({describe_url(db)})")
+        if url.drivername in ("postgresql", "postgres"):
+            db = url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)  # psycopg 3
         return db
     return f"sqlite:///{Path(db).expanduser().resolve()}"
 
@@ -54,6 +76,8 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+    # REPLACE then fires DELETE triggers too (the insert-guard triggers refuse it on any connection).
+    cursor.execute("PRAGMA recursive_triggers = ON")
     cursor.close()
 
 
@@ -64,7 +88,14 @@ def _sqlite_begin(conn) -> None:
 
 
 def make_engine(url: str) -> Engine:
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except ModuleNotFoundError as exc:
+        if make_url(url).get_backend_name() == "postgresql":
+            raise DatabaseProblem(
+                f"PostgreSQL needs its driver ({exc.name} is not installed): pip install 'claimsdb[postgres]'"
+            ) from None
+        raise DatabaseProblem(f"the database driver {exc.name} is not installed") from None
     if engine.dialect.name == "sqlite":
         path = sqlite_file(url)
         if path is not None:
@@ -99,6 +130,15 @@ def current_revision(engine: Engine) -> str | None:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except OperationalError as exc:
         raise DatabaseProblem(f"cannot open the database {engine.url!r}: {exc.orig}") from None
+
+
+def installed_triggers(connection) -> set[str]:
+    if connection.dialect.name == "sqlite":
+        rows = connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+    else:
+        # a trigger switched off (ALTER TABLE ... DISABLE TRIGGER) counts as missing
+        rows = connection.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D'"))
+    return {r[0] for r in rows}
 
 
 def migrations_dir() -> Path:

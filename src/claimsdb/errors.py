@@ -52,6 +52,21 @@ class DatabaseProblem(ClaimsError):
     """The database cannot be opened or is at a schema revision this version does not use."""
 
 
+class TamperedHistory(ClaimsError):
+    """A claim disagrees with its own history: its cached tag, status or content was changed outside
+    claims, or one of its events was edited. Refused with exit 2 until a person looks."""
+
+    def __init__(self, key: str, reason: str):
+        self.key, self.reason = key, reason
+        super().__init__(f"claim {key} disagrees with its history: {reason}; run `claims db check`")
+
+
+class BrokenHistory(ClaimsError):
+    """`claims db check` found a broken link: a finding, so exit 1."""
+
+    exit_code = ExitCode.FINDINGS
+
+
 class NotFound(ClaimsError):
     """A lookup found nothing: not an error of input, so exit 1."""
 

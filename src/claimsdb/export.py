@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import __version__
+from claimsdb import __version__, history
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
@@ -45,6 +47,7 @@ class ExportRow:
     paper_safe: bool
     reread_source: str | None = None  # the source a person should re-read to clear it
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
+    outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
 
     def canonical(self) -> dict[str, Any]:
@@ -63,6 +66,12 @@ class Export:
     layout: str
     policy: Policy
     manifest: dict[str, Any] = field(default_factory=dict)
+    competing: dict[str, dict[str, Any]] = field(default_factory=dict)  # quantity -> used / others
+
+    @property
+    def undecided(self) -> dict[str, list[str]]:
+        """Quantities with several values written because nobody preferred one."""
+        return {q: e["used"] for q, e in self.competing.items() if e["preferred"] is None and len(e["used"]) > 1}
 
     @property
     def refused(self) -> bool:
@@ -102,27 +111,68 @@ def prepare(
     selected = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.id)))
     exportable = [c for c in selected if c.status == EXPORTABLE_STATUS]
     views = claim_views(session, exportable, events=0)
+    history.ensure_intact(views)
+    chosen, competing = choose_values(views)
     rows = []
     for claim, view in zip(exportable, views):
+        if view["key"] not in chosen:
+            continue
         # A stale figure passes the default policy with a warning; --strict blocks it.
-        safe = policy.passes(view["trust"]) and not (policy.strict and view["stale"])
+        safe = policy.allows(view)
         reread_from = None if safe else primary_source(session, claim)
         rows.append(ExportRow(
             key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
             figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
             tag=view["tag"], trust=view["trust"], paper_safe=safe,
             reread_source=reread_from.key if reread_from else None, stale=view["stale"],
+            outdated=view["outdated_reason"],
             figure_names=[f["name"] for f in view["figures"]],
         ))
     blocked = [r for r in rows if not r.paper_safe]
     written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
     export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
                     layout=layout, policy=policy)
-    export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable))
+    export.competing = competing
+    export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable),
+                               head=history.head(session))
     return export
 
 
-def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str, Any]:
+def choose_values(views: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Which claims an export writes where several compete on one quantity: its preferred value alone
+    (when a person or the data preferred one), else every value not deprecated. Deprecated values are
+    never written. Returns the chosen keys and, per quantity, what was used and what was left out."""
+    chosen: set[str] = set()
+    competing: dict[str, dict[str, Any]] = {}
+    for v in views:
+        if v["quantity"] is None:
+            chosen.add(v["key"])
+            continue
+        others = [c for c in v["competitors"] if c["status"] == EXPORTABLE_STATUS]
+        preferred = next((c["key"] for c in [v, *others] if c["rank"] == "preferred"), None)
+        entry = competing.setdefault(v["quantity"]["key"], {"preferred": preferred, "used": [], "others": []})
+        if v["rank"] != "deprecated" and (preferred is None or v["key"] == preferred):
+            chosen.add(v["key"])
+            entry["used"].append(v["key"])
+        for c in [v, *others]:
+            if c["key"] not in entry["used"] and c["key"] not in entry["others"] and c["key"] != preferred:
+                entry["others"].append(c["key"])
+    for entry in competing.values():
+        entry["others"] = sorted(k for k in entry["others"] if k not in entry["used"])
+        entry["used"].sort()
+    return chosen, {k: v for k, v in sorted(competing.items()) if v["others"] or len(v["used"]) > 1}
+
+
+def export_time() -> str:
+    """Now, or the reproducible-builds SOURCE_DATE_EPOCH when it is set, so that the same store exports
+    to the same bytes (a build pipeline, or comparing two copies of a store)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), timezone.utc).isoformat(timespec="microseconds")
+    return utcnow()
+
+
+def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str | None) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for r in export.rows:
         counts[r.tag] = counts.get(r.tag, 0) + 1
@@ -130,7 +180,7 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str
     return {
         "tool": f"claimsdb {__version__}",
         "schema_revision": HEAD_REVISION,
-        "exported_at": utcnow(),
+        "exported_at": export_time(),
         "policy": export.policy.describe(),
         "mode": export.mode,
         "draft": export.draft,
@@ -143,6 +193,10 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int) -> dict[str
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(counts.items())),
         "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+        # The latest event of the store's history chain: the exact history this table came from.
+        "history_head": head,
+        # Quantities with competing values: the value used and the others reported.
+        "competing_values": export.competing,
     }
 
 

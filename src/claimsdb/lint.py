@@ -87,6 +87,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery
 from claimsdb.models import Claim
+from claimsdb import history
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.quantities import REL_TOLERANCE, Found, Quantity, same_unit, scan
 from claimsdb.queries import STALE_OUTCOMES, as_quantity, claim_views
@@ -136,6 +137,7 @@ class IndexedClaim:
     reread_source: str | None  # the primary page to re-read (first non-note source), if any
     status_reason: str | None = None
     superseded_by: str | None = None
+    outdated: str | None = None  # verified, but changed since its re-read: why
 
     @property
     def active(self) -> bool:
@@ -327,6 +329,7 @@ def build_index(session: Session, policy: Policy) -> FigureIndex:
     a figure safe (see the module docstring)."""
     claims = list(session.scalars(select(Claim).order_by(Claim.key)))
     views = claim_views(session, claims, events=0)
+    history.ensure_intact(views)
     indexed: list[IndexedClaim] = []
     figures: list[tuple[int, Quantity]] = []
     for ci, v in enumerate(views):
@@ -335,7 +338,7 @@ def build_index(session: Session, policy: Policy) -> FigureIndex:
         indexed.append(IndexedClaim(
             key=v["key"], subject=v["subject"], tag=v["tag"], trust=v["trust"], status=v["status"],
             stale=bool(v["stale"]), stale_outcome=stale_outcome if v["stale"] else None, reread_source=primary,
-            status_reason=v["status_reason"], superseded_by=v["superseded_by"],
+            status_reason=v["status_reason"], superseded_by=v["superseded_by"], outdated=v["outdated_reason"],
         ))
         for f in v["figures"]:
             q = as_quantity(f)
@@ -932,12 +935,14 @@ _COMPARATOR_WORDS = {"=": "exact", "~": "approximate", "<": "below", "<=": "at m
 def _reread_command(claim: IndexedClaim) -> str:
     command = shlex.join(["claims", "reread", claim.key, "--source", claim.reread_source or "PAGE"])
     if claim.reread_source is None:
-        command += " (it cites no primary page yet: register the page you re-read, then name it as PAGE)"
+        command += " (it cites no primary page yet: PAGE is the URL you re-read, or a key from `claims sources add`)"
     return command
 
 
 def _describe(claim: IndexedClaim, stored: Quantity, written: Quantity) -> str:
     parts = [f"tag {claim.tag} ({claim.trust or 'unknown trust'})"]
+    if claim.outdated:
+        parts.append(claim.outdated)
     if claim.stale:
         parts.append(f"stale: the latest verification was {claim.stale_outcome}")
     if claim.status == "withdrawn":
@@ -1111,7 +1116,7 @@ class _Linter:
         active = {ci: e for ci, e in by_claim.items() if index.claims[ci].active}
         for ci in active:
             c = index.claims[ci]
-            if policy.passes(c.trust) and not c.stale:
+            if policy.passes(c.trust) and not c.stale and not c.outdated:
                 return None  # a paper-safe, current claim states it
         raw = " ".join(f.raw.split())
         line, col = self._where(f.start)
@@ -1128,7 +1133,7 @@ class _Linter:
             hint = _UNTRACKED_HINT.get(self.kind, "add it to the store")
             return Finding(self.name, line, col, raw, "note",
                            f"untracked: no claim in the store states it; {hint}", (), ())
-        stale_ok = [ci for ci in active if policy.passes(index.claims[ci].trust)]
+        stale_ok = [ci for ci in active if policy.passes(index.claims[ci].trust) and not index.claims[ci].outdated]
         if stale_ok and not policy.strict:
             checks = "; ".join(f"claims verify {index.claims[ci].key}" for ci in stale_ok)
             return Finding(self.name, line, col, raw, "warning",

@@ -1,8 +1,10 @@
 """Every table of the claims store.
 
 A claim is the unit of provenance: one tag per claim. Claims are never deleted; their status changes.
-The event table is the claim's append-only history; `claim.tag` always equals the tag set by the
-latest tag-changing event (an event with `tag_after` set), and the domain layer writes both together.
+The event table is the claim's append-only history, a hash chain (each event stores the SHA-256 of
+its content and of the event before it). `claim.tag` and `claim.status` are a cache of what the
+events say: the latest event with `tag_after` (`status_after`) set decides them, database triggers
+refuse a change to either that is not preceded by its event, and `history.py` checks them on read.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from claimsdb.quantities import KINDS as FIGURE_KINDS
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
-EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified")
+EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified", "ranked")
+# How a claim stands among the competing values of its quantity (Wikidata's statement ranks).
+RANKS = ("preferred", "normal", "deprecated")
 FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
 VERIFY_OUTCOMES = (
     "confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check", "unreachable",
 )
 # Events that a person recorded: an import never overrides what these set.
-PERSON_EVENT_KINDS = ("retagged", "reread", "status")
+PERSON_EVENT_KINDS = ("retagged", "reread", "status", "ranked")
 
 
 def utcnow() -> str:
@@ -58,11 +62,29 @@ class Source(SQLModel, table=True):
     date: str | None = None
     path: str | None = None
     cite_key: str | None = None
+    authors: str | None = None
+    accessed: str | None = None  # when the page was read, YYYY-MM-DD
+
+
+class MeasuredQuantity(SQLModel, table=True):
+    """What a claim measures, when several claims report it: a subject and a measure (the Kimi
+    checkpoint-engine's update time for a 1T model). The claims on one quantity are competing values."""
+
+    __tablename__ = "quantity"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True)
+    subject: str
+    measure: str
+    description: str | None = None
 
 
 class Claim(SQLModel, table=True):
     __tablename__ = "claim"
-    __table_args__ = (CheckConstraint(_in("status", CLAIM_STATUSES), name="ck_claim_status"),)
+    __table_args__ = (
+        CheckConstraint(_in("status", CLAIM_STATUSES), name="ck_claim_status"),
+        CheckConstraint(_in("rank", RANKS), name="ck_claim_rank"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)
@@ -75,6 +97,8 @@ class Claim(SQLModel, table=True):
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None
+    quantity_id: int | None = Field(default=None, foreign_key="quantity.id", index=True)
+    rank: str = "normal"  # a cache of the latest event with rank_after, like tag and status
     created_at: str = Field(default_factory=utcnow)
     updated_at: str = Field(default_factory=utcnow)
 
@@ -89,6 +113,8 @@ class Evidence(SQLModel, table=True):
     position: int
     locator: str | None = None
     quote: str | None = None
+    # The person's event (a re-read) that added this evidence; None for evidence a data file owns.
+    event_id: int | None = Field(default=None, foreign_key="event.id")
 
 
 class Figure(SQLModel, table=True):
@@ -128,8 +154,13 @@ class Event(SQLModel, table=True):
     actor: str
     tag_before: str | None = None
     tag_after: str | None = None  # set only by tag-changing events
+    status_after: str | None = None  # set only by status-setting events (imports, withdraw, supersede)
+    rank_after: str | None = None  # set only by rank-setting events (imports that rank, prefer, deprecate)
     origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
     detail: str | None = None  # JSON: changed fields, what was seen, reasons
+    content_sha256: str | None = None  # the claim's content (history.content_digest) after this event
+    prev_sha256: str | None = None  # the sha256 of the event before this one (None for the first)
+    sha256: str  # of this event's fields and prev_sha256 (history.event_digest)
 
 
 class Snapshot(SQLModel, table=True):

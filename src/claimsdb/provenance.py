@@ -1,7 +1,9 @@
 """What people record: a re-read, a retag, a withdrawal, a supersession. Each is one appended event.
 
-The claim's tag and status change in the same transaction as the event that sets them, so the
-current tag is always the one the latest tag-changing event set.
+The event is written first and the claim's cached tag or status after it, in the same transaction
+(the database refuses the other order). Only a re-read raises a claim's trust: `retag` may lower a
+tag or move it between tags of the same trust, never up. A re-read links the page it read to the
+claim as evidence, with the locator and the quote, so every command that reads evidence uses it.
 """
 
 from __future__ import annotations
@@ -9,31 +11,42 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlmodel import Session
 
+from claimsdb import history, sources
 from claimsdb.errors import BadQuery
-from claimsdb.models import Claim, Event, Evidence, Source, Tag, utcnow
-from claimsdb.queries import get_claim
+from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
+from claimsdb.queries import claim_views, get_claim
 
 REREAD_TAG = "spot-checked"
-
-
-def _append(session: Session, claim: Claim, **event: Any) -> dict[str, Any]:
-    row = Event(claim_id=claim.id, at=utcnow(), **event)
-    session.add(row)
-    claim.updated_at = row.at
-    session.add(claim)
-    session.flush()
-    return {"at": row.at, "kind": row.kind, "actor": row.actor, "tag_before": row.tag_before,
-            "tag_after": row.tag_after, "origin": row.origin,
-            "detail": json.loads(row.detail) if row.detail else None}
+TRUST_RANK = {"unverified": 0, "secondary": 1, "verified": 2}
 
 
 def _required(value: str | None, what: str) -> str:
     if value is None or not value.strip():
         raise BadQuery(f"{what} must not be empty")
     return value.strip()
+
+
+def _intact(session: Session, claim: Claim) -> dict[str, Any]:
+    """The claim's view, read under the writers' lock; refuses to record anything on a claim that
+    disagrees with its history."""
+    history.begin_write(session)
+    session.refresh(claim)
+    view = claim_views(session, [claim], events=0)[0]
+    history.ensure_intact([view])
+    return view
+
+
+def _record(session: Session, claim: Claim, event: dict[str, Any], **columns: Any) -> dict[str, Any]:
+    """Append the event, then set the claim's cached columns (tag, status...) it implies."""
+    at = utcnow()
+    event_id, row = history.append_one(session, {"claim": claim.key, "claim_id": claim.id, "at": at, **event})
+    session.execute(update(Claim).where(Claim.id == claim.id).values(updated_at=at, **columns))
+    return {"id": event_id, "at": at, "kind": row["kind"], "actor": row["actor"], "tag_before": row["tag_before"],
+            "tag_after": row["tag_after"], "status_after": row["status_after"], "origin": row["origin"],
+            "detail": json.loads(row["detail"]) if row["detail"] else None}
 
 
 def primary_source(session: Session, claim: Claim) -> Source | None:
@@ -45,54 +58,87 @@ def primary_source(session: Session, claim: Claim) -> Source | None:
     return next((s for s in rows if s.kind != "note"), None)
 
 
-def reread_source(session: Session, claim: Claim, source: str | None) -> Source:
-    """The page a re-read is recorded against: the one named, else the claim's primary page."""
+def reread_source(session: Session, claim: Claim, source: str | None) -> tuple[Source, bool]:
+    """The page a re-read is recorded against: the one named (a key, or a URL registered on the spot),
+    else the claim's primary page. Returns (source, whether it was registered just now)."""
     if source is not None:
-        src = session.scalars(select(Source).where(Source.key == source)).first()
-        if src is None:
-            raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
+        src, created = sources.resolve(session, source)
         if src.kind == "note":
-            raise BadQuery(f"{source!r} is a note, not a primary page: a re-read checks the page the figure comes from")
-        return src
+            raise BadQuery(f"{src.key!r} is a note, not a primary page: a re-read checks the page the figure comes from")
+        return src, created
     src = primary_source(session, claim)
     if src is None:
         raise BadQuery(
-            f"{claim.key} cites no primary page: register the page you re-read as a source "
-            "(claims import a file that lists it), then name it with --source"
+            f"{claim.key} cites no primary page: name the page you re-read with --source URL "
+            "(or a key from `claims sources add`)"
         )
-    return src
+    return src, False
 
 
 def reread(
     session: Session, key: str, *, actor: str, source: str | None = None, locator: str | None = None,
     quote: str | None = None, note: str | None = None,
 ) -> dict[str, Any]:
-    """Record that `actor` re-read the claim in a source; the tag becomes spot-checked."""
+    """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
+    the locator and the quote, becomes evidence of the claim (unless it is cited so already)."""
     claim = get_claim(session, key)
-    src = reread_source(session, claim, source)
-    detail = {"source": src.key, "url": src.url, "locator": locator, "quote": quote, "note": note}
+    view = _intact(session, claim)
+    actor = _required(actor, "the reader's name")
+    src, registered = reread_source(session, claim, source)
+    locator = locator.strip() or None if locator else None
+    quote = quote.strip() or None if quote else None
+    evidence = [(s["key"], s["locator"], s["quote"]) for s in view["sources"]]
+    cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
+        locator is None and quote is None and any(k == src.key for k, _l, _q in evidence))
+    if not cited:
+        evidence.append((src.key, locator, quote))
+    figures = session.execute(select(Figure.raw, Figure.name).where(Figure.claim_id == claim.id)
+                              .order_by(Figure.position)).all()
+    content = history.content_digest(claim.subject, claim.statement, [tuple(f) for f in figures], evidence)
+    detail = {"source": src.key, "url": src.url, "locator": locator, "quote": quote, "note": note,
+              "linked": not cited}
     before = claim.tag
-    claim.tag = REREAD_TAG
-    event = _append(
-        session, claim, kind="reread", actor=_required(actor, "the reader's name"), tag_before=before,
-        tag_after=REREAD_TAG, origin=src.key,
-        detail=json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False),
+    event = _record(
+        session, claim,
+        {"kind": "reread", "actor": actor, "tag_before": before, "tag_after": REREAD_TAG, "origin": src.key,
+         "content_sha256": content,
+         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        tag=REREAD_TAG,
     )
-    return {"key": key, "tag_before": before, "tag_after": REREAD_TAG, "event": event}
+    if not cited:
+        position = session.execute(select(Evidence.position).where(Evidence.claim_id == claim.id)
+                                   .order_by(Evidence.position.desc()).limit(1)).scalar()
+        session.execute(Evidence.__table__.insert().values(
+            claim_id=claim.id, source_id=src.id, position=(position if position is not None else -1) + 1,
+            locator=locator, quote=quote, event_id=event["id"]))
+    return {"key": key, "tag_before": before, "tag_after": REREAD_TAG, "event": event,
+            "source": src.key, "source_registered": registered, "linked": not cited}
 
 
 def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> dict[str, Any]:
+    """Set a tag by hand: lower, or sideways to a tag of the same trust. Never up: that takes a re-read."""
     claim = get_claim(session, key)
-    if session.get(Tag, tag) is None:
+    view = _intact(session, claim)
+    target = session.get(Tag, tag)
+    if target is None:
         known = ", ".join(sorted(session.scalars(select(Tag.name))))
         raise BadQuery(f"unknown tag {tag!r} (known: {known})")
     if claim.tag == tag:
         raise BadQuery(f"{key} is already tagged {tag}")
+    current = view["trust"]
+    if TRUST_RANK[target.trust] > TRUST_RANK.get(current, 0):
+        raise BadQuery(
+            f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} ({target.trust}): only a re-read "
+            f"raises trust; if you re-read the page: claims reread {key} --source PAGE --locator WHERE --quote TEXT"
+        )
+    reason = _required(reason, "--reason")
+    actor = _required(actor, "the name")
     before = claim.tag
-    claim.tag = tag
-    event = _append(
-        session, claim, kind="retagged", actor=_required(actor, "the name"), tag_before=before, tag_after=tag,
-        detail=json.dumps({"reason": _required(reason, "--reason")}, ensure_ascii=False),
+    event = _record(
+        session, claim,
+        {"kind": "retagged", "actor": actor, "tag_before": before, "tag_after": tag,
+         "detail": json.dumps({"reason": reason}, ensure_ascii=False)},
+        tag=tag,
     )
     return {"key": key, "tag_before": before, "tag_after": tag, "event": event}
 
@@ -100,14 +146,17 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
 def _set_status(
     session: Session, claim: Claim, status: str, *, actor: str, reason: str | None, superseded_by: str | None = None,
 ) -> dict[str, Any]:
+    _intact(session, claim)
     if claim.status != "active":
         raise BadQuery(f"{claim.key} is already {claim.status}; a status is changed once, never undone silently")
+    actor = _required(actor, "the name")
     before = claim.status
-    claim.status, claim.status_reason, claim.superseded_by = status, reason, superseded_by
     detail = {"status": [before, status], "reason": reason, "superseded_by": superseded_by}
-    event = _append(
-        session, claim, kind="status", actor=_required(actor, "the name"),
-        detail=json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False),
+    event = _record(
+        session, claim,
+        {"kind": "status", "actor": actor, "status_after": status,
+         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        status=status, status_reason=reason, superseded_by=superseded_by,
     )
     return {"key": claim.key, "status_before": before, "status_after": status, "event": event}
 
@@ -117,8 +166,50 @@ def withdraw(session: Session, key: str, *, actor: str, reason: str) -> dict[str
 
 
 def supersede(session: Session, key: str, *, by: str, actor: str, reason: str | None = None) -> dict[str, Any]:
+    """Mark a claim superseded by another. The other claim does not inherit its re-read: it stands on its own tag."""
     claim = get_claim(session, key)
     if by == key:
         raise BadQuery("a claim cannot supersede itself")
     get_claim(session, by)
     return _set_status(session, claim, "superseded", actor=actor, reason=reason, superseded_by=by)
+
+
+def _rank(session: Session, claim: Claim, rank: str, *, actor: str, reason: str, because: str | None = None) -> dict[str, Any]:
+    before = claim.rank
+    detail = {"rank": [before, rank], "reason": reason, "because": because}
+    event = _record(
+        session, claim,
+        {"kind": "ranked", "actor": actor, "rank_after": rank,
+         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        rank=rank,
+    )
+    return {"key": claim.key, "rank_before": before, "rank_after": rank, "event": event}
+
+
+def _ranked_claim(session: Session, key: str, rank: str, reason: str, actor: str) -> tuple[Claim, str, str]:
+    claim = get_claim(session, key)
+    _intact(session, claim)
+    if claim.quantity_id is None:
+        raise BadQuery(f"{key} states no quantity: a rank orders the competing values of one quantity "
+                       "(name it with \"quantity\" in the data file)")
+    if claim.rank == rank:
+        raise BadQuery(f"{key} is already {rank}")
+    return claim, _required(reason, "--reason"), _required(actor, "the name")
+
+
+def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
+    """Make a claim the preferred value of its quantity; the value preferred before becomes normal."""
+    claim, reason, actor = _ranked_claim(session, key, "preferred", reason, actor)
+    demoted = []
+    for other in session.scalars(select(Claim).where(Claim.quantity_id == claim.quantity_id,
+                                                     Claim.rank == "preferred", Claim.id != claim.id)):
+        _intact(session, other)
+        demoted.append(_rank(session, other, "normal", actor=actor, reason=reason, because=f"{key} preferred")["key"])
+    result = _rank(session, claim, "preferred", actor=actor, reason=reason)
+    return {**result, "demoted": demoted}
+
+
+def deprecate(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
+    """Mark a value of a quantity as one not to use (kept, shown, never exported)."""
+    claim, reason, actor = _ranked_claim(session, key, "deprecated", reason, actor)
+    return {**_rank(session, claim, "deprecated", actor=actor, reason=reason), "demoted": []}

@@ -12,8 +12,9 @@ from typing import Any
 from sqlalchemy import and_, exists, func, or_, select, text
 from sqlmodel import Session
 
+from claimsdb import history as chain
 from claimsdb.errors import BadQuery, NotFound, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, Source, Tag, Verification
+from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, Verification
 from claimsdb.policy import Policy
 from claimsdb.quantities import REL_TOLERANCE, FigureError, Quantity, parse, same_unit
 
@@ -32,6 +33,7 @@ class ClaimFilter:
     status: str | None = None
 
     def apply(self, stmt):
+        """The SQL part of the filter (everything but `stale`, which needs each claim's history)."""
         if self.tag:
             stmt = stmt.where(Claim.tag == self.tag)
         if self.trust:
@@ -64,12 +66,67 @@ def figure_dict(f: Figure) -> dict[str, Any]:
 def _event_dict(e: Event) -> dict[str, Any]:
     return {
         "at": e.at, "kind": e.kind, "actor": e.actor, "tag_before": e.tag_before, "tag_after": e.tag_after,
-        "origin": e.origin, "detail": json.loads(e.detail) if e.detail else None,
+        "status_after": e.status_after, "rank_after": e.rank_after, "origin": e.origin,
+        "detail": json.loads(e.detail) if e.detail else None,
     }
 
 
+def _hashed_fields(e: Event) -> dict[str, Any]:
+    """An event as chain.derive and chain.problems read it (the detail as stored text)."""
+    return {k: getattr(e, k) for k in (*chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")}
+
+
+def rank_reason(event: dict[str, Any] | None) -> str | None:
+    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
+    if event is None:
+        return None
+    detail = event.get("detail") or {}
+    if event["kind"] == "ranked":
+        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
+        return why + (f" ({detail['because']})" if detail.get("because") else "")
+    return f"from the data file {event['origin']}" + (f": {detail['rank_reason']}" if detail.get("rank_reason") else "")
+
+
+def competing_values(session: Session, claims: list[Claim]) -> dict[int, list[dict[str, Any]]]:
+    """For each claim that states a quantity, the other claims on it (their figures, tag and rank)."""
+    quantity_ids = {c.quantity_id for c in claims if c.quantity_id is not None}
+    if not quantity_ids:
+        return {}
+    others = list(session.scalars(select(Claim).where(Claim.quantity_id.in_(quantity_ids)).order_by(Claim.key)))
+    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    raws: dict[int, list[str]] = {}
+    for f in session.scalars(select(Figure).where(Figure.claim_id.in_([o.id for o in others])).order_by(Figure.position)):
+        raws.setdefault(f.claim_id, []).append(f.raw)
+    out = {}
+    for c in claims:
+        if c.quantity_id is not None:
+            out[c.id] = [{"key": o.key, "figures": raws.get(o.id, []), "tag": o.tag, "trust": trust.get(o.tag),
+                          "rank": o.rank, "status": o.status}
+                         for o in others if o.quantity_id == c.quantity_id and o.id != c.id]
+    return out
+
+
+def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
+    """Why the claim has its current tag, from the event that set it."""
+    if event is None:
+        return basis
+    when = f"{event['at'][:10]}"
+    detail = event.get("detail") or {}
+    if event["kind"] == "reread":
+        where = detail.get("source", event.get("origin"))
+        if detail.get("locator"):
+            where += f", {detail['locator']}"
+        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
+        return f"re-read by {event['actor']} on {when} in {where}{seen}"
+    if event["kind"] == "retagged":
+        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
+    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
+
+
 def claim_views(session: Session, claims: list[Claim], *, events: int | None = TRACE_EVENTS) -> list[dict[str, Any]]:
-    """Claims with their trust, figures, sources and (the latest `events`, or all) history."""
+    """Claims with their trust, figures, sources, (the latest `events`, or all) history, and what the
+    history says: why the tag is what it is, whether a re-read still covers the claim, and any way the
+    claim disagrees with its history (`integrity`)."""
     if not claims:
         return []
     ids = [c.id for c in claims]
@@ -77,6 +134,10 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
     figures: dict[int, list] = {}
     for f in session.scalars(select(Figure).where(Figure.claim_id.in_(ids)).order_by(Figure.claim_id, Figure.position)):
         figures.setdefault(f.claim_id, []).append(figure_dict(f))
+    history_rows: dict[int, list[Event]] = {}
+    for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
+        history_rows.setdefault(e.claim_id, []).append(e)
+    actor_of = {e.id: e.actor for evs in history_rows.values() for e in evs}
     sources: dict[int, list] = {}
     rows = session.execute(
         select(Evidence, Source)
@@ -87,24 +148,52 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
     for ev, src in rows:
         sources.setdefault(ev.claim_id, []).append({
             "key": src.key, "title": src.title, "kind": src.kind, "url": src.url, "cite_key": src.cite_key,
-            "publisher": src.publisher, "date": src.date, "locator": ev.locator, "quote": ev.quote,
+            "publisher": src.publisher, "date": src.date, "authors": src.authors, "accessed": src.accessed,
+            "locator": ev.locator, "quote": ev.quote,
+            "added_by": actor_of.get(ev.event_id) if ev.event_id is not None else None,
         })
-    history: dict[int, list] = {}
-    for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
-        history.setdefault(e.claim_id, []).append(_event_dict(e))
     checks = latest_verifications(session, ids)
+    quantities = {q.id: q for q in session.scalars(select(MeasuredQuantity).where(
+        MeasuredQuantity.id.in_({c.quantity_id for c in claims if c.quantity_id is not None})))}
+    competitors = competing_values(session, claims)
     out = []
     for c in claims:
-        hist = history.get(c.id, [])
+        evs = history_rows.get(c.id, [])
+        hashed = [_hashed_fields(e) for e in evs]
+        state = chain.derive(hashed, trust)
+        content = chain.content_digest(
+            c.subject, c.statement, [(f["raw"], f["name"]) for f in figures.get(c.id, [])],
+            [(s["key"], s["locator"], s["quote"]) for s in sources.get(c.id, [])],
+        )
+        hist = [_event_dict(e) for e in evs]
+        tag_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.tag_after is not None), None)
+        rank_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.rank_after is not None), None)
+        quantity = quantities.get(c.quantity_id)
+        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state, c.rank)
+        # A claim that disagrees with its history is reported as that, not as "changed since re-read".
+        outdated = trust.get(c.tag) == "verified" and not state.vouches_for(content) and not problems
+        vouched_by = state.vouched_by
         out.append({
             "key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement,
             "tag": c.tag, "trust": trust.get(c.tag), "basis": c.basis, "section": c.section,
+            "tag_reason": tag_reason(tag_event, c.basis),
             "status": c.status, "status_reason": c.status_reason, "superseded_by": c.superseded_by,
+            "quantity": {"key": quantity.key, "subject": quantity.subject, "measure": quantity.measure}
+            if quantity else None,
+            "rank": c.rank, "rank_reason": rank_reason(rank_event),
+            "competitors": competitors.get(c.id, []),
             "figures": figures.get(c.id, []),
             "sources": sources.get(c.id, []),
-            "events": hist if events is None else hist[-events:],
+            "events": hist if events is None else hist[-events:] if events else [],
             "verifications": checks.get(c.id, []),
             "stale": trust.get(c.tag) == "verified" and any(v["outcome"] in STALE_OUTCOMES for v in checks.get(c.id, [])),
+            "reread_outdated": outdated,
+            "outdated_reason": (
+                f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
+                if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
+                else "its content changed since it was last re-read" if outdated else None
+            ),
+            "integrity": problems,
         })
     return out
 
@@ -206,9 +295,12 @@ def show(session: Session, key: str) -> dict[str, Any]:
     return claim_views(session, [get_claim(session, key)], events=None)[0]
 
 
-def list_claims(session: Session, filters: ClaimFilter) -> list[dict[str, Any]]:
+def list_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) -> list[dict[str, Any]]:
+    """Claims matching the filters; with `stale`, only those whose verified tag no longer holds: changed
+    since their re-read, or no longer found by the latest verification."""
     claims = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.key)))
-    return claim_views(session, claims, events=0)
+    views = claim_views(session, claims, events=0)
+    return [v for v in views if v["stale"] or v["reread_outdated"]] if stale else views
 
 
 def list_sources(session: Session) -> list[dict[str, Any]]:
@@ -218,7 +310,8 @@ def list_sources(session: Session) -> list[dict[str, Any]]:
     return [
         {
             "key": s.key, "title": s.title, "kind": s.kind, "url": s.url, "publisher": s.publisher,
-            "date": s.date, "path": s.path, "cite_key": s.cite_key, "claims": counts.get(s.id, 0),
+            "date": s.date, "path": s.path, "cite_key": s.cite_key, "authors": s.authors, "accessed": s.accessed,
+            "claims": counts.get(s.id, 0),
         }
         for s in session.scalars(select(Source).order_by(Source.key))
     ]
@@ -240,4 +333,27 @@ def history(session: Session, key: str) -> dict[str, Any]:
     """Every event of a claim, oldest first (insertion order)."""
     claim = get_claim(session, key)
     events = session.scalars(select(Event).where(Event.claim_id == claim.id).order_by(Event.id))
-    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "events": [_event_dict(e) for e in events]}
+    view = claim_views(session, [claim], events=0)[0]
+    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "tag_reason": view["tag_reason"],
+            "reread_outdated": view["outdated_reason"], "integrity": view["integrity"],
+            "events": [{**_event_dict(e), "sha256": e.sha256} for e in events]}
+
+
+def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]]:
+    """Every quantity (or the one named) with its competing values: figure, tag, sources, rank and why."""
+    stmt = select(MeasuredQuantity).order_by(MeasuredQuantity.key)
+    if quantity is not None:
+        stmt = stmt.where(MeasuredQuantity.key == quantity)
+    found = list(session.scalars(stmt))
+    if quantity is not None and not found:
+        known = ", ".join(session.scalars(select(MeasuredQuantity.key).order_by(MeasuredQuantity.key))) or "none yet"
+        raise BadQuery(f"no quantity {quantity!r} (known: {known})")
+    out = []
+    for q in found:
+        claims = list(session.scalars(select(Claim).where(Claim.quantity_id == q.id).order_by(Claim.key)))
+        order = {"preferred": 0, "normal": 1, "deprecated": 2}
+        views = sorted(claim_views(session, claims, events=0), key=lambda v: (order[v["rank"]], v["key"]))
+        preferred = next((v["key"] for v in views if v["rank"] == "preferred"), None)
+        out.append({"key": q.key, "subject": q.subject, "measure": q.measure, "description": q.description,
+                    "preferred": preferred, "values": views})
+    return out

@@ -14,6 +14,7 @@ import io
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from claimsdb.errors import InvalidRecord, shown
 from claimsdb.escaping import (
     CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME,
 )
-from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, SOURCE_KINDS, TRUST_LEVELS
+from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS
 from claimsdb.quantities import FigureError, Quantity, parse
 
 # Limits: far above what a note needs, low enough that every output command stays quick on the longest.
@@ -78,6 +79,8 @@ class SourceRecord:
     date: str | None = None
     path: str | None = None
     cite_key: str | None = None
+    authors: str | None = None
+    accessed: str | None = None
 
     def fields(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -108,10 +111,24 @@ class ClaimRecord:
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None
+    quantity: str | None = None  # the key of the quantity it states, when several claims compete on it
+    rank: str = "normal"
+    rank_reason: str | None = None
     figures: tuple[FigureRecord, ...] = ()
     evidence: tuple[EvidenceRecord, ...] = ()
     file: str = ""
     label: str = ""  # how errors name this record: its key, or its index when it has none
+
+
+@dataclass(frozen=True)
+class QuantityRecord:
+    key: str
+    subject: str
+    measure: str
+    description: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -120,11 +137,22 @@ class DataFile:
     tags: tuple[TagRecord, ...]
     sources: tuple[SourceRecord, ...]
     claims: tuple[ClaimRecord, ...]
+    quantities: tuple[QuantityRecord, ...] = ()
+
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 
 def load(path: str | Path) -> DataFile:
-    """Read one data file; the format follows the file's ending (.json or .csv)."""
+    """Read one data file; the format follows the file's ending (.json, .jsonl or .csv). "-" reads
+    JSON Lines from standard input."""
     name = str(path)
+    if name == STDIN:
+        try:
+            return _load_lines(STDIN_NAME, sys.stdin.read().removeprefix("\ufeff"))
+        except UnicodeDecodeError as exc:
+            raise InvalidRecord(STDIN_NAME, None, None, f"cannot read: {exc}") from None
     p = Path(path)
     if not p.is_file():
         raise InvalidRecord(name, None, None, "no such file")
@@ -137,29 +165,61 @@ def load(path: str | Path) -> DataFile:
         return _load_json(name, text)
     if suffix == ".csv":
         return _load_csv(name, text)
-    raise InvalidRecord(name, None, None, "unknown file type: use .json or .csv")
+    if suffix == ".jsonl":
+        return _load_lines(name, text)
+    raise InvalidRecord(name, None, None, "unknown file type: use .json, .jsonl or .csv")
 
 
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def _load_json(name: str, text: str) -> DataFile:
+def _parse(text: str, name: str, label: str | None) -> Any:
+    """One JSON document (a file, or a line of JSON Lines): nesting counted first, so never a
+    RecursionError; a field given twice in one object is remembered (see _no_unknown)."""
     if _depth(text) > MAX_DEPTH:
-        raise InvalidRecord(name, None, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays")
+        raise InvalidRecord(name, label, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays")
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_JSONObject.of)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_JSONObject.of)
     except json.JSONDecodeError as exc:
-        raise InvalidRecord(name, None, None, f"not valid JSON: {exc}") from None
+        raise InvalidRecord(name, label, None, f"not valid JSON: {exc}") from None
     except ValueError as exc:  # a constant JSON does not allow, or an integer too long to read
         reason = "a number has more digits than can be read" if "digits" in str(exc) else str(exc)
-        raise InvalidRecord(name, None, None, f"not valid JSON: {reason}") from None
+        raise InvalidRecord(name, label, None, f"not valid JSON: {reason}") from None
+
+
+def _load_json(name: str, text: str) -> DataFile:
+    doc = _parse(text, name, None)
     if not isinstance(doc, dict):
         raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
-    _no_unknown(doc, {"$schema", "format", "tags", "sources", "claims"}, name, None)
+    _no_unknown(doc, {"$schema", "format", "tags", "sources", "quantities", "claims"}, name, None)
     tags = tuple(_tag(name, i, r) for i, r in enumerate(_list(doc, "tags", name)))
     sources = tuple(_source(name, i, r) for i, r in enumerate(_list(doc, "sources", name)))
+    quantities = tuple(_quantity(name, i, r) for i, r in enumerate(_list(doc, "quantities", name)))
     claims = tuple(_claim(name, i, r) for i, r in enumerate(_list(doc, "claims", name)))
-    return DataFile(name, tags, sources, claims)
+    return DataFile(name, tags, sources, claims, quantities)
+
+
+def _load_lines(name: str, text: str) -> DataFile:
+    """JSON Lines: one JSON object per line, each a claim (the fields of a data file's claim), or
+    {"source": {...}} or {"tag": {...}} for a source or a tag. Blank lines are skipped."""
+    tags, sources, claims, quantities = [], [], [], []
+    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2028 is text in JSON
+        if not line.strip():
+            continue
+        label = f"line {number}"
+        doc = _parse(line, name, label)
+        if not isinstance(doc, dict):
+            raise InvalidRecord(name, label, None, "each line must be a JSON object")
+        if set(doc) == {"tag"}:
+            tags.append(_tag(name, number, doc["tag"]))
+        elif set(doc) == {"source"}:
+            sources.append(_source(name, number, doc["source"], label))
+        elif set(doc) == {"quantity"} and isinstance(doc["quantity"], dict):
+            quantities.append(_quantity(name, number, doc["quantity"], label))
+        else:
+            named = _named(doc)
+            claims.append(_claim(name, number, doc, f"{named} ({label})" if named else label))
+    return DataFile(name, tuple(tags), tuple(sources), tuple(claims), tuple(quantities))
 
 
 # A string, or an unterminated one to the end: the closing quote is optional so that a match never
@@ -218,11 +278,16 @@ def _no_unknown(record: dict, allowed: set[str], name: str, label: str | None, a
         raise InvalidRecord(name, label, at + duplicate, "given twice in one object")
 
 
-def _label(kind: str, index: int, record: Any) -> str:
+def _named(record: Any) -> str | None:
+    """How an error names a record by its key, or None when the key cannot name it (missing, too long)."""
     key = record.get("key") or record.get("name") if isinstance(record, dict) else None
     if isinstance(key, str) and key and len(key) <= MAX_KEY and not FORBIDDEN_CHARS.search(key):
         return repr(key)
-    return f"{kind}[{index}]"
+    return None
+
+
+def _label(kind: str, index: int, record: Any) -> str:
+    return _named(record) or f"{kind}[{index}]"
 
 
 def _text(record: dict, field: str, name: str, label: str, *, required: bool = False, rule: Rule = LINE,
@@ -277,8 +342,13 @@ def _tag(name: str, index: int, record: Any) -> TagRecord:
     )
 
 
-def _source(name: str, index: int, record: Any) -> SourceRecord:
-    label = _label("sources", index, record)
+def source_record(record: Any, *, file: str, label: str | None = None) -> SourceRecord:
+    """One source from its fields (a data file's record, or command-line options), validated."""
+    return _source(file, 0, record, label)
+
+
+def _source(name: str, index: int, record: Any, label: str | None = None) -> SourceRecord:
+    label = label or _label("sources", index, record)
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, None, "a source must be an object")
     _no_unknown(record, {f.name for f in dataclasses.fields(SourceRecord)}, name, label)
@@ -296,31 +366,53 @@ def _source(name: str, index: int, record: Any) -> SourceRecord:
         kind=_choice(record, "kind", SOURCE_KINDS, name, label),
         url=url,
         publisher=_text(record, "publisher", name, label),
-        date=_date(record, name, label),
+        date=_date(record, name, label, "date"),
         path=_text(record, "path", name, label),
         cite_key=cite_key,
+        authors=_text(record, "authors", name, label),
+        accessed=_date(record, name, label, "accessed", day=True),
     )
 
 
-def _date(record: dict, name: str, label: str) -> str | None:
-    date = _text(record, "date", name, label)
+def _quantity(name: str, index: int, record: Any, label: str | None = None) -> QuantityRecord:
+    label = label or _label("quantities", index, record)
+    if not isinstance(record, dict):
+        raise InvalidRecord(name, label, None, "a quantity must be an object")
+    _no_unknown(record, {f.name for f in dataclasses.fields(QuantityRecord)}, name, label)
+    return QuantityRecord(
+        key=_key(record, "key", name, label),
+        subject=_text(record, "subject", name, label, required=True),
+        measure=_text(record, "measure", name, label, required=True),
+        description=_text(record, "description", name, label, rule=TEXT),
+    )
+
+
+def _date(record: dict, name: str, label: str, field: str, *, day: bool = False) -> str | None:
+    """A calendar date: YYYY-MM-DD, or also YYYY and YYYY-MM unless a `day` is needed."""
+    date = _text(record, field, name, label)
     if date is None:
         return None
     match = DATE_PATTERN.fullmatch(date)
-    if not match:
-        raise InvalidRecord(name, label, "date", f"{shown(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
-    year, month, day = match.groups()
+    if not match or (day and match.group(3) is None):
+        use = "YYYY-MM-DD" if day else "YYYY, YYYY-MM or YYYY-MM-DD"
+        raise InvalidRecord(name, label, field, f"{shown(date)} is not a date: use {use}")
+    year, month, number = match.groups()
     try:
-        datetime.date(int(year), int(month or 1), int(day or 1))
+        datetime.date(int(year), int(month or 1), int(number or 1))
     except ValueError:
-        raise InvalidRecord(name, label, "date", f"{shown(date)} is not a calendar date") from None
+        raise InvalidRecord(name, label, field, f"{shown(date)} is not a calendar date") from None
     return date
 
 
 CLAIM_FIELDS = {
     "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
-    "superseded_by", "figures", "evidence",
+    "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence",
 }
+
+
+def claim_record(record: Any, *, file: str, label: str | None = None) -> ClaimRecord:
+    """One claim from its fields (a data file's record, or command-line options), validated."""
+    return _claim(file, 0, record, label)
 
 
 def _claim(name: str, index: int, record: Any, label: str | None = None) -> ClaimRecord:
@@ -357,6 +449,9 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         status=status,
         status_reason=_text(record, "status_reason", name, label, rule=TEXT),
         superseded_by=superseded_by,
+        quantity=_key(record, "quantity", name, label) if record.get("quantity") is not None else None,
+        rank=_choice(record, "rank", RANKS, name, label, default="normal"),
+        rank_reason=_text(record, "rank_reason", name, label, rule=TEXT),
         figures=parsed,
         evidence=tuple(_evidence(e, name, label, f"evidence[{i}]") for i, e in enumerate(evidence)),
         file=name,
@@ -520,8 +615,7 @@ def _csv_claims(name: str, reader: csv.DictReader):
     if unknown:
         raise InvalidRecord(name, None, unknown[0], f"unknown column (allowed: {', '.join(CSV_COLUMNS)})")
     for index, row in enumerate(reader):
-        key = row.get("key")
-        label = repr(key) if key and len(key) <= MAX_KEY and not FORBIDDEN_CHARS.search(key) else f"row {index + 2}"
+        label = _named(row) or f"row {index + 2}"
         if None in row:
             raise InvalidRecord(name, label, None, "more cells than the header has columns")
         record: dict[str, Any] = {k: v for k, v in row.items() if k in CLAIM_FIELDS and v not in (None, "")}

@@ -23,7 +23,8 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.quantities import Quantity
-from claimsdb.queries import as_quantity, figure_dict
+from claimsdb import history
+from claimsdb.queries import as_quantity, claim_views, figure_dict
 from claimsdb.verify.locate import locate
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.verify.text import UnsupportedContent, extract_text
@@ -91,6 +92,7 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
             raise UnknownClaim(missing[0])
     else:
         claims = list(session.scalars(stmt.where(Claim.status == "active")))
+    history.ensure_intact(claim_views(session, claims, events=0))
     if source is not None and session.scalars(select(Source).where(Source.key == source)).first() is None:
         raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
     by_claim: dict[int, list[tuple[Evidence, Source]]] = {}

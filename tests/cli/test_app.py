@@ -31,7 +31,8 @@ def test_every_command_has_help_with_an_example_and_is_in_the_readme(name):
 
 
 def test_commands_exist():
-    assert {"import", "trace", "show", "list", "sources", "tags", "db upgrade", "db current"} <= set(COMMANDS)
+    assert {"import", "add", "trace", "show", "list", "sources list", "sources add", "sources show", "tags",
+            "db upgrade", "db current", "db check"} <= set(COMMANDS)
 
 
 def test_help_and_version_run(claims):

@@ -143,7 +143,7 @@ def test_macros_compile_keep_the_guard_and_print_the_attack_as_text(hostile, tmp
     assert "/etc/passwd" not in result.opened
 
 
-# --- identifiers that cannot be escaped, written into the database by something other than import ---------
+# --- identifiers that cannot be escaped, written into the database past the importer ----------------------
 
 
 def tamper(db_path, sql: str, *params) -> None:
@@ -161,10 +161,10 @@ def tamper(db_path, sql: str, *params) -> None:
          "latex", "the citation key of source 'evil-report'"),
         ("UPDATE source SET cite_key = ? WHERE key = 'evil-report'", ("evil,\n  note = {injected}",),
          "bibtex", "the citation key of source 'evil-report'"),
+        # Figures are in each claim's recorded history, which notices the change first; the exporters'
+        # own check of figure names is tested on export rows in tests/test_export.py.
         ("UPDATE figure SET name = ? WHERE name = 'injected'", ("}{x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y",),
-         "macros", "the figure name"),
-        ("UPDATE figure SET name = ? WHERE name = 'sandbox count'", ("2",), "macros", "would both be exported as '2'"),
-        ("UPDATE figure SET name = ? WHERE name = 'injected'", ("fig",), "quarto", "would both be exported as 'fig'"),
+         "macros", "claim evil.pretrain disagrees with its history"),
     ],
 )
 def test_an_unsafe_stored_identifier_stops_the_export_and_writes_nothing(hostile, db_path, tmp_path, sql, params, fmt,

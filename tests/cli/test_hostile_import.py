@@ -254,3 +254,63 @@ def test_every_output_command_stays_quick_on_the_longest_allowed_values(claims, 
         elapsed = time.perf_counter() - start
         assert result.exit_code == 0, (command, result.output[-500:])
         assert elapsed < 5, (command, elapsed)
+
+
+# --- the other ways in: claims add, sources add, JSON Lines on standard input --------------------------------
+
+ADD = ["add", "--subject", "Gadget", "--statement", "Gadget runs 40–60K sandboxes.", "--source", "lab-notes"]
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([*ADD, "--figure", "-5 H100"], "an amount of H100 cannot be negative"),
+        ([*ADD, "--statement", "x" * 20_001], "the most allowed is 20,000"),
+        ([*ADD, "--subject", "Gadget\x1b[2J"], "control or bidirectional-override character"),
+        ([*ADD, "--locator", "p. 1\n\\input{/etc/passwd}"], "must be one line"),
+        (["sources", "add", "evil", "--url", "https://example.org/e", "--cite-key", "x}\\input{/etc/passwd}\\cite{y"],
+         "is not a citation key"),
+        (["sources", "add", "evil", "--url", "https://example.org/e", "--date", "2026-13-45"], "is not a calendar date"),
+        (["sources", "add", "evil", "--url", "https://example.org/e", "--accessed", "2026-02-30"], "not a calendar date"),
+        (["sources", "add", "evil", "--url", "javascript:alert(1)"], "is not an http(s) URL"),
+    ],
+)
+def test_commands_that_record_one_claim_or_source_apply_the_same_rules(claims, db_path, args, message):
+    before = file_digest(db_path)
+    result = claims(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+    assert file_digest(db_path) == before
+
+
+LINE = {"key": "probe.line", "subject": "Probe", "statement": "Probe uses 8 GPUs.", "tag": "agent-reported",
+        "basis": "an agent", "evidence": [{"source": "lab-notes"}]}
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["[" * 5000 + "]" * 5000], "<stdin>, record line 1: nested deeper than 16 levels"),
+        (['{"key": "probe.a", "key": "probe.b"}'], "<stdin>, record 'probe.b' (line 1), field 'key': given twice"),
+        ([json.dumps({**LINE, "figures": ["-5 H100"]})], "record 'probe.line' (line 1), field 'figures[0]'"),
+        ([json.dumps({**LINE, "key": "k" * 100_000})], "record line 1, field 'key': is 100,000 characters long"),
+        ([json.dumps(LINE), json.dumps({**LINE, "key": "probe.two", "evidence": []})],
+         "record 'probe.two' (line 2), field 'evidence': is required"),
+    ],
+)
+def test_json_lines_on_standard_input_are_held_to_the_same_rules(claims, db_path, lines, message):
+    before = file_digest(db_path)
+    result = claims("import", "-", input="\n".join(lines) + "\n")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr, result.stderr
+    assert file_digest(db_path) == before
+
+
+@pytest.mark.usefixtures("loaded")
+def test_a_json_line_keeps_a_line_separator_inside_a_string(claims):
+    line = json.dumps({**LINE, "statement": "Probe uses 8 GPUs.\u2028(second line)"}, ensure_ascii=False)
+    result = claims("import", "-", input="\ufeff" + line + "\n")
+    assert result.exit_code == 0, result.output
+    assert json.loads(claims("show", "probe.line", "--format", "json").stdout)["statement"].endswith("\u2028(second line)")

@@ -53,21 +53,10 @@ def test_malformed_json_exit_2(claims, tmp_path, db_path):
 
 
 def test_conflict_is_reported_in_the_output(claims, write_json, sample, db_path):
-    import sqlite3
-
     path = write_json(sample)
     claims("import", path)
-    con = sqlite3.connect(db_path)
-    claim_id = con.execute("SELECT id FROM claim WHERE key='gadget.fleet'").fetchone()[0]
-    con.execute(
-        "INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after) "
-        "VALUES (?, '2026-11-01T00:00:00+00:00', 'retagged', 'grace', 'agent-reported', 'prior-note')",
-        (claim_id,),
-    )
-    con.execute("UPDATE claim SET tag='prior-note' WHERE id=?", (claim_id,))
-    con.commit()
-    con.close()
+    assert claims("retag", "widget.context", "agent-reported", "--reason", "not in the note", "--by", "grace").exit_code == 0
     result = claims("import", path)
     assert result.exit_code == 0
-    assert "conflict gadget.fleet: kept tag 'prior-note' (set by grace" in result.output
-    assert "the file says 'agent-reported'" in result.output
+    assert "conflict widget.context: kept tag 'agent-reported' (set by grace" in result.output
+    assert "the file says 'note-2026-10-04'" in result.output

@@ -41,16 +41,16 @@ def test_reread_errors_are_one_line_exit_2(claims):
 
 @pytest.mark.usefixtures("loaded")
 def test_retag_withdraw_supersede_and_history(claims):
-    assert claims("retag", "gadget.fleet", "prior-note", "--reason", "March note", "--by", "Bo").exit_code == 0
-    assert claims("retag", "gadget.fleet", "prior-note").exit_code == 2  # --reason is required
-    assert claims("withdraw", "gadget.fleet", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
-        "gadget.fleet: active → withdrawn")
+    assert claims("retag", "widget.pretrain", "prior-note", "--reason", "March note", "--by", "Bo").exit_code == 0
+    assert claims("retag", "widget.pretrain", "agent-reported").exit_code == 2  # --reason is required
+    assert claims("withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
+        "widget.pretrain: active → withdrawn")
     assert claims("supersede", "widget.context", "--by", "widget.pretrain", "--actor", "Cy").exit_code == 0
-    data = json.loads(claims("history", "gadget.fleet", "--format", "json").stdout)
+    data = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)
     assert [(e["kind"], e["actor"]) for e in data["events"]] == [("imported", "import"), ("retagged", "Bo"), ("status", "Bo")]
     assert data["events"][1]["detail"] == {"reason": "March note"}
-    table = claims("history", "gadget.fleet").stdout
-    assert "agent-reported → prior-note" in table and "reason: wrong system" in table
+    table = claims("history", "widget.pretrain").stdout
+    assert "spot-checked → prior-note" in table and "reason: wrong system" in table
     shown = json.loads(claims("show", "widget.context", "--format", "json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", "widget.pretrain")
 

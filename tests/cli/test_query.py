@@ -76,7 +76,8 @@ def test_trace_rejects_text_that_is_not_one_number(claims):
 def test_show_prints_everything_about_a_claim(claims):
     result = claims("show", "widget.context")
     assert result.exit_code == 0
-    for text in ("Widget-7 · Midtrain", "note-2026-10-04 (secondary)", "basis: From the later note.",
+    for text in ("Widget-7 · Midtrain", "note-2026-10-04 (secondary)", "basis (data file): From the later note.",
+                 "why: from the data file ",
                  "figure: 8K → 256K  →  8,000 → 256,000", "Lab notes", "history:"):
         assert text in result.stdout, text
     data = json.loads(claims("show", "widget.context", "--format", "json").stdout)

@@ -7,7 +7,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from typer.core import TyperGroup
 
 from claimsdb import __version__
-from claimsdb.cli import database, export, importing, lint, provenance, query, verify
+from claimsdb.cli import database, export, importing, lint, provenance, query, sources, verify
 from claimsdb.cli.output import err_console
 from claimsdb.errors import ClaimsError, ExitCode
 
@@ -62,16 +62,20 @@ def root(
 
 
 app.command("import")(importing.import_)
+app.command("add")(importing.add)
 app.command("trace")(query.trace)
 app.command("show")(query.show)
 app.command("list")(query.list_)
-app.command("sources")(query.sources)
+app.add_typer(sources.app, name="sources")
 app.command("tags")(query.tags)
 app.command("history")(provenance.history)
 app.command("reread")(provenance.reread)
 app.command("retag")(provenance.retag)
 app.command("withdraw")(provenance.withdraw)
 app.command("supersede")(provenance.supersede)
+app.command("values")(query.values)
+app.command("prefer")(provenance.prefer)
+app.command("deprecate")(provenance.deprecate)
 app.command("export")(export.export)
 app.command("verify")(verify.verify)
 app.command("lint")(lint.lint)

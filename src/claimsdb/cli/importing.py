@@ -1,21 +1,23 @@
-"""`claims import`: load data files into the store."""
+"""`claims import` (data files, or JSON Lines on standard input) and `claims add` (one claim from options)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 from rich.text import Text
 
 from claimsdb import db, store
-from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
+from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import console, emit_json
+from claimsdb.cli.sources import print_registered
+from claimsdb.identity import default_actor
 
 
 def import_(
-    files: Annotated[list[Path], typer.Argument(help="JSON (claimsdb/1 format) or CSV files.", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(help="JSON (claimsdb/1 format), JSON Lines (.jsonl) or CSV files; - reads JSON Lines from standard input.", show_default=False)],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -24,7 +26,9 @@ def import_(
 
     A bad record aborts the whole call (exit 2) and leaves the database as it was. Importing the same
     files again changes nothing; a changed record updates its claim and writes an event. A tag or
-    status that a person set is kept, and the difference is reported as a conflict.
+    status that a person set is kept, and the difference is reported as a conflict. A change to what a
+    person re-read is applied and reported: that claim is not paper-safe until it is re-read again.
+    JSON Lines: one claim object per line, or {"source": {...}} / {"tag": {...}}.
 
     Example: claims import data/pipelines.json data/rl_loop.json --dry-run
     """
@@ -50,9 +54,45 @@ def import_(
         for key, fields in plan.updated.items():
             console.print(Text(f"  update  {key}: {', '.join(fields)}"))
     for c in plan.conflicts:
-        console.print(
-            Text(
-                f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}",
-                style="yellow",
-            )
-        )
+        if c.field == "replaces":
+            text = f"  conflict {c.key}: changed; {c.why}"
+        elif c.applied:
+            text = f"  conflict {c.key}: {c.field} changed from {c.kept!r} to {c.offered!r}; {c.why}"
+        else:
+            text = f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}"
+        console.print(Text(text, style="yellow"))
+
+
+def add(
+    subject: Annotated[str, typer.Option("--subject", help="The system or model the claim is about.", show_default=False)],
+    statement: Annotated[str, typer.Option("--statement", help="The claim in one sentence.", show_default=False)],
+    source: Annotated[str, typer.Option("--source", help="Where it was reported: a source key, or a URL (registered on the spot if new).", show_default=False)],
+    figures: Annotated[Optional[list[str]], typer.Option("--figure", help='A figure as written ("2,048 H800"); repeat for several.', show_default=False)] = None,
+    quote: Annotated[Optional[str], typer.Option("--quote", help="The source's own words.")] = None,
+    locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
+    key: Annotated[Optional[str], typer.Option("--key", help="A stable key. Default: derived from the subject and the statement.")] = None,
+    tag: Annotated[str, typer.Option("--tag", help="Its provenance tag; verified tags are refused (a re-read sets those).")] = "agent-reported",
+    basis: Annotated[Optional[str], typer.Option("--basis", help="Why that tag, in one line.")] = None,
+    stage: Annotated[Optional[str], typer.Option("--stage", help='Stage or topic ("Pretrain", "weight sync").')] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="Where it stands in your note.")] = None,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Record one claim from options, for agents and scripts: same validation and history as an import.
+
+    The tag defaults to agent-reported, so the claim is blocked from papers until a person re-reads it.
+
+    Example: claims add --subject "Kimi K2.5" --statement "Kimi K2.5 runs up to 100,000 concurrent tasks." --figure "up to 100,000 tasks" --source https://example.org/kimi-k25
+    """
+    actor = by or default_actor()
+    fields = {"key": key, "subject": subject, "statement": statement, "figures": figures or [], "tag": tag,
+              "basis": basis or f"Recorded by {actor} with claims add; nobody has re-read it.",
+              "stage": stage, "section": section, "locator": locator, "quote": quote}
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = store.add_claim(session, fields, source=source, actor=actor)
+    print_registered(result["source"], result["source_registered"])
+    if fmt is OutputFormat.json:
+        emit_json(result)
+    else:
+        console.print(Text(f"added {result['key']} ({result['tag']}), citing {result['source']}"))

@@ -116,8 +116,15 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         if view.get("superseded_by"):
             line.append(f" by {view['superseded_by']}")
     console.print(line)
+    if view.get("tag_reason"):
+        console.print(Text(f"  why: {view['tag_reason']}"))
+    if view.get("outdated_reason"):
+        console.print(Text(f"  NOT PAPER-SAFE: {view['outdated_reason']}; re-read it: claims reread {view['key']}",
+                           style="bold red"))
+    for problem in view.get("integrity") or ():
+        console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
     if full:
-        console.print(Text(f"  basis: {view['basis']}"))
+        console.print(Text(f"  basis (data file): {view['basis']}"))
         if view["section"]:
             console.print(Text(f"  section: {view['section']}"))
         for f in view["figures"]:
@@ -129,6 +136,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
             src.append(f"  {s['url']}", style="underline")
         if s["locator"]:
             src.append(f"  ({s['locator']})")
+        if s.get("added_by"):
+            src.append(f"  (linked by the re-read of {s['added_by']})", style="dim")
         console.print(src)
         if s["quote"]:
             console.print(Text(f"    “{s['quote']}”", style="italic"))
@@ -145,6 +154,16 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(line)
         if full and v.get("passage"):
             console.print(Text(f"    “{v['passage']}”", style="italic"))
+    if view.get("quantity"):
+        q = view["quantity"]
+        line = Text(f"  quantity: {q['key']} ({q['subject']}, {q['measure']}); rank {view['rank']}")
+        if view.get("rank_reason"):
+            line.append(f": {view['rank_reason']}")
+        console.print(line)
+        for c in view.get("competitors") or ():
+            console.print(Text(f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
+                               f"{c['tag']}, {c['rank']}" + ("" if c["status"] == "active" else f", {c['status']}"),
+                               style="dim"))
     if view.get("stale"):
         console.print(Text("  STALE: spot-checked, but the latest verification no longer finds it as recorded",
                            style="bold red"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 from rich.text import Text
@@ -67,6 +67,7 @@ def list_(
     source: SourceFilter = None,
     search: SearchFilter = None,
     status: StatusFilter = None,
+    stale: Annotated[bool, typer.Option("--stale", help="Only verified claims that no longer hold: changed since their re-read, or not found as recorded by the latest verification.")] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -76,7 +77,7 @@ def list_(
     """
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
     with db.session_scope(db.open_engine(db_)) as session:
-        views = queries.list_claims(session, filters)
+        views = queries.list_claims(session, filters, stale=stale)
 
     def table() -> None:
         emit_table(
@@ -85,30 +86,15 @@ def list_(
             [
                 (v["key"], v["subject"], v["stage"], figures_text(v["figures"]),
                  tag_text(v["tag"], v["trust"], show_trust=False),
-                 v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]"))
+                 v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]")
+                 + (f" [NOT PAPER-SAFE: {v['outdated_reason']}]" if v["outdated_reason"] else "")
+                 + (" [STALE: the latest verification no longer finds it]" if v["stale"] else ""))
                 for v in views
             ],
             whole=("tag",),
         )
 
     emit(fmt, views, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(v) for v in views], table=table)
-
-
-def sources(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """List the registered sources with how many claims cite each.
-
-    Example: claims sources --format csv
-    """
-    with db.session_scope(db.open_engine(db_)) as session:
-        rows = queries.list_sources(session)
-    columns = ("key", "kind", "title", "url", "publisher", "date", "path", "cite_key", "claims")
-    emit(
-        fmt, rows, columns=columns, rows=rows,
-        table=lambda: emit_table(
-            f"{len(rows)} source(s)", ("key", "kind", "title", "url", "claims"),
-            [(r["key"], r["kind"], r["title"], r["url"] or r["path"], r["claims"]) for r in rows],
-        ),
-    )
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
@@ -131,3 +117,31 @@ def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
         ),
     )
 
+
+
+def values(
+    quantity: Annotated[Optional[str], typer.Argument(help="A quantity's key; all quantities when left out.", show_default=False)] = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """The competing values of a quantity: each claim's figure, tag, sources, rank and why.
+
+    Example: claims values kimi.checkpoint-engine.update-1t
+    """
+    with db.session_scope(db.open_engine(db_)) as session:
+        result = queries.values(session, quantity)
+    rows = [{"quantity": q["key"], "rank": v["rank"], **claim_row(v), "rank_reason": v["rank_reason"]}
+            for q in result for v in q["values"]]
+
+    def table() -> None:
+        for q in result:
+            decided = f"preferred: {q['preferred']}" if q["preferred"] else "no value preferred yet"
+            emit_table(
+                f"{q['key']}: {q['subject']}, {q['measure']} ({decided})",
+                ("rank", "figures", "claim", "tag", "sources", "why this rank"),
+                [(v["rank"], figures_text(v["figures"]), v["key"], tag_text(v["tag"], v["trust"], show_trust=False),
+                  ", ".join(s["key"] for s in v["sources"]), v["rank_reason"] or "") for v in q["values"]],
+                whole=("rank", "tag"),
+            )
+
+    emit(fmt, result, columns=("quantity", "rank", *CLAIM_CSV_COLUMNS, "rank_reason"), rows=rows, table=table)

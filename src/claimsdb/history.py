@@ -1,0 +1,253 @@
+"""The history of each claim: a hash chain of events, the state it implies, and the check that the
+cached state agrees with it.
+
+Every event is written through `append`: it is linked to the latest event of the whole store
+(`prev_sha256`), hashed with its content (`sha256`, as git hashes a commit), and inserted before the
+claim's cached tag or status changes (the database's triggers refuse the change otherwise).
+
+`derive` replays a claim's events into the state they imply: the tag and status, the content last
+recorded, and what a verified tag vouches for. A re-read vouches for the content it saw (its
+`content_sha256`); when a data file declares a verified tag, the file vouches for its own content. If
+the content changes after a person's re-read, the re-read no longer vouches: the claim is "changed
+since re-read" and not paper-safe until someone re-reads it again.
+
+`problems` compares a claim's cached columns and its content with what its history says and
+recomputes each event's hash; exports, lint and verify refuse a claim that disagrees (`ensure_intact`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlmodel import Session
+
+from claimsdb.errors import TamperedHistory
+from claimsdb.models import Event
+
+# Bumped if the hashed fields ever change; part of every digest.
+HASH_VERSION = 1
+EVENT_FIELDS = (
+    "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "content_sha256",
+    "prev_sha256",
+)
+# Fields added after the first version of the chain: hashed only when set, so earlier digests hold.
+LATER_FIELDS = ("rank_after",)
+DEFAULT_RANK = "normal"
+IMPORT_KINDS = ("imported", "updated")
+REREAD_KIND = "reread"
+VERIFIED = "verified"
+# PostgreSQL: writers of events queue on this transaction-level advisory lock, so the chain never forks.
+CHAIN_LOCK = 0x636C61696D73  # "claims"
+CHUNK = 2000
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
+    """The SHA-256 of one event: its claim's key, its fields and the previous event's digest."""
+    payload = {"v": HASH_VERSION, "claim": claim_key, **{k: event.get(k) for k in EVENT_FIELDS}}
+    payload.update({k: event[k] for k in LATER_FIELDS if event.get(k) is not None})
+    return hashlib.sha256(_canonical(payload)).hexdigest()
+
+
+def content_digest(
+    subject: str,
+    statement: str,
+    figures: Iterable[tuple[str, str | None]],
+    evidence: Iterable[tuple[str, str | None, str | None]],
+) -> str:
+    """The SHA-256 of what a person reads when they re-read a claim: subject, statement, each figure as
+    written (and its name), each piece of evidence (source key, locator, quote), in their order.
+
+    Parsed figure fields are left out on purpose: a better parser must not void people's re-reads.
+    """
+    payload = {
+        "v": HASH_VERSION, "subject": subject, "statement": statement,
+        "figures": [list(f) for f in figures], "evidence": [list(e) for e in evidence],
+    }
+    return hashlib.sha256(_canonical(payload)).hexdigest()
+
+
+def head(session: Session) -> str | None:
+    """The digest of the latest event: it names the whole history (an export's manifest carries it)."""
+    return session.execute(select(Event.sha256).order_by(Event.id.desc()).limit(1)).scalar()
+
+
+def begin_write(session: Session) -> None:
+    """Serialise writers before they read what they will change, so that what an event records (the
+    content it saw, the head it extends) is still true when it is written. SQLite transactions hold
+    the write lock from their start (BEGIN IMMEDIATE); PostgreSQL writers queue on an advisory lock,
+    held until the transaction ends."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK})
+
+
+def _locked_head(session: Session) -> str | None:
+    """The head the next event must name as its `prev_sha256` (taking the writers' lock if not yet held)."""
+    begin_write(session)
+    return head(session)
+
+
+def _hashed(events: Sequence[dict[str, Any]], prev: str | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for event in events:
+        row = {k: v for k, v in event.items() if k != "claim"}
+        for k in (*EVENT_FIELDS, *LATER_FIELDS):
+            row.setdefault(k, None)
+        row["prev_sha256"] = prev
+        row["sha256"] = prev = event_digest(event["claim"], row)
+        rows.append(row)
+    return rows
+
+
+def append(session: Session, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hash and insert events in order. Each dict holds the event's columns plus `claim` (the claim's
+    key, which the digest covers instead of the row id). Returns the inserted rows with their digests."""
+    rows = _hashed(events, _locked_head(session))
+    for i in range(0, len(rows), CHUNK):
+        session.execute(Event.__table__.insert(), rows[i : i + CHUNK])
+    return rows
+
+
+def append_one(session: Session, event: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Append a single event; returns its id and its row."""
+    row = _hashed([event], _locked_head(session))[0]
+    result = session.execute(Event.__table__.insert().values(**row))
+    return result.inserted_primary_key[0], row
+
+
+@dataclass
+class ClaimState:
+    """What a claim's events say about it."""
+
+    tag: str | None = None
+    status: str | None = None
+    rank: str = DEFAULT_RANK
+    rank_event: Mapping[str, Any] | None = None  # the event that set the current rank
+    content_sha256: str | None = None  # the content as last recorded
+    tag_event: Mapping[str, Any] | None = None  # the event that set the current tag
+    vouched_sha256: str | None = None  # the content the verified tag vouches for
+    vouched_by: Mapping[str, Any] | None = None  # that re-read (or the import of a verified tag)
+
+    @property
+    def tag_is_persons(self) -> bool:
+        return self.tag_event is not None and self.tag_event["kind"] not in IMPORT_KINDS
+
+    def vouches_for(self, content_sha256: str) -> bool:
+        return self.vouched_sha256 is not None and self.vouched_sha256 == content_sha256
+
+
+def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> ClaimState:
+    """Replay a claim's events, oldest first."""
+    state = ClaimState()
+    for e in events:
+        if e["tag_after"] is not None:
+            state.tag, state.tag_event = e["tag_after"], e
+            if trust.get(e["tag_after"]) != VERIFIED:
+                state.vouched_sha256 = state.vouched_by = None
+            elif e["kind"] in IMPORT_KINDS or e["kind"] == REREAD_KIND:
+                state.vouched_sha256, state.vouched_by = e["content_sha256"], e
+            # a retag between two verified tags keeps what was vouched for
+        if e["content_sha256"] is not None:
+            state.content_sha256 = e["content_sha256"]
+            # A data file that set a verified tag vouches for its own later content; a person does not.
+            if state.tag_event is not None and state.tag_event["kind"] in IMPORT_KINDS and trust.get(state.tag) == VERIFIED:
+                state.vouched_sha256, state.vouched_by = e["content_sha256"], e
+        if e["status_after"] is not None:
+            state.status = e["status_after"]
+        if e.get("rank_after") is not None:
+            state.rank, state.rank_event = e["rank_after"], e
+    return state
+
+
+def problems(
+    claim_key: str,
+    cached_tag: str,
+    cached_status: str,
+    content_sha256: str,
+    events: Sequence[Mapping[str, Any]],
+    state: ClaimState,
+    cached_rank: str = DEFAULT_RANK,
+) -> list[str]:
+    """Every way a claim disagrees with its history (empty when it agrees)."""
+    if not events:
+        return ["has no history: it was written outside claims"]
+    found = []
+    for e in events:
+        if e["sha256"] != event_digest(claim_key, e):
+            found.append(f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: "
+                         "the event was edited or written outside claims")
+            break
+    if cached_tag != state.tag:
+        found.append(f"its tag is {cached_tag!r} but its history says {state.tag!r}")
+    if cached_status != state.status:
+        found.append(f"its status is {cached_status!r} but its history says {state.status!r}")
+    if cached_rank != state.rank:
+        found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
+    if state.content_sha256 is not None and content_sha256 != state.content_sha256:
+        found.append("its statement, figures or evidence differ from what its history recorded")
+    return found
+
+
+def ensure_intact(views: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse (exit 2) when any claim view disagrees with its history; names the first one."""
+    bad = [v for v in views if v.get("integrity")]
+    if bad:
+        first = bad[0]
+        more = f" (and {len(bad) - 1} more claim(s))" if len(bad) > 1 else ""
+        raise TamperedHistory(first["key"], first["integrity"][0] + more)
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def check_store(session: Session, *, revision: str | None, head_revision: str, expected_triggers: Sequence[str],
+                installed_triggers: set[str]) -> list[Check]:
+    """Everything `claims db check` verifies: the schema revision, the triggers, every link of the
+    event chain, and every claim's cached tag, status and content against its history."""
+    from claimsdb.models import Claim
+    from claimsdb.queries import claim_views
+
+    checks = [Check("schema revision", revision == head_revision,
+                    f"{revision or 'none'} (this claims needs {head_revision})")]
+    missing = [t for t in expected_triggers if t not in installed_triggers]
+    checks.append(Check("triggers", not missing,
+                        f"missing: {', '.join(missing)}" if missing else f"{len(expected_triggers)} in place"))
+    keys = dict(session.execute(select(Claim.id, Claim.key)).all())
+    prev_sha = prev_id = None
+    count, broken = 0, None
+    for e in session.execute(select(Event.__table__).order_by(Event.id)).yield_per(CHUNK):
+        count += 1
+        row = e._mapping
+        where = f"event {row['id']} ({row['kind']} of {keys.get(row['claim_id'], '?')} by {row['actor']} at {str(row['at'])[:19]})"
+        if row["prev_sha256"] != prev_sha:
+            broken = (f"{where} does not follow event {prev_id}: an event before it was removed, inserted or edited"
+                      if prev_id is not None else f"{where} is the first event but names a predecessor")
+        elif row["sha256"] != event_digest(keys.get(row["claim_id"], ""), row):
+            broken = f"{where} does not match its hash: it was edited or written outside claims"
+        if broken:
+            break
+        prev_sha, prev_id = row["sha256"], row["id"]
+    checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
+    ids = sorted(keys)
+    first, bad = None, 0
+    for i in range(0, len(ids), CHUNK):
+        claims = list(session.scalars(select(Claim).where(Claim.id.in_(ids[i:i + CHUNK])).order_by(Claim.id)))
+        for view in claim_views(session, claims, events=0):
+            if view["integrity"]:
+                bad += 1
+                first = first or f"{view['key']}: {view['integrity'][0]}"
+    checks.append(Check("claims agree with their history", first is None,
+                        f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
+    return checks

@@ -1,0 +1,64 @@
+"""Moving a store: `claims db copy --to URL` copies every row of one database into an empty other one
+(a personal SQLite file to a team's PostgreSQL, and back), with the ids, so the history chain, the
+evidence a re-read added and every verification stay exactly as they were.
+
+The target must be migrated to the same revision and hold nothing but the tags the first migration
+seeds. The copy is one transaction on the target: all or nothing. Afterwards the target's history is
+checked like `claims db check` does. Snapshot bodies are files, not rows: copy the snapshot folder
+with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select, text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from claimsdb import history
+from claimsdb.db import session_scope
+from claimsdb.errors import DatabaseProblem
+from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Snapshot, Source, Tag, Verification
+
+# Parents before children; events before the evidence that names them.
+TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, Snapshot, Verification)
+CHUNK = 5000
+
+
+@dataclass
+class CopyReport:
+    rows: dict[str, int] = field(default_factory=dict)
+    head: str | None = None
+
+
+def copy_store(source: Engine, target: Engine) -> CopyReport:
+    report = CopyReport()
+    with Session(source) as src, session_scope(target) as dst:
+        history.begin_write(dst)
+        seeded = {t.name: t.trust for t in dst.scalars(select(Tag))}
+        for model in TABLES[1:]:
+            if dst.execute(select(func.count()).select_from(model)).scalar():
+                raise DatabaseProblem(f"the target already holds {model.__tablename__} rows: copy into an empty store")
+        for model in TABLES:
+            table = model.__table__
+            result = src.execute(select(table).order_by(*table.primary_key.columns).execution_options(yield_per=CHUNK))
+            copied = 0
+            for part in result.partitions():
+                rows = [dict(r._mapping) for r in part]
+                if model is Tag:
+                    clash = [r["name"] for r in rows if r["name"] in seeded and seeded[r["name"]] != r["trust"]]
+                    if clash:
+                        raise DatabaseProblem(f"tag {clash[0]!r} has another trust level in the target")
+                    rows = [r for r in rows if r["name"] not in seeded]
+                if rows:
+                    dst.execute(table.insert(), rows)
+                copied += len(rows)
+            report.rows[table.name] = copied + (len(seeded) if model is Tag else 0)
+        if target.dialect.name == "postgresql":
+            for model in TABLES[1:]:  # the rows kept their ids: move each sequence past them
+                name = model.__tablename__
+                dst.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+                                 f"COALESCE((SELECT max(id) FROM {name}), 0) + 1, false)"))
+        report.head = history.head(dst)
+    return report

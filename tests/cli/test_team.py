@@ -1,0 +1,147 @@
+"""A team database: the PostgreSQL driver as an extra, moving a store with `claims db copy`, and the
+writer and reader roles of `claims db grant` checked against a real server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tests.conftest import DATA_FILES
+from tests.httpserver import LocalHTTPServer
+
+FORMATS = ("json", "csv", "markdown", "latex", "macros", "quarto", "prov")
+
+
+def test_a_postgresql_url_without_its_driver_is_a_clear_error(tmp_path):
+    code = (
+        "import sys\n"
+        "sys.modules['psycopg'] = None  # as if claimsdb[postgres] were not installed\n"
+        "from claimsdb.cli.app import main\n"
+        "sys.argv = ['claims', 'list', '--db', 'postgresql://u@127.0.0.1:1/x']\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip() == (
+        "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'")
+
+
+def test_only_sqlite_and_postgresql(claims):
+    result = claims("list", db="mysql://u@h/x")
+    assert result.exit_code == 2 and "SQLite or PostgreSQL, not mysql" in result.stderr
+
+
+def exports(claims, db) -> dict[str, str]:
+    out = {}
+    for fmt in FORMATS:
+        result = claims("export", "--draft", "--format", fmt, db=db)
+        assert result.exit_code == 0, result.output
+        out[fmt] = result.stdout
+    return out
+
+
+@pytest.fixture
+def busy_store(claims, db_path, tmp_path, monkeypatch):
+    """The bundled data with a re-read, a retag, a withdrawal and a verification in its history."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764460800")  # exports of the same store are the same bytes
+    monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")  # the test server is on 127.0.0.1
+    assert claims("import", *DATA_FILES).exit_code == 0
+    with LocalHTTPServer() as server:
+        url = server.add("/llama3.html", b"<p>Over 54 days there were 466 job interruptions.</p>")
+        assert claims("reread", "pipelines.obs.llama3-failures", "--source", url, "--locator", "Table 5",
+                      "--quote", "466 job interruptions", "--by", "Ada", "--yes").exit_code == 0
+        assert claims("verify", "pipelines.obs.llama3-failures", "--source", "127-0-0-1-llama3",
+                      "--sources-dir", tmp_path / "snap").exit_code in (0, 1)
+    assert claims("retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "check again", "--by", "Bo").exit_code == 0
+    assert claims("withdraw", "rl.bench.weirdml", "--reason", "family dropped", "--by", "Bo").exit_code == 0
+    return db_path
+
+
+def test_copy_a_store_to_an_empty_sqlite_file_and_back(claims, busy_store, tmp_path):
+    before = exports(claims, busy_store)
+    copy = tmp_path / "copy.db"
+    result = claims("db", "copy", "--to", copy, "--format", "json", db=busy_store)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["rows"]["claim"] == 169 and report["rows"]["verification"] == 1
+    assert exports(claims, copy) == before
+    again = tmp_path / "again.db"
+    assert claims("db", "copy", "--to", again, db=copy).exit_code == 0
+    assert exports(claims, again) == before
+    assert claims("db", "check", db=again).exit_code == 0
+    # history, evidence added by the re-read and the verification came along
+    shown = json.loads(claims("show", "pipelines.obs.llama3-failures", "--format", "json", db=again).stdout)
+    assert shown["sources"][-1]["added_by"] == "Ada" and shown["verifications"][0]["outcome"]
+
+
+def test_copy_refuses_a_target_that_holds_data(claims, busy_store, tmp_path):
+    other = tmp_path / "other.db"
+    assert claims("import", DATA_FILES[0], db=other).exit_code == 0
+    result = claims("db", "copy", "--to", other, db=busy_store)
+    assert result.exit_code == 2 and "copy into an empty store" in result.stderr
+    assert claims("db", "copy", "--to", busy_store, db=busy_store).exit_code == 2
+
+
+def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(claims, busy_store, pg_url, tmp_path):
+    before = exports(claims, busy_store)
+    assert claims("db", "copy", "--to", pg_url, db=busy_store).exit_code == 0
+    assert exports(claims, pg_url) == before
+    assert claims("db", "check", db=pg_url).exit_code == 0
+    # the sequences moved past the copied ids: new events still extend the chain
+    assert claims("reread", "rl.fleet.kimi-k25-tasks", "--source", "https://example.org/kimi", "--by", "Cy",
+                  "--yes", db=pg_url).exit_code == 0
+    back = tmp_path / "back.db"
+    assert claims("db", "copy", "--to", back, db=pg_url).exit_code == 0
+    assert claims("db", "check", db=back).exit_code == 0
+    assert json.loads(claims("show", "rl.fleet.kimi-k25-tasks", "--format", "json", db=back).stdout)["tag"] == "spot-checked"
+
+
+def as_role(url: str, role: str) -> str:
+    return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
+
+
+def test_writer_and_reader_roles_on_a_real_server(claims, pg_url):
+    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    suffix = make_url(pg_url).database[-12:]
+    writer, reader = f"w_{suffix}", f"r_{suffix}"
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE ROLE {writer} LOGIN"))
+        conn.execute(text(f"CREATE ROLE {reader} LOGIN"))
+    try:
+        assert claims("import", *DATA_FILES, db=pg_url).exit_code == 0
+        assert claims("db", "grant", writer, "--as", "writer", db=pg_url).exit_code == 0
+        assert claims("db", "grant", reader, "--as", "reader", db=pg_url).exit_code == 0
+        as_writer, as_reader = as_role(pg_url, writer), as_role(pg_url, reader)
+        # a writer records and imports...
+        assert claims("reread", "rl.fleet.kimi-k25-tasks", "--source", "https://example.org/kimi", "--by", "W",
+                      "--yes", db=as_writer).exit_code == 0
+        assert claims("import", *DATA_FILES, db=as_writer).exit_code == 0
+        # ...but cannot rewrite history, nor switch off its guard
+        engine = create_engine(as_writer)
+        for sql in ("UPDATE event SET actor = 'x'", "DELETE FROM event", "UPDATE tag SET trust = 'verified'",
+                    "DELETE FROM claim", "ALTER TABLE event DISABLE TRIGGER ALL",
+                    "DROP TRIGGER event_append_only ON event"):
+            with engine.connect() as conn, pytest.raises(Exception, match="permission denied|must be owner"):
+                conn.execute(text(sql))
+        engine.dispose()
+        # a reader reads and nothing else
+        assert claims("list", db=as_reader).exit_code == 0
+        refused = claims("retag", "rl.fleet.kimi-k25-tasks", "agent-reported", "--reason", "x", "--by", "R", db=as_reader)
+        assert refused.exit_code == 2 and "permission denied" in refused.stderr
+        assert claims("db", "check", db=pg_url).exit_code == 0
+    finally:
+        with admin.connect() as conn:
+            for role in (writer, reader):
+                conn.execute(text(f"DROP OWNED BY {role}"))
+                conn.execute(text(f"DROP ROLE {role}"))
+        admin.dispose()
+
+
+def test_grant_is_postgresql_only(claims, loaded):
+    result = claims("db", "grant", "alice", "--as", "writer")
+    assert result.exit_code == 2 and "roles are PostgreSQL's" in result.stderr

@@ -1,0 +1,361 @@
+"""The history chain: digests, the state events imply, re-reads that vouch for what they read, and the
+raw-SQL bypasses the database refuses."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from sqlalchemy import select
+
+from claimsdb import db, history, provenance, queries, store
+from claimsdb.models import Claim, Event
+from tests.conftest import file_digest
+
+
+def do(engine, fn, *args, **kwargs):
+    with db.session_scope(engine) as session:
+        return fn(session, *args, **kwargs)
+
+
+def view(engine, key):
+    with db.session_scope(engine) as session:
+        return queries.claim_views(session, [queries.get_claim(session, key)], events=None)[0]
+
+
+def chain(engine):
+    with db.session_scope(engine) as session:
+        return [(e.prev_sha256, e.sha256) for e in session.scalars(select(Event).order_by(Event.id))]
+
+
+EVENT = {"at": "2026-11-30T10:00:00+00:00", "kind": "reread", "actor": "ada", "tag_before": "agent-reported",
+         "tag_after": "spot-checked", "status_after": None, "origin": "widget-report", "detail": '{"quote": "x"}',
+         "content_sha256": "c" * 64, "prev_sha256": "p" * 64}
+
+
+@pytest.mark.parametrize("field", history.EVENT_FIELDS)
+def test_the_event_digest_covers_every_field(field):
+    changed = {**EVENT, field: "something else"}
+    assert history.event_digest("k", changed) != history.event_digest("k", EVENT)
+    assert history.event_digest("other.key", EVENT) != history.event_digest("k", EVENT)
+
+
+def test_the_content_digest_is_what_a_reader_reads():
+    base = history.content_digest("Widget-7", "It used 3,072 H100.", [("3,072 H100", None)], [("rep", "§3", "q")])
+    assert base == history.content_digest("Widget-7", "It used 3,072 H100.", [("3,072 H100", None)], [("rep", "§3", "q")])
+    for changed in (
+        history.content_digest("Widget-8", "It used 3,072 H100.", [("3,072 H100", None)], [("rep", "§3", "q")]),
+        history.content_digest("Widget-7", "It used 9,999 H100.", [("3,072 H100", None)], [("rep", "§3", "q")]),
+        history.content_digest("Widget-7", "It used 3,072 H100.", [("9,999 H100", None)], [("rep", "§3", "q")]),
+        history.content_digest("Widget-7", "It used 3,072 H100.", [("3,072 H100", "gpus")], [("rep", "§3", "q")]),
+        history.content_digest("Widget-7", "It used 3,072 H100.", [("3,072 H100", None)], [("rep", "§4", "q")]),
+        history.content_digest("Widget-7", "It used 3,072 H100.", [("3,072 H100", None)], []),
+    ):
+        assert changed != base
+
+
+def test_every_event_extends_the_chain_in_order(engine):
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="the March note")
+    do(engine, provenance.withdraw, "widget.pretrain", actor="cy", reason="dropped")
+    links = chain(engine)
+    assert len(links) == 6 and links[0][0] is None
+    assert all(prev == before[1] for (prev, _), before in zip(links[1:], links)), links
+    assert len({sha for _, sha in links}) == 6
+
+
+def test_a_reread_links_its_page_and_vouches_for_what_it_read(engine):
+    result = do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report",
+                locator="Table 2", quote="40–60K sandboxes")
+    assert result["linked"] is True
+    v = view(engine, "gadget.fleet")
+    assert [(s["key"], s["locator"], s["quote"], s["added_by"]) for s in v["sources"]] == [
+        ("lab-notes", None, None, None), ("widget-report", "Table 2", "40–60K sandboxes", "ada")]
+    assert not v["reread_outdated"] and not v["integrity"]
+    assert v["tag_reason"].startswith("re-read by ada on ") and "widget-report, Table 2: “40–60K sandboxes”" in v["tag_reason"]
+    with db.session_scope(engine) as session:
+        listed = {s["key"]: s["claims"] for s in queries.list_sources(session)}
+    assert listed["widget-report"] == 2  # widget.pretrain cites it in the data, gadget.fleet by the re-read
+
+
+def test_a_second_reread_of_a_page_already_cited_adds_no_evidence(engine):
+    do(engine, provenance.reread, "widget.pretrain", actor="ada")  # the data file cites widget-report already
+    assert [s["key"] for s in view(engine, "widget.pretrain")["sources"]] == ["widget-report"]
+
+
+def test_an_import_that_changes_reread_content_voids_the_reread_but_keeps_it(engine, write_json, sample):
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    sample["claims"][2]["figures"] = ["40–90K sandboxes"]
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    assert [(c.field, c.kept, c.offered, c.applied) for c in plan.conflicts if c.applied] == [
+        ("figures", ["40–60K sandboxes"], ["40–90K sandboxes"], True)]
+    v = view(engine, "gadget.fleet")
+    assert v["tag"] == "spot-checked" and v["reread_outdated"]
+    assert v["outdated_reason"].startswith("changed since the re-read by ada")
+    assert [e["kind"] for e in v["events"]] == ["imported", "reread", "updated"]
+    assert [s["key"] for s in v["sources"]] == ["lab-notes", "widget-report"]  # the person's evidence survives
+    with db.session_scope(engine) as session:
+        assert [c["key"] for c in queries.list_claims(session, queries.ClaimFilter(), stale=True)] == ["gadget.fleet"]
+    do(engine, provenance.reread, "gadget.fleet", actor="bo")
+    assert not view(engine, "gadget.fleet")["reread_outdated"]
+
+
+def test_a_data_file_that_declares_a_verified_tag_vouches_for_its_own_changes(engine, write_json, sample):
+    sample["claims"][0]["statement"] = "Widget-7 trained on 3,072 H100 GPUs."
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    assert plan.conflicts == []
+    assert not view(engine, "widget.pretrain")["reread_outdated"]
+
+
+def test_derive_replays_tag_status_and_vouching():
+    trust = {"spot-checked": "verified", "agent-reported": "unverified", "prior-note": "secondary"}
+
+    def e(kind, tag=None, status=None, content=None):
+        return {"kind": kind, "tag_after": tag, "status_after": status, "content_sha256": content}
+
+    state = history.derive([e("imported", "agent-reported", "active", "a"), e("reread", "spot-checked", None, "b")], trust)
+    assert (state.tag, state.status, state.content_sha256, state.vouched_sha256) == ("spot-checked", "active", "b", "b")
+    state = history.derive([e("imported", "agent-reported", "active", "a"), e("reread", "spot-checked", None, "b"),
+                            e("updated", content="c")], trust)
+    assert state.vouched_sha256 == "b" and not state.vouches_for("c")
+    state = history.derive([e("imported", "spot-checked", "active", "a"), e("updated", content="c")], trust)
+    assert state.vouches_for("c")
+    state = history.derive([e("imported", "spot-checked", "active", "a"), e("retagged", "prior-note"),
+                            e("status", status="withdrawn")], trust)
+    assert (state.tag, state.status, state.vouched_sha256) == ("prior-note", "withdrawn", None)
+
+
+# --- raw SQL on a plain connection (as the sqlite3 shell opens it: no pragmas of ours) -------------
+
+REFUSED = {
+    "UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'": "tag changes only with the event",
+    "UPDATE claim SET status = 'withdrawn' WHERE key = 'gadget.fleet'": "status changes only with the event",
+    "UPDATE claim SET key = 'other' WHERE key = 'gadget.fleet'": "key never changes",
+    "DELETE FROM claim WHERE key = 'gadget.fleet'": "never deleted",
+    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+    "WHERE key = 'gadget.fleet'": "never replaced",
+    "INSERT OR REPLACE INTO event (id, claim_id, at, kind, actor, tag_after, sha256) "
+    "SELECT id, claim_id, at, kind, 'mallory', 'spot-checked', sha256 FROM event WHERE id = 3": "append-only",
+    "REPLACE INTO event SELECT * FROM event WHERE id = 3": "append-only",
+    "INSERT INTO event (claim_id, at, kind, actor, tag_after, sha256) "
+    "VALUES (3, '2026-12-01', 'reread', 'mallory', 'spot-checked', 'x')": "extend the history chain",
+    "INSERT INTO event (claim_id, at, kind, actor, tag_after) "
+    "VALUES (3, '2026-12-01', 'reread', 'mallory', 'spot-checked')": "needs its sha256",
+    "UPDATE event SET tag_after = 'spot-checked'": "append-only",
+    "DELETE FROM event WHERE id = 3": "append-only",
+    "UPDATE tag SET trust = 'verified' WHERE name = 'agent-reported'": "trust level never change",
+    "DELETE FROM tag WHERE name = 'prior-note'": "never deleted",
+    "INSERT OR REPLACE INTO tag (name, trust, description) VALUES ('agent-reported', 'verified', '')": "never replaced",
+}
+
+
+@pytest.mark.parametrize("sql", sorted(REFUSED))
+def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db_path, sql):
+    engine.dispose()
+    before = file_digest(db_path)
+    con = sqlite3.connect(db_path)
+    with pytest.raises(sqlite3.IntegrityError, match=REFUSED[sql]):
+        con.execute(sql)
+    con.rollback()
+    con.close()
+    assert file_digest(db_path) == before
+
+
+@pytest.mark.parametrize("table", ["snapshot", "verification"])
+def test_snapshots_and_verifications_are_never_replaced(engine, db_path, table):
+    con = sqlite3.connect(db_path)
+    con.execute("INSERT INTO snapshot (source_id, fetched_at, outcome) VALUES (1, '2026-11-30', 'unreachable')")
+    con.execute("INSERT INTO verification (claim_id, source_id, at, outcome) VALUES (1, 2, '2026-11-30', 'not-found')")
+    con.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        con.execute(f"INSERT OR REPLACE INTO {table} SELECT * FROM {table} WHERE id = 1")
+    assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (1,)
+
+
+# --- tampering with the triggers dropped: found on read and by `claims db check` -----------------
+
+
+def tamper(db_path, *statements):
+    con = sqlite3.connect(db_path)
+    for trigger in [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")]:
+        con.execute(f"DROP TRIGGER {trigger}")
+    for sql in statements:
+        con.execute(sql)
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("sql, problem", [
+    ("UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'"),
+    ("UPDATE figure SET raw = '99K sandboxes' WHERE raw = '40–60K sandboxes'", "differ from what its history recorded"),
+    ("UPDATE claim SET statement = 'Gadget runs 99K sandboxes.' WHERE key = 'gadget.fleet'", "differ from what its history recorded"),
+    ("UPDATE event SET actor = 'mallory' WHERE claim_id = 3", "does not match its hash"),
+])
+def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify(loaded, claims, db_path, tmp_path, sql, problem):
+    tamper(db_path, sql)
+    shown = claims("show", "gadget.fleet")
+    assert shown.exit_code == 0 and "TAMPERED: " in shown.stdout and problem in shown.stdout
+    manuscript = tmp_path / "paper.md"
+    manuscript.write_text("Gadget runs 40–60K sandboxes.\n", encoding="utf-8")
+    for args in (["export", "--draft"], ["export", "--skip-unsafe"], ["lint", str(manuscript)],
+                 ["verify", "gadget.fleet", "--offline"]):
+        result = claims(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith("error: claim gadget.fleet disagrees with its history: ") and problem in result.stderr
+        assert "claims db check" in result.stderr
+    check = claims("db", "check", "--format", "json")
+    assert check.exit_code == 1
+    report = {c["name"]: c for c in json.loads(check.stdout)["checks"]}
+    assert not report["triggers"]["ok"] and not report["claims agree with their history"]["ok"]
+    assert "gadget.fleet" in report["claims agree with their history"]["detail"]
+
+
+def test_db_check_names_an_edited_event_and_a_removed_one(loaded, claims, db_path):
+    assert claims("db", "check").exit_code == 0
+    tamper(db_path, "UPDATE event SET detail = '{\"record\": \"forged\"}' WHERE id = 2")
+    result = claims("db", "check")
+    assert result.exit_code == 1
+    assert "history chain: event 2 (imported of widget.context by import" in result.stderr
+    assert "does not match its hash" in result.stderr
+    tamper(db_path, "DELETE FROM event WHERE id = 2")
+    result = claims("db", "check")
+    assert result.exit_code == 1 and "event 3 " in result.stderr and "does not follow event 1" in result.stderr
+
+
+def test_a_withdrawal_undone_behind_the_triggers_is_refused(loaded, claims, db_path):
+    assert claims("withdraw", "gadget.fleet", "--reason", "wrong system", "--by", "bo").exit_code == 0
+    assert claims("export", "--skip-unsafe").exit_code == 0
+    tamper(db_path, "UPDATE claim SET status = 'active' WHERE key = 'gadget.fleet'")
+    result = claims("export", "--draft")
+    assert result.exit_code == 2 and "its status is 'active' but its history says 'withdrawn'" in result.stderr
+
+
+def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
+    result = claims("db", "check", "--format", "json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["ok"] and [c["name"] for c in report["checks"]] == [
+        "schema revision", "triggers", "history chain", "claims agree with their history"]
+
+
+def test_the_export_manifest_names_the_head_of_the_history(engine):
+    from claimsdb import export
+    from claimsdb.policy import Policy
+
+    def head():
+        with db.session_scope(engine) as session:
+            return export.prepare(session, queries.ClaimFilter(), policy=Policy(), mode="draft").manifest["history_head"]
+
+    first = head()
+    assert first == chain(engine)[-1][1]
+    do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="r")
+    assert head() == chain(engine)[-1][1] != first
+
+
+# --- the migration from 0004: the chain is built for the events already there ---------------------
+
+
+def test_upgrade_from_0004_builds_the_chain_and_links_earlier_rereads(db_path, claims):
+    url = db.resolve_url(str(db_path))
+    db.upgrade(url, "0004")
+    con = sqlite3.connect(db_path)
+    con.executescript("""
+        INSERT INTO source (id, key, title, kind, url) VALUES (1, 'notes', 'Notes', 'note', NULL),
+          (2, 'report', 'Report', 'report', 'https://example.org/r');
+        INSERT INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) VALUES
+          (1, 'a.read', 'A', 'A used 8 GPUs.', 'spot-checked', 'b', 'active', 't', 't'),
+          (2, 'b.changed', 'B', 'B used 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't'),
+          (3, 'c.gone', 'C', 'C used 7 GPUs.', 'agent-reported', 'b', 'withdrawn', 't', 't');
+        INSERT INTO evidence (claim_id, source_id, position) VALUES (1, 1, 0), (2, 1, 0), (3, 1, 0);
+        INSERT INTO figure (claim_id, position, raw, kind, comparator, value, counted) VALUES
+          (1, 0, '8 GPUs', 'value', '=', 8, 'GPUs'), (2, 0, '9 GPUs', 'value', '=', 9, 'GPUs'),
+          (3, 0, '7 GPUs', 'value', '=', 7, 'GPUs');
+        INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, origin, detail) VALUES
+          (1, '2026-11-01T00:00:00+00:00', 'imported', 'import', NULL, 'agent-reported', 'd.json', '{"record": "a"}'),
+          (2, '2026-11-01T00:00:00+00:00', 'imported', 'import', NULL, 'agent-reported', 'd.json', '{"record": "b"}'),
+          (3, '2026-11-01T00:00:00+00:00', 'imported', 'import', NULL, 'agent-reported', 'd.json', '{"record": "c"}'),
+          (1, '2026-11-02T00:00:00+00:00', 'reread', 'ada', 'agent-reported', 'spot-checked', 'report',
+           '{"source": "report", "locator": "p. 3", "quote": "8 GPUs"}'),
+          (2, '2026-11-02T00:00:00+00:00', 'reread', 'ada', 'agent-reported', 'spot-checked', 'report', '{"source": "report"}'),
+          (2, '2026-11-03T00:00:00+00:00', 'updated', 'import', NULL, NULL, 'd.json',
+           '{"record": "b", "changes": {"figures": [["8 GPUs"], ["9 GPUs"]]}}'),
+          (3, '2026-11-04T00:00:00+00:00', 'status', 'bo', NULL, NULL, NULL, '{"status": ["active", "withdrawn"], "reason": "no"}');
+    """)
+    con.commit()
+    db.upgrade(url)
+    assert claims("db", "check").exit_code == 0
+    a = json.loads(claims("show", "a.read", "--format", "json").stdout)
+    assert [(s["key"], s["locator"], s["added_by"]) for s in a["sources"]] == [("notes", None, None), ("report", "p. 3", "ada")]
+    assert a["tag"] == "spot-checked" and not a["reread_outdated"]
+    b = json.loads(claims("show", "b.changed", "--format", "json").stdout)
+    assert b["reread_outdated"]  # the figure changed after the re-read: fail closed
+    exported = claims("export", "--skip-unsafe", "--format", "json")
+    assert [r["key"] for r in json.loads(exported.stdout)["rows"]] == ["a.read"]
+
+
+def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json, sample):
+    do(engine, provenance.supersede, "widget.context", by="widget.pretrain", actor="bo")
+    sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    (conflict,) = [c for c in plan.conflicts if c.field == "replaces"]
+    assert (conflict.key, conflict.kept, conflict.applied) == ("widget.pretrain", "widget.context", True)
+    assert "bo superseded widget.context by widget.pretrain" in conflict.why
+    assert view(engine, "widget.context")["status"] == "superseded"  # the person's status stays
+
+
+@pytest.mark.parametrize("sql, problem", [
+    ("INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+     "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't')", "has no history"),
+    # an event that names the right predecessor passes the trigger, but its own hash is not its content's
+    ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
+     "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "
+     "(SELECT sha256 FROM event ORDER BY id DESC LIMIT 1), 'feed'; "
+     "UPDATE claim SET tag = 'spot-checked' WHERE id = 3", "does not match its hash"),
+])
+def test_rows_written_past_the_tool_with_the_triggers_in_place_are_refused(loaded, claims, db_path, sql, problem):
+    con = sqlite3.connect(db_path)
+    con.executescript(sql)
+    con.commit()
+    result = claims("export", "--skip-unsafe")
+    assert result.exit_code == 2 and problem in result.stderr
+
+
+# --- the same guards on a real PostgreSQL server (skipped without one; .ci/run starts one) ---------
+
+PG_REFUSED = {
+    "UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'": "tag changes only with the event",
+    "UPDATE claim SET status = 'withdrawn' WHERE key = 'gadget.fleet'": "status changes only with the event",
+    "UPDATE claim SET key = 'other' WHERE key = 'gadget.fleet'": "key never changes",
+    "DELETE FROM claim WHERE key = 'gadget.fleet'": "never deleted",
+    "UPDATE event SET tag_after = 'spot-checked'": "append-only",
+    "DELETE FROM event": "append-only",
+    "INSERT INTO event (claim_id, at, kind, actor, tag_after, sha256) "
+    "VALUES (3, '2026-12-01', 'reread', 'mallory', 'spot-checked', 'x')": "extend the history chain",
+    "UPDATE tag SET trust = 'verified' WHERE name = 'agent-reported'": "trust level never change",
+    "DELETE FROM tag WHERE name = 'prior-note'": "never deleted",
+}
+
+
+def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample):
+    from sqlalchemy import create_engine, text
+
+    assert claims("import", write_json(sample), db=pg_url).exit_code == 0
+    engine = create_engine(pg_url)
+    for sql, message in PG_REFUSED.items():
+        with engine.connect() as conn, pytest.raises(Exception, match=message):
+            conn.execute(text(sql))
+    # the owner can switch the triggers off; then the read path and `db check` still find the edit
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE claim DISABLE TRIGGER ALL"))
+        conn.execute(text("UPDATE claim SET tag = 'spot-checked' WHERE key = 'gadget.fleet'"))
+    engine.dispose()
+    result = claims("export", "--skip-unsafe", db=pg_url)
+    assert result.exit_code == 2 and "claim gadget.fleet disagrees with its history" in result.stderr
+    check = claims("db", "check", db=pg_url)
+    assert check.exit_code == 1 and "gadget.fleet" in check.stderr
+    assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing
