@@ -87,7 +87,8 @@ class _Server(ThreadingHTTPServer):
 
 
 class LocalHTTPServer:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host  # any loopback address (127.0.0.2 stands in for a public host in policy tests)
         self._routes: dict[str, Route] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -102,7 +103,7 @@ class LocalHTTPServer:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> LocalHTTPServer:
-        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd = _Server((self.host, 0), _Handler)
         httpd.owner = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -133,7 +134,7 @@ class LocalHTTPServer:
         return self._httpd.server_address[1]
 
     def url(self, path: str = "/") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"http://{self.host}:{self.port}{path}"
 
     # ------------------------------------------------------------------ routes
 

@@ -58,10 +58,21 @@ def test_open_engine_creates_and_migrates_on_first_use(tmp_path):
 def test_open_engine_refuses_a_database_at_another_revision(db_path):
     db.upgrade(db.resolve_url(str(db_path)))
     con = sqlite3.connect(db_path)
-    con.execute("UPDATE alembic_version SET version_num = '0000'")
+    con.execute("UPDATE alembic_version SET version_num = '0001'")
     con.commit()
     with pytest.raises(DatabaseProblem, match="claims db upgrade"):
         db.open_engine(str(db_path))
+
+
+@pytest.mark.parametrize("call", [db.open_engine, lambda path: db.upgrade(db.resolve_url(path))])
+def test_a_database_at_a_revision_this_version_does_not_know_is_refused(db_path, call):
+    db.upgrade(db.resolve_url(str(db_path)))
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE alembic_version SET version_num = '0099_future'")
+    con.commit()
+    with pytest.raises(DatabaseProblem, match=r"written by a newer claimsdb \(revision 0099_future\)"):
+        call(str(db_path))
+    assert con.execute("SELECT version_num FROM alembic_version").fetchall() == [("0099_future",)]
 
 
 def test_resolve_url_prefers_argument_then_environment_then_default(monkeypatch, tmp_path):

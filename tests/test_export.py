@@ -15,9 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimsdb import db, export, provenance, store
+from claimsdb.errors import ExportConflict, UnsafeIdentifier
 from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
+from tests.latex import needs_tex
 
 
 
@@ -160,10 +162,13 @@ def build_database(template: Path, workdir: Path, claims: list[dict]) -> tuple[P
             "evidence": [{"source": "src", "locator": None, "quote": None}],
         }
         if c["status"] == "superseded":
-            record["superseded_by"] = "c0"
+            record["superseded_by"] = "replacement"
         records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
+    replacement = {"key": "replacement", "subject": "Other", "statement": "A claim that replaces others.",
+                   "tag": "spot-checked", "basis": "generated", "status": "withdrawn",
+                   "evidence": [{"source": "src"}]}
     doc = {"sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
-           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records]}
+           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement]}
     data = workdir / "data.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
     engine = db.open_engine(str(path))
@@ -268,6 +273,24 @@ def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
         render(prepare(engine, mode="guarded"), "markdown")
 
 
+@pytest.mark.parametrize(
+    "fmt, names, message",
+    [
+        ("macros", [None, "}{x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y"], "cannot be written into LaTeX"),
+        ("macros", [None, "1"], "would both be exported as '1'"),
+        ("macros", ["gpus", "gpus"], "would both be exported as 'gpus'"),
+        ("quarto", [None, "fig"], "would both be exported as 'fig'"),
+        ("quarto", [None, "fig1"], "would both be exported as 'fig1'"),
+    ],
+)
+def test_figure_names_that_cannot_be_written_stop_the_export(engine, fmt, names, message):
+    result = prepare(engine, mode="guarded" if fmt == "macros" else "draft")
+    (row,) = [r for r in result.rows if r.key == "widget.pretrain"]
+    row.figure_names = names  # as a row written past the importer's check would read
+    with pytest.raises((UnsafeIdentifier, ExportConflict), match=re.escape(message)):
+        render(result, fmt)
+
+
 def test_quarto_variables_only_carry_unsafe_figures_in_drafts(engine):
     final = render(prepare(engine, mode="skip-unsafe"), "quarto")
     assert '"widget":\n  "pretrain":\n    "fig": "3,072 H100"' in final
@@ -285,7 +308,7 @@ Widget-7 trained on {use}.
 """
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine (pdflatex) installed on this machine")
+@needs_tex
 @pytest.mark.parametrize(
     "use, draft, compiles, message",
     [

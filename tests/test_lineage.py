@@ -116,8 +116,7 @@ def test_export_as_prov_marks_each_claim_and_carries_the_manifest(loaded, claims
 def test_a_verification_uses_the_snapshot_of_the_page(loaded, claims, tmp_path, monkeypatch):
     from tests.httpserver import LocalHTTPServer
 
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.setenv(name, "127.0.0.1,localhost")
+    monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")  # the test server is on 127.0.0.1
     with LocalHTTPServer() as server:
         url = server.add("/w.html", "<p>Widget-7 was trained on 3,072 H100 GPUs for 21.5T tokens.</p>".encode())
         (tmp_path / "d.json").write_text(json.dumps({"sources": [

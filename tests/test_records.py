@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+import json
+import time
+
+from claimsdb import records
 from claimsdb.errors import InvalidRecord
 from claimsdb.records import load
+from tests.conftest import REPO
 
 
 def test_json_file_loads_with_parsed_figures(write_json, sample):
@@ -89,7 +94,28 @@ def test_csv_rows_become_claims_with_one_evidence(tmp_path):
 
 def test_csv_bad_row_names_its_line(tmp_path):
     path = tmp_path / "flat.csv"
-    path.write_text("key,subject,statement,tag,basis\n,Thing,Says,prior-note,why\n", encoding="utf-8")
+    path.write_text("key,subject,statement,tag,basis,source\n,Thing,Says,prior-note,why,lab-notes\n", encoding="utf-8")
     with pytest.raises(InvalidRecord) as info:
         load(path)
     assert (info.value.record, info.value.field) == ("row 2", "key")
+
+
+def test_the_schema_states_the_importers_limits():
+    schema = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
+    defs, claim = schema["$defs"], schema["$defs"]["claim"]["properties"]
+    assert defs["key"]["maxLength"] == defs["citeKey"]["maxLength"] == records.MAX_KEY
+    assert defs["oneLine"]["maxLength"] == records.MAX_LINE
+    assert defs["text"]["maxLength"] == defs["tag"]["properties"]["description"]["maxLength"] == records.MAX_TEXT
+    assert defs["short"]["maxLength"] == defs["figureName"]["maxLength"] == records.MAX_FIGURE
+    steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
+    assert claim["figures"]["maxItems"] == claim["evidence"]["maxItems"] == steps["maxItems"] == records.MAX_ITEMS
+    assert str(records.MAX_DEPTH) in schema["description"]
+
+
+def test_nesting_is_counted_in_linear_time_even_in_hostile_text(tmp_path):
+    path = tmp_path / "quotes.json"
+    path.write_text('"a\\' * 20_000, encoding="utf-8")  # every quote escaped: one string that never ends
+    start = time.perf_counter()
+    with pytest.raises(InvalidRecord, match="not valid JSON"):
+        load(path)
+    assert time.perf_counter() - start < 1

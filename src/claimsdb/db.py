@@ -147,14 +147,35 @@ def migrations_dir() -> Path:
     return packaged if packaged.is_dir() else here.parent.parent / "migrations"
 
 
-def upgrade(url: str, revision: str = "head") -> None:
-    """Apply Alembic migrations up to `revision`. The only place that imports Alembic."""
-    from alembic import command
+def _alembic_config(url: str):
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     config.attributes["claimsdb_url"] = url
+    return config
+
+
+def _refuse_unknown(revision: str | None, config) -> None:
+    """A revision no migration here knows was written by a newer claimsdb: refuse it, never guess."""
+    from alembic.script import ScriptDirectory
+
+    if revision is None:
+        return
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    if revision not in known:
+        raise DatabaseProblem(
+            f"this database was written by a newer claimsdb (revision {revision}); this claimsdb knows "
+            f"revisions up to {HEAD_REVISION}: install the newer claimsdb to use it"
+        )
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply Alembic migrations up to `revision`. The only place that imports Alembic."""
+    from alembic import command
+
+    config = _alembic_config(url)
+    _refuse_unknown(current_revision(make_engine(url)), config)
     command.upgrade(config, revision)
 
 
@@ -169,6 +190,7 @@ def open_engine(db: str | None = None) -> Engine:
     if revision is None:
         upgrade(url)
     elif revision != HEAD_REVISION:
+        _refuse_unknown(revision, _alembic_config(url))  # only on this error path: reads stay light
         raise DatabaseProblem(
             f"the database is at schema revision {revision}, this claims needs {HEAD_REVISION}: "
             "run `claims db upgrade`"

@@ -71,3 +71,22 @@ class NotFound(ClaimsError):
     """A lookup found nothing: not an error of input, so exit 1."""
 
     exit_code = ExitCode.FINDINGS
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A value as an error message shows it: quoted, escaped, and cut short if long."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class UnsafeIdentifier(ClaimsError):
+    """A name that an output language needs verbatim (a cite key, a figure name in a macro) is not safe in it."""
+
+    def __init__(self, what: str, value: object, language: str, allowed: str):
+        self.what, self.value = what, value
+        super().__init__(f"{what} {shown(value)} cannot be written into {language}: use only {allowed}; "
+                         "nothing was written")
+
+
+class ExportConflict(ClaimsError):
+    """Two figures would be exported under one name."""

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from claimsdb import history, sources
 from claimsdb.errors import BadQuery
+from claimsdb.escaping import FORBIDDEN_CHARS
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.queries import claim_views, get_claim
 
@@ -26,6 +27,17 @@ TRUST_RANK = {"unverified": 0, "secondary": 1, "verified": 2}
 def _required(value: str | None, what: str) -> str:
     if value is None or not value.strip():
         raise BadQuery(f"{what} must not be empty")
+    return _clean(value, what)
+
+
+def _clean(value: str | None, what: str) -> str | None:
+    """A person's text as it goes into the history: no control or bidirectional-override characters
+    (they would rewrite a terminal's or a page's display of the history)."""
+    if value is None:
+        return None
+    bad = FORBIDDEN_CHARS.search(value)
+    if bad:
+        raise BadQuery(f"{what} holds {bad.group()!r}, a control or bidirectional-override character")
     return value.strip()
 
 
@@ -85,8 +97,9 @@ def reread(
     view = _intact(session, claim)
     actor = _required(actor, "the reader's name")
     src, registered = reread_source(session, claim, source)
-    locator = locator.strip() or None if locator else None
-    quote = quote.strip() or None if quote else None
+    locator = _clean(locator, "--locator") or None
+    quote = _clean(quote, "--quote") or None
+    note = _clean(note, "--note") or None
     evidence = [(s["key"], s["locator"], s["quote"]) for s in view["sources"]]
     cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
         locator is None and quote is None and any(k == src.key for k, _l, _q in evidence))

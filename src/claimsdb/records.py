@@ -1,13 +1,16 @@
 """Reading data files (JSON in the claimsdb/1 format, or flat CSV) into validated records.
 
 Nothing here touches the database: checks that need it (known tags, known sources) are in store.py.
-Every problem is an InvalidRecord naming the file, the record and the field.
+Every problem is an InvalidRecord naming the file, the record and the field. The rules and limits
+here are the JSON Schema's (data/schema/claims.schema.json); tests hold the two to the same cases.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime
+import io
 import json
 import math
 import re
@@ -16,12 +19,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimsdb.errors import InvalidRecord
+from claimsdb.errors import InvalidRecord, shown
+from claimsdb.escaping import (
+    CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME,
+)
 from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS
 from claimsdb.figures import FigureError, Quantity, parse
 
-KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+# Limits: far above what a note needs, low enough that every output command stays quick on the longest.
+MAX_KEY = 200  # claim, source and tag keys, citation keys
+MAX_LINE = 2_000  # one-line text: subject, stage, basis, section, title, publisher, locator, URL, path
+MAX_TEXT = 20_000  # statements, quotes, tag descriptions, status reasons
+MAX_FIGURE = 200  # a figure as written, its name, unit and counted thing
+MAX_ITEMS = 100  # figures and evidence per claim, steps per figure
+MAX_DEPTH = 16  # nesting of JSON objects and arrays (the format itself needs 6)
+MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
+
+DATE_PATTERN = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+URL_PATTERN = re.compile(r"https?://[^\s/?#]+\S*")
 CSV_COLUMNS = (
     "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
     "figures", "source", "locator", "quote",
@@ -29,6 +44,22 @@ CSV_COLUMNS = (
 CSV_FIGURE_SEPARATOR = " | "
 NUMERIC_OVERRIDES = ("value", "low", "high", "start", "end", "active")
 TEXT_OVERRIDES = ("unit", "counted")
+# A figure in these units (or none) may be a signed change; any other unit, or a counted thing, is an amount.
+SIGNED_UNITS = (None, "%", "x")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How long a text field may be, and whether it must stay on one line."""
+
+    max_length: int
+    one_line: bool = True
+
+
+KEY = Rule(MAX_KEY)
+LINE = Rule(MAX_LINE)
+TEXT = Rule(MAX_TEXT, one_line=False)
+SHORT = Rule(MAX_FIGURE)
 
 
 @dataclass(frozen=True)
@@ -119,14 +150,14 @@ def load(path: str | Path) -> DataFile:
     name = str(path)
     if name == STDIN:
         try:
-            return _load_lines(STDIN_NAME, sys.stdin.read())
+            return _load_lines(STDIN_NAME, sys.stdin.read().removeprefix("\ufeff"))
         except UnicodeDecodeError as exc:
             raise InvalidRecord(STDIN_NAME, None, None, f"cannot read: {exc}") from None
     p = Path(path)
     if not p.is_file():
         raise InvalidRecord(name, None, None, "no such file")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the data
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidRecord(name, None, None, f"cannot read: {exc}") from None
     suffix = p.suffix.lower()
@@ -143,10 +174,17 @@ def load(path: str | Path) -> DataFile:
 
 
 def _parse(text: str, name: str, label: str | None) -> Any:
+    """One JSON document (a file, or a line of JSON Lines): nesting counted first, so never a
+    RecursionError; a field given twice in one object is remembered (see _no_unknown)."""
+    if _depth(text) > MAX_DEPTH:
+        raise InvalidRecord(name, label, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (json.JSONDecodeError, ValueError) as exc:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_JSONObject.of)
+    except json.JSONDecodeError as exc:
         raise InvalidRecord(name, label, None, f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # a constant JSON does not allow, or an integer too long to read
+        reason = "a number has more digits than can be read" if "digits" in str(exc) else str(exc)
+        raise InvalidRecord(name, label, None, f"not valid JSON: {reason}") from None
 
 
 def _load_json(name: str, text: str) -> DataFile:
@@ -165,7 +203,7 @@ def _load_lines(name: str, text: str) -> DataFile:
     """JSON Lines: one JSON object per line, each a claim (the fields of a data file's claim), or
     {"source": {...}} or {"tag": {...}} for a source or a tag. Blank lines are skipped."""
     tags, sources, claims, quantities = [], [], [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2028 is text in JSON
         if not line.strip():
             continue
         label = f"line {number}"
@@ -179,9 +217,45 @@ def _load_lines(name: str, text: str) -> DataFile:
         elif set(doc) == {"quantity"} and isinstance(doc["quantity"], dict):
             quantities.append(_quantity(name, number, doc["quantity"], label))
         else:
-            key = doc.get("key")
-            claims.append(_claim(name, number, doc, f"{key!r} ({label})" if isinstance(key, str) and key else label))
+            named = _named(doc)
+            claims.append(_claim(name, number, doc, f"{named} ({label})" if named else label))
     return DataFile(name, tuple(tags), tuple(sources), tuple(claims), tuple(quantities))
+
+
+# A string, or an unterminated one to the end: the closing quote is optional so that a match never
+# fails and is retried from the next quote (which would make a hostile file take quadratic time).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _depth(text: str) -> int:
+    """How deep objects and arrays nest, counted without parsing (so without recursion)."""
+    depth = deepest = 0
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        else:
+            depth -= 1
+    return deepest
+
+
+class _JSONObject(dict):
+    """A JSON object that remembers a name given twice (json keeps the last silently)."""
+
+    duplicate: str | None = None
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> _JSONObject:
+        obj = cls()
+        for k, v in pairs:
+            if k in obj and obj.duplicate is None:
+                obj.duplicate = k
+            obj[k] = v
+        return obj
 
 
 def _reject_constant(token: str):
@@ -195,47 +269,64 @@ def _list(doc: dict, field: str, name: str) -> list:
     return value
 
 
-def _no_unknown(record: dict, allowed: set[str], name: str, label: str | None) -> None:
+def _no_unknown(record: dict, allowed: set[str], name: str, label: str | None, at: str = "") -> None:
     unknown = sorted(set(record) - allowed)
     if unknown:
-        raise InvalidRecord(name, label, unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        raise InvalidRecord(name, label, at + unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    duplicate = getattr(record, "duplicate", None)
+    if duplicate is not None:
+        raise InvalidRecord(name, label, at + duplicate, "given twice in one object")
+
+
+def _named(record: Any) -> str | None:
+    """How an error names a record by its key, or None when the key cannot name it (missing, too long)."""
+    key = record.get("key") or record.get("name") if isinstance(record, dict) else None
+    if isinstance(key, str) and key and len(key) <= MAX_KEY and not FORBIDDEN_CHARS.search(key):
+        return repr(key)
+    return None
 
 
 def _label(kind: str, index: int, record: Any) -> str:
-    key = record.get("key") or record.get("name") if isinstance(record, dict) else None
-    return f"{key!r}" if isinstance(key, str) and key else f"{kind}[{index}]"
+    return _named(record) or f"{kind}[{index}]"
 
 
-def _text(record: dict, field: str, name: str, label: str, *, required: bool = False) -> str | None:
+def _text(record: dict, field: str, name: str, label: str, *, required: bool = False, rule: Rule = LINE,
+          at: str | None = None) -> str | None:
+    at = at or field
     value = record.get(field)
     if value is None:
         if required:
-            raise InvalidRecord(name, label, field, "is required")
+            raise InvalidRecord(name, label, at, "is required")
         return None
     if not isinstance(value, str):
-        raise InvalidRecord(name, label, field, f"must be text, not {type(value).__name__}")
+        raise InvalidRecord(name, label, at, f"must be text, not {type(value).__name__}")
     value = value.strip()
     if not value:
         if required:
-            raise InvalidRecord(name, label, field, "must not be empty")
+            raise InvalidRecord(name, label, at, "must not be empty")
         return None
-    if "\n" in value and field in ("key", "tag", "basis", "subject", "stage", "title"):
-        raise InvalidRecord(name, label, field, "must be one line")
+    if len(value) > rule.max_length:
+        raise InvalidRecord(name, label, at, f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}")
+    bad = FORBIDDEN_CHARS.search(value)
+    if bad:
+        raise InvalidRecord(name, label, at, f"holds {bad.group()!r}, a control or bidirectional-override character")
+    if rule.one_line and ("\n" in value or "\r" in value):
+        raise InvalidRecord(name, label, at, "must be one line")
     return value
 
 
-def _key(record: dict, field: str, name: str, label: str) -> str:
-    key = _text(record, field, name, label, required=True)
+def _key(record: dict, field: str, name: str, label: str, *, at: str | None = None) -> str:
+    key = _text(record, field, name, label, required=True, rule=KEY, at=at)
     assert key is not None
-    if not KEY_PATTERN.match(key):
-        raise InvalidRecord(name, label, field, f"{key!r} is not a key: use lowercase letters, digits, '.', '_', '-'")
+    if not KEY_PATTERN.fullmatch(key):
+        raise InvalidRecord(name, label, at or field, f"{shown(key)} is not a key: use lowercase letters, digits, '.', '_', '-'")
     return key
 
 
 def _choice(record: dict, field: str, choices: tuple[str, ...], name: str, label: str, default: str | None = None) -> str:
     value = _text(record, field, name, label, required=default is None) or default
     if value not in choices:
-        raise InvalidRecord(name, label, field, f"{value!r} is not one of: {', '.join(choices)}")
+        raise InvalidRecord(name, label, field, f"{shown(value)} is not one of: {', '.join(choices)}")
     return value
 
 
@@ -247,7 +338,7 @@ def _tag(name: str, index: int, record: Any) -> TagRecord:
     return TagRecord(
         name=_key(record, "name", name, label),
         trust=_choice(record, "trust", TRUST_LEVELS, name, label),
-        description=_text(record, "description", name, label) or "",
+        description=_text(record, "description", name, label, rule=TEXT) or "",
     )
 
 
@@ -261,26 +352,25 @@ def _source(name: str, index: int, record: Any, label: str | None = None) -> Sou
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, None, "a source must be an object")
     _no_unknown(record, {f.name for f in dataclasses.fields(SourceRecord)}, name, label)
+    key = _key(record, "key", name, label)
     url = _text(record, "url", name, label)
-    if url is not None and not re.match(r"^https?://\S+$", url):
-        raise InvalidRecord(name, label, "url", f"{url!r} is not an http(s) URL")
-    date = _text(record, "date", name, label)
-    if date is not None and not DATE_PATTERN.match(date):
-        raise InvalidRecord(name, label, "date", f"{date!r} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
-    accessed = _text(record, "accessed", name, label)
-    if accessed is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", accessed):
-        raise InvalidRecord(name, label, "accessed", f"{accessed!r} is not a day: use YYYY-MM-DD")
+    if url is not None and not URL_PATTERN.fullmatch(url):
+        raise InvalidRecord(name, label, "url", f"{shown(url)} is not an http(s) URL")
+    cite_key = _text(record, "cite_key", name, label, rule=KEY)
+    if cite_key is not None and not CITE_KEY_PATTERN.fullmatch(cite_key):
+        raise InvalidRecord(name, label, "cite_key", f"{shown(cite_key)} is not a citation key: use letters, digits "
+                            "and _ : . + / -, starting with a letter or digit (it is written as is into LaTeX and BibTeX)")
     return SourceRecord(
-        key=_key(record, "key", name, label),
+        key=key,
         title=_text(record, "title", name, label, required=True),
         kind=_choice(record, "kind", SOURCE_KINDS, name, label),
         url=url,
         publisher=_text(record, "publisher", name, label),
-        date=date,
+        date=_date(record, name, label, "date"),
         path=_text(record, "path", name, label),
-        cite_key=_text(record, "cite_key", name, label),
+        cite_key=cite_key,
         authors=_text(record, "authors", name, label),
-        accessed=accessed,
+        accessed=_date(record, name, label, "accessed", day=True),
     )
 
 
@@ -293,8 +383,25 @@ def _quantity(name: str, index: int, record: Any, label: str | None = None) -> Q
         key=_key(record, "key", name, label),
         subject=_text(record, "subject", name, label, required=True),
         measure=_text(record, "measure", name, label, required=True),
-        description=_text(record, "description", name, label),
+        description=_text(record, "description", name, label, rule=TEXT),
     )
+
+
+def _date(record: dict, name: str, label: str, field: str, *, day: bool = False) -> str | None:
+    """A calendar date: YYYY-MM-DD, or also YYYY and YYYY-MM unless a `day` is needed."""
+    date = _text(record, field, name, label)
+    if date is None:
+        return None
+    match = DATE_PATTERN.fullmatch(date)
+    if not match or (day and match.group(3) is None):
+        use = "YYYY-MM-DD" if day else "YYYY, YYYY-MM or YYYY-MM-DD"
+        raise InvalidRecord(name, label, field, f"{shown(date)} is not a date: use {use}")
+    year, month, number = match.groups()
+    try:
+        datetime.date(int(year), int(month or 1), int(number or 1))
+    except ValueError:
+        raise InvalidRecord(name, label, field, f"{shown(date)} is not a calendar date") from None
+    return date
 
 
 CLAIM_FIELDS = {
@@ -313,50 +420,65 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, None, "a claim must be an object")
     _no_unknown(record, CLAIM_FIELDS, name, label)
-    figures = record.get("figures", [])
-    if not isinstance(figures, list):
-        raise InvalidRecord(name, label, "figures", "must be a list")
-    evidence = record.get("evidence", [])
-    if not isinstance(evidence, list):
-        raise InvalidRecord(name, label, "evidence", "must be a list")
-    superseded_by = record.get("superseded_by")
+    key = _key(record, "key", name, label)
+    figures = _items(record, "figures", name, label)
+    evidence = _items(record, "evidence", name, label)
+    if not evidence:
+        raise InvalidRecord(name, label, "evidence", "is required: at least one source that supports the claim")
+    status = _choice(record, "status", CLAIM_STATUSES, name, label, default="active")
+    superseded_by = _key(record, "superseded_by", name, label) if record.get("superseded_by") is not None else None
+    if status == "superseded" and superseded_by is None:
+        raise InvalidRecord(name, label, "superseded_by", "is required when the status is superseded: the claim that replaces it")
+    if superseded_by is not None and status != "superseded":
+        raise InvalidRecord(name, label, "superseded_by", f"is only for a superseded claim, and the status is {status}")
+    if superseded_by == key:
+        raise InvalidRecord(name, label, "superseded_by", "a claim cannot supersede itself")
+    parsed = tuple(figure(f, name=name, label=label, field=f"figures[{i}]") for i, f in enumerate(figures))
+    names = [f.name for f in parsed if f.name]
+    for i, f in enumerate(parsed):
+        if f.name and names.count(f.name) > 1:
+            raise InvalidRecord(name, label, f"figures[{i}].name", f"{f.name!r} names two figures of this claim")
     return ClaimRecord(
-        key=_key(record, "key", name, label),
+        key=key,
         subject=_text(record, "subject", name, label, required=True),
-        statement=_text(record, "statement", name, label, required=True),
+        statement=_text(record, "statement", name, label, required=True, rule=TEXT),
         tag=_key(record, "tag", name, label),
         basis=_text(record, "basis", name, label, required=True),
         stage=_text(record, "stage", name, label),
         section=_text(record, "section", name, label),
-        status=_choice(record, "status", CLAIM_STATUSES, name, label, default="active"),
-        status_reason=_text(record, "status_reason", name, label),
-        superseded_by=_key(record, "superseded_by", name, label) if superseded_by is not None else None,
+        status=status,
+        status_reason=_text(record, "status_reason", name, label, rule=TEXT),
+        superseded_by=superseded_by,
         quantity=_key(record, "quantity", name, label) if record.get("quantity") is not None else None,
         rank=_choice(record, "rank", RANKS, name, label, default="normal"),
-        rank_reason=_text(record, "rank_reason", name, label),
-        figures=tuple(figure(f, name=name, label=label, field=f"figures[{i}]") for i, f in enumerate(figures)),
+        rank_reason=_text(record, "rank_reason", name, label, rule=TEXT),
+        figures=parsed,
         evidence=tuple(_evidence(e, name, label, f"evidence[{i}]") for i, e in enumerate(evidence)),
         file=name,
         label=label,
     )
 
 
+def _items(record: dict, field: str, name: str, label: str) -> list:
+    items = record.get(field, [])
+    if not isinstance(items, list):
+        raise InvalidRecord(name, label, field, "must be a list")
+    if len(items) > MAX_ITEMS:
+        raise InvalidRecord(name, label, field, f"has {len(items):,} items; the most allowed is {MAX_ITEMS}")
+    return items
+
+
 def _evidence(record: Any, name: str, label: str, field: str) -> EvidenceRecord:
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, field, "evidence must be an object with source, locator, quote")
-    unknown = sorted(set(record) - {"source", "locator", "quote"})
-    if unknown:
-        raise InvalidRecord(name, label, f"{field}.{unknown[0]}", "unknown field (allowed: locator, quote, source)")
-    source = record.get("source")
-    if not isinstance(source, str) or not KEY_PATTERN.match(source.strip()):
+    _no_unknown(record, {"source", "locator", "quote"}, name, label, at=f"{field}.")
+    if not isinstance(record.get("source"), str):
         raise InvalidRecord(name, label, f"{field}.source", "must be a source key")
-    out = {}
-    for part in ("locator", "quote"):
-        value = record.get(part)
-        if value is not None and not isinstance(value, str):
-            raise InvalidRecord(name, label, f"{field}.{part}", "must be text")
-        out[part] = value.strip() or None if isinstance(value, str) else None
-    return EvidenceRecord(source=source.strip(), **out)
+    return EvidenceRecord(
+        source=_key(record, "source", name, label, at=f"{field}.source"),
+        locator=_text(record, "locator", name, label, at=f"{field}.locator"),
+        quote=_text(record, "quote", name, label, rule=TEXT, at=f"{field}.quote"),
+    )
 
 
 def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
@@ -366,13 +488,10 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
     if not isinstance(spec, dict):
         raise InvalidRecord(name, label, field, "a figure is its raw text, or an object with raw")
     allowed = {"raw", "name", "kind", "comparator", "steps", *NUMERIC_OVERRIDES, *TEXT_OVERRIDES}
-    unknown = sorted(set(spec) - allowed)
-    if unknown:
-        raise InvalidRecord(name, label, f"{field}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
-    raw = spec.get("raw")
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidRecord(name, label, f"{field}.raw", "is required: the figure as written")
-    raw = raw.strip()
+    _no_unknown(spec, allowed, name, label, at=f"{field}.")
+    raw = _text(spec, "raw", name, label, required=True, rule=SHORT, at=f"{field}.raw")
+    assert raw is not None
+    figure_name = _figure_name(spec, name, label, field)
     overrides = _overrides(spec, name, label, field)
     try:
         quantity = parse(raw)
@@ -385,10 +504,36 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
     problem = inconsistency(quantity)
     if problem:
         raise InvalidRecord(name, label, field, f"figure {raw!r}: {problem}")
-    figure_name = spec.get("name")
-    if figure_name is not None and (not isinstance(figure_name, str) or not figure_name.strip()):
-        raise InvalidRecord(name, label, f"{field}.name", "must be non-empty text")
-    return FigureRecord(quantity=quantity, name=figure_name.strip() if figure_name else None)
+    return FigureRecord(quantity=quantity, name=figure_name)
+
+
+def _figure_name(spec: dict, name: str, label: str, field: str) -> str | None:
+    at = f"{field}.name"
+    if spec.get("name") is not None and not (isinstance(spec["name"], str) and spec["name"].strip()):
+        raise InvalidRecord(name, label, at, "must be non-empty text")
+    figure_name = _text(spec, "name", name, label, rule=SHORT, at=at)
+    if figure_name is None:
+        return None
+    if not FIGURE_NAME_PATTERN.fullmatch(figure_name):
+        raise InvalidRecord(name, label, at, f"{shown(figure_name)} is not a figure name: use letters, digits, "
+                            "spaces, '_' and '-', starting with a letter or digit (it is written as is into "
+                            "LaTeX macros and Quarto variables)")
+    if RESERVED_FIGURE_NAME.fullmatch(figure_name):
+        raise InvalidRecord(name, label, at, f"{figure_name!r} is reserved: fig, fig1, fig2, ... and plain "
+                            "numbers already name a claim's figures by position")
+    return figure_name
+
+
+def _number(value: Any, name: str, label: str, at: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidRecord(name, label, at, "must be a finite number")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise InvalidRecord(name, label, at, "must be a finite number (this one is too large)")
+    return number
 
 
 def _overrides(spec: dict, name: str, label: str, field: str) -> dict[str, Any]:
@@ -396,15 +541,13 @@ def _overrides(spec: dict, name: str, label: str, field: str) -> dict[str, Any]:
     for key in NUMERIC_OVERRIDES:
         if key in spec:
             value = spec[key]
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
-                raise InvalidRecord(name, label, f"{field}.{key}", "must be a finite number or null")
-            out[key] = float(value) if value is not None else None
+            out[key] = None if value is None else _number(value, name, label, f"{field}.{key}")
     for key in TEXT_OVERRIDES:
         if key in spec:
             value = spec[key]
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise InvalidRecord(name, label, f"{field}.{key}", "must be non-empty text or null")
-            out[key] = value.strip() if value else None
+            out[key] = _text(spec, key, name, label, rule=SHORT, at=f"{field}.{key}")
     if "kind" in spec:
         if spec["kind"] not in FIGURE_KINDS:
             raise InvalidRecord(name, label, f"{field}.kind", f"must be one of: {', '.join(FIGURE_KINDS)}")
@@ -415,11 +558,9 @@ def _overrides(spec: dict, name: str, label: str, field: str) -> dict[str, Any]:
         out["comparator"] = spec["comparator"]
     if "steps" in spec:
         steps = spec["steps"]
-        if not isinstance(steps, list) or not all(
-            isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) for s in steps
-        ):
-            raise InvalidRecord(name, label, f"{field}.steps", "must be a list of numbers")
-        out["steps"] = tuple(float(s) for s in steps)
+        if not isinstance(steps, list) or len(steps) > MAX_ITEMS:
+            raise InvalidRecord(name, label, f"{field}.steps", f"must be a list of at most {MAX_ITEMS} numbers")
+        out["steps"] = tuple(_number(s, name, label, f"{field}.steps[{i}]") for i, s in enumerate(steps))
     return out
 
 
@@ -440,6 +581,9 @@ def inconsistency(q: Quantity) -> str | None:
         return "kind moe needs value (total) and active"
     if q.kind == "text" and q.numbers():
         return "kind text has no value: a figure with a number needs another kind"
+    if (q.counted or q.unit not in SIGNED_UNITS) and any(n < 0 for n in q.numbers()):
+        what = q.counted or q.unit
+        return f"an amount of {what} cannot be negative (only a change in %, × or without a unit can)"
     return None
 
 
@@ -447,26 +591,37 @@ def inconsistency(q: Quantity) -> str | None:
 
 
 def _load_csv(name: str, text: str) -> DataFile:
-    reader = csv.DictReader(text.splitlines())
+    """Rows through the standard csv module: quoted commas, quotes and line breaks stay in their cell."""
+    previous = csv.field_size_limit(MAX_CSV_CELL)
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    try:
+        return DataFile(name, (), (), tuple(_csv_claims(name, reader)))
+    except csv.Error as exc:
+        where = f"line {reader.line_num + 1}"  # the line being read when it failed
+        if "field larger than field limit" in str(exc):
+            raise InvalidRecord(name, where, None, f"a cell is longer than {MAX_CSV_CELL:,} characters, "
+                                "the most one cell may hold") from None
+        raise InvalidRecord(name, where, None, f"not valid CSV: {exc}") from None
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_claims(name: str, reader: csv.DictReader):
     header = reader.fieldnames or []
-    missing = [c for c in ("key", "subject", "statement", "tag", "basis") if c not in header]
+    missing = [c for c in ("key", "subject", "statement", "tag", "basis", "source") if c not in header]
     if missing:
         raise InvalidRecord(name, None, missing[0], "required column missing from the header")
     unknown = [c for c in header if c not in CSV_COLUMNS]
     if unknown:
         raise InvalidRecord(name, None, unknown[0], f"unknown column (allowed: {', '.join(CSV_COLUMNS)})")
-    claims = []
     for index, row in enumerate(reader):
-        label = f"{row.get('key')!r}" if row.get("key") else f"row {index + 2}"
+        label = _named(row) or f"row {index + 2}"
         if None in row:
             raise InvalidRecord(name, label, None, "more cells than the header has columns")
         record: dict[str, Any] = {k: v for k, v in row.items() if k in CLAIM_FIELDS and v not in (None, "")}
         raw_figures = (row.get("figures") or "").strip()
-        record["figures"] = [f for f in raw_figures.split(CSV_FIGURE_SEPARATOR.strip()) if f.strip()] if raw_figures else []
-        record["figures"] = [f.strip() for f in record["figures"]]
-        if row.get("source"):
-            record["evidence"] = [{"source": row["source"], "locator": row.get("locator") or None, "quote": row.get("quote") or None}]
-        elif row.get("locator") or row.get("quote"):
-            raise InvalidRecord(name, label, "source", "a locator or quote needs a source")
-        claims.append(_claim(name, index, record, label))
-    return DataFile(name, (), (), tuple(claims))
+        record["figures"] = [f.strip() for f in raw_figures.split(CSV_FIGURE_SEPARATOR.strip()) if f.strip()]
+        if not (row.get("source") or "").strip():
+            raise InvalidRecord(name, label, "source", "is required: the source that supports the claim")
+        record["evidence"] = [{"source": row["source"], "locator": row.get("locator") or None, "quote": row.get("quote") or None}]
+        yield _claim(name, index, record, label)

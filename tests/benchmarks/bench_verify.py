@@ -47,7 +47,7 @@ def run(tmp: Path, server: LocalHTTPServer, n: int, concurrency: int, label: str
     runner = CliRunner()
     assert runner.invoke(app, ["import", str(data), "--db", str(db_path)]).exit_code == 0
     start = time.perf_counter()
-    result = runner.invoke(app, ["verify", "--all", "--concurrency", str(concurrency), "--db", str(db_path),
+    result = runner.invoke(app, ["verify", "--all", "--allow-local", "--concurrency", str(concurrency), "--db", str(db_path),
                                  "--sources-dir", str(tmp / f"{label}-snapshots"), "--format", "json"])
     elapsed = time.perf_counter() - start
     counts = json.loads(result.stdout)["counts"]

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.conftest import DATA_FILES
+from tests.latex import assert_contained, build, needs_tex
 
 
 @pytest.mark.usefixtures("loaded")
@@ -67,3 +68,15 @@ def test_bundled_data_gate_reread_and_reimport(claims):
     assert f"conflict {key}: kept tag 'spot-checked'" in again.stdout
     history = json.loads(claims("history", key, "--format", "json").stdout)
     assert [e["kind"] for e in history["events"]] == ["imported", "reread"] and history["tag"] == "spot-checked"
+
+
+@needs_tex
+@pytest.mark.parametrize("layout", [[], ["--grid"]])
+def test_the_bundled_data_compiles_as_latex_with_its_bibliography(claims, tmp_path, layout):
+    assert claims("import", *DATA_FILES).exit_code == 0
+    for fmt, name in (("latex", "table.tex"), ("bibtex", "claims.bib")):
+        result = claims("export", "--draft", "--format", fmt, *layout, "-o", tmp_path / name)
+        assert result.exit_code == 0, result.output
+    built = build(tmp_path, "\\input{table.tex}\n\\nocite{*}", bibliography=True)
+    assert_contained(built, {"table.tex", "claims.bib"})
+    assert "undefined" not in (tmp_path / "paper.log").read_text(errors="replace")  # every \cite has its entry

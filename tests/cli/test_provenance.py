@@ -85,3 +85,12 @@ def test_reread_asks_for_confirmation_unless_yes(claims):
     assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
     accepted = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("flag", ["--quote", "--locator", "--note", "--by"])
+def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
+    result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
+    assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr
+    assert [e["kind"] for e in json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]] == [
+        "imported"]

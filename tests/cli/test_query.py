@@ -182,3 +182,11 @@ def test_tags_lists_trust_and_counts_including_tags_added_as_data(claims):
         ("prior-note", True, False), ("agent-reported", False, False)]
     table = claims("tags").stdout
     assert "passes" in table and "blocked" in table
+
+
+def test_list_csv_neutralises_formula_cells(claims, write_json, sample):
+    sample["claims"][0]["statement"] = "=HYPERLINK(\"http://evil.example\",\"click\") 3,072 H100 GPUs."
+    assert claims("import", write_json(sample)).exit_code == 0
+    rows = list(csv.reader(io.StringIO(claims("list", "--format", "csv").stdout)))
+    statement = next(r for r in rows if r[0] == "widget.pretrain")[3]
+    assert statement.startswith("'=HYPERLINK(")

@@ -20,8 +20,8 @@ QUOTE = "We trained Orchard-9 on 4,096 GPUs for roughly three months."
 
 @pytest.fixture
 def server(monkeypatch):
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.setenv(name, "127.0.0.1,localhost")
+    """A test server on 127.0.0.1: verify may fetch from it because the environment allows local addresses."""
+    monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")
     with LocalHTTPServer() as s:
         yield s
 

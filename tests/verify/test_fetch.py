@@ -6,12 +6,21 @@ import gzip
 import socket
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from claimsdb.verify.fetch import FetchLimits, FetchRequest, FetchResult, fetch_all
+from claimsdb.verify.policy import FetchPolicy
 
-FAST = FetchLimits(timeout_s=5.0)
+
+def limits(root: Path | None = None, **fields) -> FetchLimits:
+    """Limits for these tests: the server is on 127.0.0.1, local copies are under `root`.
+    (The policy itself is tested in test_policy.py.)"""
+    return FetchLimits(policy=FetchPolicy(allow_local=True, local_root=root), **fields)
+
+
+FAST = limits(timeout_s=5.0)
 LAST_MODIFIED = "Wed, 21 Oct 2026 07:28:00 GMT"
 PDF_LIKE = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n\x00\x01\x02\xff\n%%EOF\n"
 
@@ -104,7 +113,7 @@ def test_unknown_route_is_404_unreachable(http_server):
 def test_server_slower_than_the_timeout_is_unreachable(http_server):
     url = http_server.add("/slow", b"late", delay_s=5)
     started = time.monotonic()
-    result = fetch_one(FetchRequest("s", url), FetchLimits(timeout_s=0.5))
+    result = fetch_one(FetchRequest("s", url), limits(timeout_s=0.5))
     assert unreachable(result) == "timed out after 0.5 s"
     assert result.status is None
     assert time.monotonic() - started < 3
@@ -114,7 +123,7 @@ def test_timeout_covers_the_whole_request_not_each_read(http_server):
     # Every read arrives within 0.2 s, but the body takes 2 s in all.
     url = http_server.add("/drip", b"x" * 100, repeat=10, trickle_s=0.2, stream=True)
     started = time.monotonic()
-    result = fetch_one(FetchRequest("s", url), FetchLimits(timeout_s=0.6))
+    result = fetch_one(FetchRequest("s", url), limits(timeout_s=0.6))
     assert unreachable(result) == "timed out after 0.6 s"
     assert time.monotonic() - started < 1.8
 
@@ -124,7 +133,7 @@ def test_redirect_chain_within_the_limit_is_followed_and_the_final_url_reported(
     http_server.redirect("/r1", "/r2", status=301)
     http_server.redirect("/r2", http_server.url("/r3"), status=307)  # absolute
     http_server.redirect("/r3", "final", status=302)  # relative to /r3
-    result = fetch_one(FetchRequest("s", http_server.url("/r1")), FetchLimits(timeout_s=5, max_redirects=3))
+    result = fetch_one(FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=3))
     assert result.outcome == "fetched"
     assert result.url == final
     assert result.content == b"<p>here</p>"
@@ -136,7 +145,7 @@ def test_redirect_chain_longer_than_the_limit_is_unreachable(http_server):
     http_server.redirect("/r1", "/r2")
     http_server.redirect("/r2", "/r3")
     http_server.redirect("/r3", "/final")
-    result = fetch_one(FetchRequest("s", http_server.url("/r1")), FetchLimits(timeout_s=5, max_redirects=2))
+    result = fetch_one(FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=2))
     assert unreachable(result) == "too many redirects (2)"
     assert http_server.count("/final") == 0
 
@@ -144,7 +153,7 @@ def test_redirect_chain_longer_than_the_limit_is_unreachable(http_server):
 def test_redirect_loop_is_unreachable_after_the_limit(http_server):
     http_server.redirect("/a", "/b")
     http_server.redirect("/b", "/a")
-    result = fetch_one(FetchRequest("s", http_server.url("/a")), FetchLimits(timeout_s=5, max_redirects=5))
+    result = fetch_one(FetchRequest("s", http_server.url("/a")), limits(timeout_s=5, max_redirects=5))
     error = unreachable(result)
     assert error.startswith("too many redirects (5)")
     assert "loop" in error
@@ -162,7 +171,7 @@ def test_streamed_body_over_the_limit_is_abandoned_early(http_server):
     # 256 MiB with no Content-Length; the client must stop reading just past 1,000,000 bytes.
     total = 256 * 1024 * 1024
     url = http_server.add("/huge", b"\xab" * 1024 * 1024, repeat=256, stream=True)
-    result = fetch_one(FetchRequest("s", url), FetchLimits(timeout_s=10, max_bytes=1_000_000))
+    result = fetch_one(FetchRequest("s", url), limits(timeout_s=10, max_bytes=1_000_000))
     assert unreachable(result) == "body larger than 1,000,000 bytes"
     assert result.status == 200
     assert http_server.wait_idle(timeout=10)
@@ -173,7 +182,7 @@ def test_declared_length_over_the_limit_is_refused_without_waiting_for_the_body(
     # Content-Length says 50 MB; the body would only start after 3 s. Refusing must not wait for it.
     url = http_server.add("/declared", b"x" * 10, content_length=50_000_000, trickle_s=3)
     started = time.monotonic()
-    result = fetch_one(FetchRequest("s", url), FetchLimits(timeout_s=10, max_bytes=1_000_000))
+    result = fetch_one(FetchRequest("s", url), limits(timeout_s=10, max_bytes=1_000_000))
     assert unreachable(result) == "body larger than 1,000,000 bytes"
     assert time.monotonic() - started < 2
 
@@ -181,7 +190,7 @@ def test_declared_length_over_the_limit_is_refused_without_waiting_for_the_body(
 @pytest.mark.parametrize(("size", "fits"), [(1000, True), (1001, False)])
 def test_max_bytes_boundary_on_a_streamed_body(http_server, size, fits):
     url = http_server.add("/edge", b"y" * size, stream=True)
-    result = fetch_one(FetchRequest("s", url), FetchLimits(timeout_s=5, max_bytes=1000))
+    result = fetch_one(FetchRequest("s", url), limits(timeout_s=5, max_bytes=1000))
     if fits:
         assert result.outcome == "fetched" and result.content == b"y" * size
     else:
@@ -237,7 +246,7 @@ def test_a_mixed_batch_never_raises_and_keeps_request_order(http_server, tmp_pat
         FetchRequest("slow", http_server.add("/slow", b"", delay_s=3)),
         FetchRequest("nofile", path=str(tmp_path / "absent.html")),
     ]
-    results = fetch_all(requests, FetchLimits(timeout_s=0.5))
+    results = fetch_all(requests, limits(tmp_path, timeout_s=0.5))
     assert [r.source for r in results] == ["missing", "ftp", "ok", "slow", "nofile"]
     assert [r.outcome for r in results] == ["unreachable", "unreachable", "fetched", "unreachable", "unreachable"]
     assert results[2].content == b"fine"
@@ -302,7 +311,7 @@ def test_304_to_an_unconditional_request_is_unreachable(http_server):
 def test_local_file_is_read_with_a_guessed_content_type(tmp_path, name, content_type):
     path = tmp_path / name
     path.write_bytes(PDF_LIKE)
-    result = fetch_one(FetchRequest("local", path=str(path)))
+    result = fetch_one(FetchRequest("local", path=str(path)), limits(tmp_path))
     assert result.outcome == "fetched"
     assert result.content == PDF_LIKE
     assert result.content_type == content_type
@@ -314,26 +323,26 @@ def test_local_path_wins_over_url(http_server, tmp_path):
     path = tmp_path / "copy.html"
     path.write_bytes(b"<p>local</p>")
     url = http_server.add("/remote", b"<p>remote</p>")
-    result = fetch_one(FetchRequest("s", url=url, path=str(path)))
+    result = fetch_one(FetchRequest("s", url=url, path=str(path)), limits(tmp_path))
     assert result.content == b"<p>local</p>"
     assert http_server.requests == []
 
 
 def test_missing_local_file_is_unreachable(tmp_path):
     path = tmp_path / "gone.md"
-    result = fetch_one(FetchRequest("s", path=str(path)))
+    result = fetch_one(FetchRequest("s", path=str(path)), limits(tmp_path))
     assert unreachable(result) == f"no such file: {path}"
     assert result.url == str(path)
 
 
 def test_local_directory_is_unreachable(tmp_path):
-    assert unreachable(fetch_one(FetchRequest("s", path=str(tmp_path)))) == f"not a file: {tmp_path}"
+    assert unreachable(fetch_one(FetchRequest("s", path=str(tmp_path)), limits(tmp_path))) == f"not a file: {tmp_path}"
 
 
 def test_local_file_over_the_limit_is_unreachable(tmp_path):
     path = tmp_path / "big.txt"
     path.write_bytes(b"z" * 2001)
-    result = fetch_one(FetchRequest("s", path=str(path)), FetchLimits(max_bytes=2000))
+    result = fetch_one(FetchRequest("s", path=str(path)), limits(tmp_path, max_bytes=2000))
     assert unreachable(result) == "body larger than 2,000 bytes"
 
 
@@ -344,7 +353,7 @@ def test_local_file_over_the_limit_is_unreachable(tmp_path):
 def test_requests_overlap_up_to_the_concurrency_limit(http_server, concurrency, count):
     http_server.add("/slow", b"ok", delay_s=0.2)
     requests = [FetchRequest(f"s{i}", http_server.url(f"/slow?i={i}")) for i in range(count)]
-    results = fetch_all(requests, FetchLimits(concurrency=concurrency, timeout_s=5))
+    results = fetch_all(requests, limits(concurrency=concurrency, timeout_s=5))
     assert [r.outcome for r in results] == ["fetched"] * count
     assert [r.url for r in results] == [r.url for r in requests]
     assert 2 <= http_server.max_in_flight <= concurrency
@@ -357,7 +366,7 @@ def test_results_keep_request_order_while_on_result_follows_completion(http_serv
         for i, d in enumerate(delays)
     ]
     seen: list[FetchResult] = []
-    results = fetch_all(requests, FetchLimits(concurrency=4, timeout_s=5), on_result=seen.append)
+    results = fetch_all(requests, limits(concurrency=4, timeout_s=5), on_result=seen.append)
     assert [r.source for r in results] == ["s0", "s1", "s2", "s3"]
     assert [r.content for r in results] == [b"body 0", b"body 1", b"body 2", b"body 3"]
     assert [r.source for r in seen] == ["s3", "s2", "s1", "s0"]  # as each finished

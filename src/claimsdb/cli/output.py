@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from claimsdb.cli.options import OutputFormat
+from claimsdb.escaping import csv_cell
 
 TRUST_STYLE = {"verified": "bold green", "secondary": "yellow", "unverified": "bold red"}
 
@@ -36,7 +37,7 @@ def emit_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
     writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in columns})
+        writer.writerow({k: csv_cell(row.get(k)) for k in columns})
     sys.stdout.write(buf.getvalue())
 
 

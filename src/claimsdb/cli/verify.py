@@ -13,12 +13,24 @@ from rich.text import Text
 from claimsdb import db, verification
 from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import console, emit_json, emit_table, err_console
-from claimsdb.errors import ExitCode
+from claimsdb.errors import BadQuery, ExitCode
 
 SourcesDirOption = Annotated[
     Path,
     typer.Option("--sources-dir", envvar="CLAIMS_SOURCES",
                  help="Folder for fetched snapshots. Env: CLAIMS_SOURCES. Default: ./sources."),
+]
+AllowLocalOption = Annotated[
+    bool,
+    typer.Option("--allow-local", envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
+                 help="Also fetch from loopback and private addresses (a local mirror, a test server). "
+                 "Env: CLAIMS_VERIFY_ALLOW_LOCAL=1. Link-local, multicast and reserved addresses are never fetched."),
+]
+LocalRootOption = Annotated[
+    Optional[Path],
+    typer.Option("--local-root", envvar="CLAIMS_VERIFY_ROOT", show_default=False,
+                 help="Read sources' local copies (their path) only inside this folder; a relative path is taken "
+                 "from it. Env: CLAIMS_VERIFY_ROOT. Default: the folder holding the database file."),
 ]
 OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "rounded": "green", "partial": "bold red",
                  "figure-changed": "bold red", "not-found": "bold red", "nothing-to-check": "dim", "unreachable": "yellow"}
@@ -33,6 +45,8 @@ def verify(
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
     max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")] = 20_000_000,
     sources_dir: SourcesDirOption = Path("sources"),
+    allow_local: AllowLocalOption = False,
+    local_root: LocalRootOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -45,15 +59,22 @@ def verify(
     unreachable. A verification never changes a tag. Exit 1 on partial, figure-changed, not-found or
     unreachable.
 
+    What is fetched: http and https URLs whose host resolves to public addresses only, checked again on
+    every redirect (--allow-local adds loopback and private ones); local copies only inside the local
+    root (--local-root, default the database's folder), never under /proc, /dev or /sys. Anything else
+    is unreachable, with the reason.
+
     Example: claims verify --all
     """
     from claimsdb.verify.fetch import FetchLimits
+    from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore
 
+    policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
     engine = db.open_engine(db_)
     with db.session_scope(engine) as session:
         the_plan = verification.plan(session, keys or [], source=source, everything=everything)
-    limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes)
+    limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes, policy=policy)
     with Progress(TextColumn("fetching"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   console=err_console, transient=True, disable=offline or not the_plan.sources) as progress:
         task = progress.add_task("", total=len(the_plan.sources))
@@ -75,6 +96,16 @@ def verify(
         _print(results, log, the_plan.skipped, counts)
     if not ok:
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _local_root(given: Path | None, db_: str | None) -> Path | None:
+    """The folder local copies must lie in: the one named, else the database file's; None for a server."""
+    if given is not None:
+        if not given.expanduser().is_dir():
+            raise BadQuery(f"--local-root {given} is not a folder")
+        return given.expanduser().resolve()
+    database = db.sqlite_file(db.resolve_url(db_))
+    return database.parent if database is not None else None
 
 
 def _print(results, log, skipped, counts) -> None:

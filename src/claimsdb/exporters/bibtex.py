@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import re
 
+from claimsdb.escaping import bibtex_comment, bibtex_field, bibtex_key, url
 from claimsdb.export import NOT_REREAD, Export
+from claimsdb.exporters.common import manifest_comments
 
 ENTRY_TYPE = {"paper": "article", "report": "techreport"}
 
 
-def _field(text: str) -> str:
-    return text.replace("\\", "\\textbackslash{}").replace("{", "\\{").replace("}", "\\}")
-
-
 def render(export: Export) -> str:
-    m = export.manifest
-    lines = [f"% claimsdb export: {k}: {v}" for k, v in m.items()]
+    lines = manifest_comments(export, "% claimsdb export: ", bibtex_comment)
     if export.draft:
         lines.append(f"% DRAFT: the selection includes claims that are {NOT_REREAD}")
     seen: dict[str, dict] = {}
@@ -23,17 +20,19 @@ def render(export: Export) -> str:
         for c in row.citations:
             seen.setdefault(c["cite_key"], c)
     for cite_key, c in sorted(seen.items()):
+        key = bibtex_key(cite_key, f"the citation key of source {c['key']!r}")
         entry = ENTRY_TYPE.get(c["kind"], "misc")
-        fields = {"title": f"{{{_field(c['title'])}}}"}
+        fields = {"title": f"{{{bibtex_field(c['title'])}}}"}
         if c.get("publisher"):
-            fields["institution" if entry == "techreport" else "publisher"] = f"{{{_field(c['publisher'])}}}"
+            fields["institution" if entry == "techreport" else "publisher"] = f"{{{bibtex_field(c['publisher'])}}}"
         if c.get("date"):
             year = re.match(r"\d{4}", c["date"])
             if year:
                 fields["year"] = year.group(0)
-        if c["url"]:
-            fields["howpublished"] = f"{{\\url{{{c['url']}}}}}"
-            fields["url"] = f"{{{c['url']}}}"
+        address = url(c["url"])
+        if address:
+            fields["howpublished"] = f"{{\\url{{{address}}}}}"
+            fields["url"] = f"{{{address}}}"
         body = ",\n".join(f"  {k} = {v}" for k, v in fields.items())
-        lines += ["", f"@{entry}{{{cite_key},\n{body}\n}}"]
+        lines += ["", f"@{entry}{{{key},\n{body}\n}}"]
     return "\n".join(lines) + "\n"

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
+from claimsdb.escaping import bibtex_key, latex_text
 from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
+from claimsdb.exporters.common import manifest_comments
 
 DAGGER = r"\textsuperscript{\dag}"
-_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "→": r"$\rightarrow$", "–": "--", "—": "---", "×": r"$\times$", "≈": r"$\approx$", "η": r"$\eta$",
-    "≤": r"$\leq$", "≥": r"$\geq$", "<": r"\textless{}", ">": r"\textgreater{}", "§": r"\S{}",
-    "†": r"\dag{}", "“": "``", "”": "''", "’": "'",
-}
-
-
-def escape(text: str) -> str:
-    return "".join(_SPECIAL.get(ch, ch) for ch in text)
 
 
 def _mark(text: str, row: ExportRow) -> str:
-    return escape(text) if row.paper_safe else f"{escape(text)}{DAGGER}"
+    return latex_text(text) if row.paper_safe else f"{latex_text(text)}{DAGGER}"
 
 
-def _cite(row: ExportRow) -> str:
-    keys = [c["cite_key"] for c in row.citations]
+def cite(row: ExportRow) -> str:
+    keys = [bibtex_key(c["cite_key"], f"the citation key of source {c['key']!r}") for c in row.citations]
     return f"\\cite{{{','.join(keys)}}}" if keys else ""
 
 
 def render(export: Export) -> str:
-    m = export.manifest
-    lines = [f"% claimsdb export: {k}: {v}" for k, v in m.items()]
+    lines = manifest_comments(export, "% claimsdb export: ")
     lines.append("% needs \\usepackage{booktabs}")
     if export.draft:
         lines.append(f"% DRAFT: figures marked with a dagger are {NOT_REREAD}; not for a paper")
@@ -38,11 +28,11 @@ def render(export: Export) -> str:
         stages, subjects = grid(export.rows)
         lines.append("\\begin{tabular}{l" + "p{2.6cm}" * len(stages) + "}")
         lines.append("\\toprule")
-        lines.append("Subject & " + " & ".join(escape(s or "(no stage)") for s in stages) + " \\\\")
+        lines.append("Subject & " + " & ".join(latex_text(s or "(no stage)") for s in stages) + " \\\\")
         lines.append("\\midrule")
         for subject, cells in subjects:
             parts = ["; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "---" for s in stages]
-            lines.append(f"{escape(subject)} & " + " & ".join(parts) + " \\\\")
+            lines.append(f"{latex_text(subject)} & " + " & ".join(parts) + " \\\\")
     else:
         lines.append("\\begin{tabular}{llp{6cm}ll}")
         lines.append("\\toprule")
@@ -52,11 +42,11 @@ def render(export: Export) -> str:
             figure = ", ".join(r.figures)
             figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
             lines.append(
-                f"{escape(r.subject)} & {escape(r.stage or '')} & {_mark(r.statement, r)} & {figure_cell} & {_cite(r)} \\\\"
+                f"{latex_text(r.subject)} & {latex_text(r.stage or '')} & {_mark(r.statement, r)} & {figure_cell} & {cite(r)} \\\\"
             )
     lines.append("\\bottomrule")
     lines.append("\\end{tabular}")
     if any(not r.paper_safe for r in export.rows):
         lines.append(f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
-                     f"paper-safe under the {export.policy.name} policy.}}")
+                     f"paper-safe under the {latex_text(export.policy.name)} policy.}}")
     return "\n".join(lines) + "\n"

@@ -9,8 +9,9 @@ claim: the guard travels with the figure into the paper.
 
 from __future__ import annotations
 
+from claimsdb.escaping import comment, latex_name, latex_text
 from claimsdb.export import Export, ExportRow
-from claimsdb.exporters.latex import escape
+from claimsdb.exporters.common import manifest_comments, named_figures
 
 PREAMBLE = r"""\RequirePackage{xcolor}
 \makeatletter
@@ -30,29 +31,29 @@ PREAMBLE = r"""\RequirePackage{xcolor}
 
 
 def _define(key: str, selector: str, value: str) -> str:
-    return f"\\@namedef{{claims@fig@{key}@{selector}}}{{{value}}}"
+    # Both names go into \csname verbatim: refused unless inert there, so that no key or figure name
+    # can close the definition and redefine the guard (\claims@unsafe) or anything else.
+    name = latex_name(selector, f"the figure name {selector!r} of claim {key!r}")
+    return f"\\@namedef{{claims@fig@{key}@{name}}}{{{value}}}"
 
 
 def _value(row: ExportRow, raw: str) -> str:
-    text = escape(raw)
+    text = latex_text(raw)
     return text if row.paper_safe else f"\\claims@unsafe{{{row.key}}}{{{text}}}"
 
 
 def render(export: Export) -> str:
-    lines = [f"% claimsdb export: {k}: {v}" for k, v in export.manifest.items()]
+    lines = manifest_comments(export, "% claimsdb export: ")
     lines += ["% Use: \\input{this file} in the preamble; \\claim{KEY}, \\claim[2]{KEY}, \\claim[NAME]{KEY}.",
               "% Claims that are not paper-safe stop the build unless the document says \\claimsdraft.",
               PREAMBLE.rstrip("\n")]
     for row in export.rows:
         if not row.figures:
             continue
+        latex_name(row.key, "the claim key")
         safety = "paper-safe" if row.paper_safe else "NOT paper-safe"
-        lines.append(f"% {row.key}: {row.tag} ({row.trust}), {safety}")
-        lines.append(_define(row.key, "", _value(row, row.figures[0])))
-        for i, raw in enumerate(row.figures, start=1):
-            lines.append(_define(row.key, str(i), _value(row, raw)))
-            name = row.figure_names[i - 1] if i - 1 < len(row.figure_names) else None
-            if name:
-                lines.append(_define(row.key, name, _value(row, raw)))
+        lines.append("% " + comment(f"{row.key}: {row.tag} ({row.trust}), {safety}"))
+        for selector, raw in named_figures(row, "", str):
+            lines.append(_define(row.key, selector, _value(row, raw)))
     lines.append("\\makeatother")
     return "\n".join(lines) + "\n"

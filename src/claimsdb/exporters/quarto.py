@@ -3,16 +3,25 @@
 Quarto reads dots in a variable name as nesting, so each claim key becomes a path, and each claim
 holds `fig` (its first figure), `fig1`, `fig2`, ... and its figures' names. Only paper-safe claims are
 written, unless the export is a draft: then unsafe ones are written with an "[unverified]" mark.
+Every name and value is a double-quoted YAML scalar (`yaml_string`); a name that would stand for two
+things (a figure named like another claim's key segment) is refused rather than overwritten.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from claimsdb.errors import ExportConflict
+from claimsdb.escaping import yaml_string
 from claimsdb.export import NOT_REREAD, Export
+from claimsdb.exporters.common import manifest_comments, named_figures
 
 UNVERIFIED = " [unverified]"
+
+
+def _conflict(path: list[str]) -> ExportConflict:
+    return ExportConflict(f"the Quarto variable {'.'.join(path)} would be both a figure and a claim's key: "
+                          "rename the figure or the claim")
 
 
 def _tree(export: Export) -> dict[str, Any]:
@@ -20,33 +29,34 @@ def _tree(export: Export) -> dict[str, Any]:
     for row in export.rows:
         if not row.figures:
             continue
-        node = root
+        node, path = root, []
         for part in row.key.split("."):
+            path.append(part)
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise _conflict(path)
         mark = "" if row.paper_safe else UNVERIFIED
-        node["fig"] = row.figures[0] + mark
-        for i, raw in enumerate(row.figures, start=1):
-            node[f"fig{i}"] = raw + mark
-            name = row.figure_names[i - 1] if i - 1 < len(row.figure_names) else None
-            if name:
-                node[name] = raw + mark
+        for name, raw in named_figures(row, "fig", lambda i: f"fig{i}"):
+            if name in node:
+                raise _conflict([*path, name])
+            node[name] = raw + mark
     return root
 
 
 def _yaml(node: dict[str, Any], indent: int = 0) -> list[str]:
     lines = []
     for key, value in node.items():
-        name = json.dumps(key, ensure_ascii=False)  # a JSON string is a valid YAML scalar
+        name = yaml_string(key)
         if isinstance(value, dict):
             lines.append(" " * indent + f"{name}:")
             lines += _yaml(value, indent + 2)
         else:
-            lines.append(" " * indent + f"{name}: {json.dumps(value, ensure_ascii=False)}")
+            lines.append(" " * indent + f"{name}: {yaml_string(value)}")
     return lines
 
 
 def render(export: Export) -> str:
-    lines = [f"# claimsdb export: {k}: {v}" for k, v in export.manifest.items()]
+    lines = manifest_comments(export, "# claimsdb export: ")
     if export.draft:
         lines.append(f"# DRAFT: values marked{UNVERIFIED} are {NOT_REREAD}; not for a paper")
     lines += _yaml(_tree(export))

@@ -1,20 +1,24 @@
 """Fetch claim sources: over HTTP(S) with httpx, or from a local copy on disk.
 
-One synchronous entry point, `fetch_all`, runs an asyncio loop inside. Every failure
-(bad scheme, refused connection, timeout, HTTP error, oversized or undecodable body,
-missing file) comes back as a result with outcome "unreachable" and a one-line error;
-nothing raises out of `fetch_all` for a source's sake. Nothing here prints.
+One synchronous entry point, `fetch_all`, runs an asyncio loop inside. What may be fetched is
+the limits' FetchPolicy (verify/policy.py): local copies inside one root, public addresses only.
+Every failure (bad scheme, address or path the policy refuses, refused connection, timeout, HTTP
+error, oversized or undecodable body, missing file) comes back as a result with outcome
+"unreachable" and a one-line error; nothing raises out of `fetch_all` for a source's sake.
+Nothing here prints.
 """
 
 from __future__ import annotations
 
 import asyncio
 import mimetypes
+import os
 import socket
 import ssl
+import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -22,6 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimsdb import __version__
+from claimsdb.verify.policy import CheckedTransport, FetchPolicy, Refused
 
 USER_AGENT = f"claimsdb/{__version__} (claims verify)"
 
@@ -65,6 +70,7 @@ class FetchLimits:
     timeout_s: float = 20.0  # whole request, redirects and body included
     max_bytes: int = 20_000_000  # the body is streamed and abandoned as soon as it exceeds this
     max_redirects: int = 5
+    policy: FetchPolicy = field(default_factory=FetchPolicy)  # what may be fetched at all
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -116,12 +122,11 @@ async def _fetch_all(
 
     results: list[FetchResult | None] = [None] * len(requests)
     semaphore = asyncio.Semaphore(limits.concurrency)
+    pool = httpx.Limits(max_connections=limits.concurrency, max_keepalive_connections=limits.concurrency)
     client = httpx.AsyncClient(
         headers={"User-Agent": USER_AGENT},
         timeout=httpx.Timeout(limits.timeout_s),
-        limits=httpx.Limits(
-            max_connections=limits.concurrency, max_keepalive_connections=limits.concurrency
-        ),
+        transport=CheckedTransport(limits.policy, pool),  # every connection's address is checked
         follow_redirects=False,  # followed by hand: counted, scheme-checked, final URL kept
     )
 
@@ -194,7 +199,7 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
 
     if request.path is not None:
         try:
-            content = _read_local(Path(request.path).expanduser(), request.path, limits.max_bytes)
+            content = _read_local(request.path, limits)
         except _Unreachable as error:
             return result(url=request.path, outcome=UNREACHABLE, error=str(error))
         return result(url=request.path, outcome=FETCHED, content=content, content_type=_guess_type(request.path))
@@ -209,6 +214,8 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
         return result(**fields)
     except _Unreachable as error:
         message = str(error)
+    except Refused as error:
+        message = str(error) if progress.url == request.url else f"redirect to {progress.url}: {error}"
     except (TimeoutError, httpx.TimeoutException):
         message = f"timed out after {_seconds(limits.timeout_s)} s"
     except httpx.ConnectError as error:
@@ -347,21 +354,32 @@ def _guess_type(path: str) -> str | None:
     return mimetypes.guess_type(Path(path).name)[0]
 
 
-def _read_local(path: Path, shown: str, max_bytes: int) -> bytes:
+def _read_local(path: str, limits: FetchLimits) -> bytes:
     try:
-        if not path.exists():
-            raise _Unreachable(f"no such file: {shown}")
-        if not path.is_file():
-            raise _Unreachable(f"not a file: {shown}")
-        if path.stat().st_size > max_bytes:
-            raise _Unreachable(_too_large(max_bytes))
-        content = path.read_bytes()
+        real = limits.policy.local_path(path)
+        # O_NOFOLLOW: not through a symlink swapped in since the check; O_NONBLOCK: a FIFO cannot hang us.
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise _Unreachable(f"not a file: {path}")
+            if info.st_size > limits.max_bytes:
+                raise _Unreachable(_too_large(limits.max_bytes))
+            chunks, left = [], limits.max_bytes + 1
+            while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+    except Refused as error:
+        raise _Unreachable(str(error)) from None
     except FileNotFoundError:
-        raise _Unreachable(f"no such file: {shown}") from None
+        raise _Unreachable(f"no such file: {path}") from None
     except PermissionError:
-        raise _Unreachable(f"permission denied: {shown}") from None
+        raise _Unreachable(f"permission denied: {path}") from None
     except OSError as error:
-        raise _Unreachable(f"cannot read {shown}: {error.strerror or _one_line(error)}") from None
-    if len(content) > max_bytes:  # grew since the stat
-        raise _Unreachable(_too_large(max_bytes))
+        raise _Unreachable(f"cannot read {path}: {error.strerror or _one_line(error)}") from None
+    content = b"".join(chunks)
+    if len(content) > limits.max_bytes:  # grew since the stat
+        raise _Unreachable(_too_large(limits.max_bytes))
     return content

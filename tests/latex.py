@@ -1,0 +1,69 @@
+"""Compile a LaTeX document for real (pdflatex, and bibtex when asked) and report what TeX did.
+
+`-recorder` makes TeX list every file it opened, so a test can tell that an exported table did not
+make TeX read /etc/passwd or write a file of its own; `-no-shell-escape` keeps \\write18 off as a
+reader's TeX would. CI installs TeX (.ci/run); elsewhere, without an engine, the tests that need one skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+# CI sets CLAIMS_REQUIRE_TEX=1 (.ci/run installs TeX): there a missing engine fails the tests instead.
+needs_tex = pytest.mark.skipif(
+    (shutil.which("pdflatex") is None or shutil.which("bibtex") is None) and os.environ.get("CLAIMS_REQUIRE_TEX") != "1",
+    reason="no TeX engine (pdflatex, bibtex) installed on this machine",
+)
+PREAMBLE = "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{url}\n\\usepackage[numbers]{natbib}\n"
+TEX_TREES = ("/usr/share/texlive", "/usr/share/texmf", "/var/lib/texmf", "/etc/texmf", "/usr/local/texlive")
+FONT_FILE = re.compile(r"(^|/)(texmf-var|\.texlive[0-9]*)/|\.([0-9]+pk|tfm)$")  # fonts TeX makes on first use
+
+
+@dataclass
+class Build:
+    ok: bool
+    log: str  # what pdflatex (and bibtex) printed
+    opened: list[str]  # files TeX read or wrote outside the TeX installation
+    text: str  # the PDF's text, "" when it failed
+
+
+def _run(command: list[str], folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace", timeout=120)
+
+
+def build(folder: Path, body: str, *, preamble: str = PREAMBLE, bibliography: bool = False) -> Build:
+    """Compile `body` (what goes between \\begin{document} and \\end{document}) in `folder`."""
+    tail = "\n\\bibliographystyle{plainnat}\n\\bibliography{claims}\n" if bibliography else "\n"
+    (folder / "paper.tex").write_text(f"{preamble}\\begin{{document}}\n{body}{tail}\\end{{document}}\n",
+                                      encoding="utf-8")
+    latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "-recorder", "paper.tex"]
+    runs = [_run(latex, folder)]
+    if bibliography and runs[-1].returncode == 0:
+        runs.append(_run(["bibtex", "paper"], folder))
+        if runs[-1].returncode <= 1:  # 1: warnings only
+            runs += [_run(latex, folder), _run(latex, folder)]
+    ok = all(r.returncode == 0 or (r.args[0] == "bibtex" and r.returncode == 1) for r in runs)
+    opened = []
+    for line in (folder / "paper.fls").read_text(errors="replace").splitlines():
+        kind, _, name = line.partition(" ")
+        if kind in ("INPUT", "OUTPUT") and not name.startswith(TEX_TREES) and not FONT_FILE.search(name):
+            opened.append(name.removeprefix("./").removeprefix(str(folder) + "/"))
+    text = ""
+    if ok:
+        text = " ".join(page.extract_text() for page in PdfReader(folder / "paper.pdf").pages)
+    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text)
+
+
+def assert_contained(result: Build, own_files: set[str]) -> None:
+    """TeX compiled, and read and wrote only the document's own files."""
+    assert result.ok, result.log[-3000:]
+    stray = [name for name in result.opened if name not in own_files and not name.startswith("paper.")]
+    assert stray == [], stray
