@@ -239,7 +239,7 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert report["ok"] and [c["name"] for c in report["checks"]] == [
-        "schema revision", "triggers", "history chain", "claims agree with their history"]
+        "schema revision", "triggers", "history chain", "claims agree with their history", "trace index"]
 
 
 def test_the_export_manifest_names_the_head_of_the_history(engine):
@@ -359,3 +359,17 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     check = claims("db", "check", db=pg_url)
     assert check.exit_code == 1 and "gadget.fleet" in check.stderr
     assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing
+
+
+def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, db_path, write_json, sample):
+    sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
+    assert claims("import", write_json(sample)).exit_code == 0
+    assert json.loads(claims("trace", "25T", "--format", "json").stdout)["matches"][0]["claim"]["key"] == "widget.pretrain"
+    assert claims("trace", "21.5T").exit_code == 1  # the old figure's numbers left the index with it
+    report = {c["name"]: c for c in json.loads(claims("db", "check", "--format", "json").stdout)["checks"]}
+    assert report["trace index"]["ok"]
+    con = sqlite3.connect(db_path)
+    con.execute("DELETE FROM figure_number WHERE claim_id = 1")
+    con.commit()
+    result = claims("db", "check")
+    assert result.exit_code == 1 and "trace index: differs from the figures (first at claim widget.pretrain" in result.stderr

@@ -250,4 +250,24 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
                 first = first or f"{view['key']}: {view['integrity'][0]}"
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
+    checks.append(_trace_index(session, keys))
     return checks
+
+
+def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
+    """The figure_number index that `claims trace` reads must be exactly what the figures imply."""
+    from claimsdb.figures import as_quantity, reach
+    from claimsdb.models import Figure, FigureNumber
+
+    def rounded(rows):
+        return sorted((c, p, round(lo, 6), round(hi, 6), bool(span)) for c, p, lo, hi, span in rows)
+
+    implied = rounded((f.claim_id, f.position, lo, hi, span) for f in session.scalars(select(Figure))
+                      for lo, hi, span in reach(as_quantity(f)))
+    stored = rounded(session.execute(select(FigureNumber.claim_id, FigureNumber.position, FigureNumber.lo,
+                                            FigureNumber.hi, FigureNumber.span)).all())
+    if implied == stored:
+        return Check("trace index", True, f"{len(stored)} numbers")
+    wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]
+    return Check("trace index", False, f"differs from the figures (first at claim {keys.get(wrong[0], wrong[0])}, "
+                                       f"figure {wrong[1] + 1}): `claims trace` may miss figures")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import CheckConstraint, UniqueConstraint
+from sqlalchemy import CheckConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from claimsdb.figures import COMPARATORS
@@ -141,6 +141,22 @@ class Figure(SQLModel, table=True):
     active: float | None = None
     unit: str | None = None
     counted: str | None = None
+
+
+class FigureNumber(SQLModel, table=True):
+    """Where each figure can be found by number: one row per stated number (or range) with the interval
+    of magnitudes a written figure may have to match it (figures.reach). `claims trace` reads this
+    index on both engines instead of scanning every figure."""
+
+    __tablename__ = "figure_number"
+    __table_args__ = (Index("ix_figure_number_reach", "span", "lo", "hi"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    position: int  # the figure's position in its claim
+    lo: float
+    hi: float
+    span: bool = False  # a stored range (any width); otherwise a number widened by its rounding
 
 
 class Event(SQLModel, table=True):

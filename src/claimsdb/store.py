@@ -24,8 +24,8 @@ from sqlmodel import Session
 
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidRecord
-from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, utcnow
-from claimsdb.figures import Quantity, figure_columns
+from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
+from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.records import (
     ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record, load,
 )
@@ -505,6 +505,7 @@ def _apply(
         session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
         if "figures" in diff:
             session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
+            session.execute(FigureNumber.__table__.delete().where(FigureNumber.claim_id == claim.id))
         if "evidence" in diff:
             # The file's evidence comes first, then what people added (re-read pages), in their order.
             session.execute(Evidence.__table__.delete().where(Evidence.claim_id == claim.id))
@@ -540,5 +541,9 @@ def _insert_children(
     ] if evidence else []
     if fig_rows:
         session.execute(Figure.__table__.insert(), fig_rows)
+        session.execute(FigureNumber.__table__.insert(), [
+            {"claim_id": cid, "position": i, "lo": lo, "hi": hi, "span": span}
+            for cid, rec in pairs for i, f in enumerate(rec.figures) for lo, hi, span in reach(f.quantity)
+        ])
     if ev_rows:
         session.execute(Evidence.__table__.insert(), ev_rows)
