@@ -135,9 +135,6 @@ REFUSED = {
     "UPDATE claim SET status = 'withdrawn' WHERE key = 'gadget.fleet'": "status changes only with the event",
     "UPDATE claim SET key = 'other' WHERE key = 'gadget.fleet'": "key never changes",
     "DELETE FROM claim WHERE key = 'gadget.fleet'": "never deleted",
-    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
-    "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
-    "WHERE key = 'gadget.fleet'": "never replaced",
     "INSERT OR REPLACE INTO event (id, claim_id, at, kind, actor, tag_after, sha256) "
     "SELECT id, claim_id, at, kind, 'mallory', 'spot-checked', sha256 FROM event WHERE id = 3": "append-only",
     "REPLACE INTO event SELECT * FROM event WHERE id = 3": "append-only",
@@ -311,6 +308,10 @@ def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json
 @pytest.mark.parametrize("sql, problem", [
     ("INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
      "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't')", "has no history"),
+    # REPLACE deletes the old row without a DELETE trigger in the plain shell: the new row is refused on read
+    ("INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+     "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+     "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'"),
     # an event that names the right predecessor passes the trigger, but its own hash is not its content's
     ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
      "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "

@@ -46,15 +46,15 @@ CHAIN_LOCK = 0x636C61696D73  # "claims"
 CHUNK = 2000
 
 
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
-    """The SHA-256 of one event: its claim's key, its fields and the previous event's digest."""
-    payload = {"v": HASH_VERSION, "claim": claim_key, **{k: event.get(k) for k in EVENT_FIELDS}}
-    payload.update({k: event[k] for k in LATER_FIELDS if event.get(k) is not None})
-    return hashlib.sha256(_canonical(payload)).hexdigest()
+    """The SHA-256 of one event: its claim's key, its fields (in EVENT_FIELDS order, then any of
+    LATER_FIELDS that is set, by name) and the previous event's digest, as one JSON array."""
+    payload = [HASH_VERSION, claim_key, *[event.get(k) for k in EVENT_FIELDS]]
+    payload += [[k, event[k]] for k in LATER_FIELDS if event.get(k) is not None]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def content_digest(
@@ -68,11 +68,8 @@ def content_digest(
 
     Parsed figure fields are left out on purpose: a better parser must not void people's re-reads.
     """
-    payload = {
-        "v": HASH_VERSION, "subject": subject, "statement": statement,
-        "figures": [list(f) for f in figures], "evidence": [list(e) for e in evidence],
-    }
-    return hashlib.sha256(_canonical(payload)).hexdigest()
+    payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def head(session: Session) -> str | None:
@@ -110,9 +107,11 @@ def _hashed(events: Sequence[dict[str, Any]], prev: str | None) -> list[dict[str
 def append(session: Session, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Hash and insert events in order. Each dict holds the event's columns plus `claim` (the claim's
     key, which the digest covers instead of the row id). Returns the inserted rows with their digests."""
+    from claimsdb.db import insert_rows
+
     rows = _hashed(events, _locked_head(session))
     for i in range(0, len(rows), CHUNK):
-        session.execute(Event.__table__.insert(), rows[i : i + CHUNK])
+        insert_rows(session, Event.__table__, rows[i : i + CHUNK])
     return rows
 
 

@@ -88,8 +88,8 @@ class Claim(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)
-    subject: str = Field(index=True)
-    stage: str | None = Field(default=None, index=True)
+    subject: str  # filters match it in any case (lower()), which an index could not serve
+    stage: str | None = None
     statement: str
     tag: str = Field(foreign_key="tag.name", index=True)
     basis: str
@@ -99,6 +99,8 @@ class Claim(SQLModel, table=True):
     superseded_by: str | None = None
     quantity_id: int | None = Field(default=None, foreign_key="quantity.id", index=True)
     rank: str = "normal"  # a cache of the latest event with rank_after, like tag and status
+    # The data-file record as last imported (records.Entry.digest): an unchanged record is not read again.
+    record_sha256: str | None = None
     created_at: str = Field(default_factory=utcnow)
     updated_at: str = Field(default_factory=utcnow)
 
@@ -108,7 +110,7 @@ class Evidence(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("claim_id", "position", name="uq_evidence_position"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    claim_id: int = Field(foreign_key="claim.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id")  # uq_evidence_position indexes it
     source_id: int = Field(foreign_key="source.id", index=True)
     position: int
     locator: str | None = None
@@ -126,14 +128,14 @@ class Figure(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    claim_id: int = Field(foreign_key="claim.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id")  # uq_figure_position indexes it
     position: int
     name: str | None = None
     raw: str
     kind: str
     comparator: str = "="
-    value: float | None = Field(default=None, index=True)
-    low: float | None = Field(default=None, index=True)
+    value: float | None = None
+    low: float | None = None
     high: float | None = None
     start: float | None = None
     end: float | None = None
