@@ -132,3 +132,26 @@ def test_explicit_figure_fields_in_the_data_override_the_parser(claims):
     assert (one_t["value"], one_t["unit"], one_t["name"]) == (1e12, "parameters", "model size")
     dsec = json.loads(claims("show", "rl.fleet.deepseek-dsec", "--format", "json").stdout)["figures"][0]
     assert (dsec["kind"], dsec["value"]) == ("text", None)
+
+
+@pytest.mark.usefixtures("bundled")
+@pytest.mark.parametrize(
+    "key, raw, fields",
+    [  # where the parser alone would lose what the note says
+        ("pipelines.nemotron3-super.agentic-rl", "4,000 env instances per batch", dict(value=4000, unit="instances/batch")),
+        ("rl.bench.family-count-triple", "triple", dict(kind="value", value=3, unit="x")),  # no number to parse
+        ("pipelines.rev21.hidden-reports", "six older or thinner reports", dict(value=6, unit="reports")),  # not "olders"
+        ("rl.rev21.posttrain-page", "all 18 pipelines", dict(value=18, unit="pipelines", counted=None)),  # "all" counts nothing
+    ],
+)
+def test_overrides_keep_what_the_note_says(claims, key, raw, fields):
+    shown = json.loads(claims("show", key, "--format", "json").stdout)
+    figure = next(f for f in shown["figures"] if f["raw"] == raw)
+    assert {k: figure[k] for k in fields} == fields
+
+
+@pytest.mark.usefixtures("bundled")
+def test_areal_eta_is_two_settings_not_a_ratio(claims):
+    shown = json.loads(claims("show", "rl.staleness.areal", "--format", "json").stdout)
+    assert [(f["raw"], f["kind"], f["value"], f["counted"]) for f in shown["figures"]] == [
+        ("η = 4", "value", 4.0, "η"), ("η = 8", "value", 8.0, "η")]
