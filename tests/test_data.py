@@ -155,3 +155,36 @@ def test_areal_eta_is_two_settings_not_a_ratio(claims):
     shown = json.loads(claims("show", "rl.staleness.areal", "--format", "json").stdout)
     assert [(f["raw"], f["kind"], f["value"], f["counted"]) for f in shown["figures"]] == [
         ("η = 4", "value", 4.0, "η"), ("η = 8", "value", 8.0, "η")]
+
+
+@pytest.mark.usefixtures("bundled")
+def test_the_notes_two_contradictions_are_competing_values_with_none_preferred(claims):
+    listed = {q["key"]: q for q in json.loads(claims("values", "--format", "json").stdout)}
+    assert {k: (q["preferred"], sorted((v["key"], v["rank"]) for v in q["values"])) for k, q in listed.items()} == {
+        "kimi.checkpoint-engine.update-1t": (None, [("pipelines.kimi-k2-k3.post-train", "normal"),
+                                                    ("rl.weight-sync.kimi-checkpoint-engine", "normal")]),
+        "mercor-397b.staleness-bound": (None, [("pipelines.mercor-397b.agentic-rl.staleness", "normal"),
+                                               ("rl.staleness.mercor", "normal")]),
+    }
+    readme = next(v for v in listed["kimi.checkpoint-engine.update-1t"]["values"]
+                  if v["key"] == "rl.weight-sync.kimi-checkpoint-engine")
+    assert "A suggestion, not a preference" in readme["rank_reason"] and "about 20s" in readme["rank_reason"]
+    # the check: tracing 20s shows the competing "< 30 s"
+    (match,) = matches(claims, "20s")
+    assert match["claim"]["competitors"] == [{"key": "pipelines.kimi-k2-k3.post-train", "figures": ["1T", "< 30 s"],
+                                              "tag": "note-2026-09-21", "trust": "secondary", "rank": "normal",
+                                              "status": "active"}]
+    # a competing value is its own claim, so preferring one never hides the rest of its table cell
+    for rest, figures in (("pipelines.kimi-k2-k3.post-train.recipe", []),
+                          ("pipelines.mercor-397b.agentic-rl", ["300–550 concurrent rollouts"])):
+        shown = json.loads(claims("show", rest, "--format", "json").stdout)
+        assert shown["quantity"] is None and [f["raw"] for f in shown["figures"]] == figures
+
+
+def test_olmo3_5_9t_is_one_value_the_page_rounds(documents):
+    by_key = {c["key"]: c for doc in documents for c in doc["claims"]}
+    olmo = by_key["pipelines.olmo3.pretrain"]
+    assert "quantity" not in olmo and olmo["figures"][0]["raw"] == "5.9T"
+    assert "olmo-core-olmo3-readme" in [e["source"] for e in olmo["evidence"]]
+    assert "verify rounded (5.9T found as 5.93 Trillion)" in olmo["basis"]
+    assert not [c for c in by_key.values() for f in c["figures"] if "5.93" in (f if isinstance(f, str) else f["raw"])]
