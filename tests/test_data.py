@@ -188,3 +188,26 @@ def test_olmo3_5_9t_is_one_value_the_page_rounds(documents):
     assert "olmo-core-olmo3-readme" in [e["source"] for e in olmo["evidence"]]
     assert "verify rounded (5.9T found as 5.93 Trillion)" in olmo["basis"]
     assert not [c for c in by_key.values() for f in c["figures"] if "5.93" in (f if isinstance(f, str) else f["raw"])]
+
+
+def test_the_counts_the_readme_gives(documents):
+    claims = [c for doc in documents for c in doc["claims"]]
+    assert [len(doc["claims"]) for doc in documents] == [103, 77]
+    assert sum(len(c["figures"]) for c in claims) == 97
+    sources = {s["key"]: s["kind"] for doc in documents for s in doc["sources"]}
+    assert Counter(sources.values()) == {"report": 10, "readme": 5, "note": 4, "code": 4, "other": 4, "blog": 3, "news": 2}
+    assert Counter(c["tag"] for c in claims) == {"agent-reported": 96, "note-2026-09-21": 82, "spot-checked": 2}
+    assert Counter(c["tag"] for c in claims for _ in c["figures"]) == {
+        "note-2026-09-21": 55, "agent-reported": 40, "spot-checked": 2}
+    # one re-read page gives no figure of the note, so no claim cites it
+    cited = {e["source"] for c in claims for e in c["evidence"]}
+    assert set(sources) - cited == {"terminal-bench-2-1-post"}
+
+
+def test_the_midtrain_stage_maps_to_the_pages_pretraining_column(documents):
+    midtrain = [c for doc in documents for c in doc["claims"] if c.get("stage") == "Midtrain"]
+    assert len(midtrain) == 20
+    for c in midtrain:
+        assert c["section"].endswith("Midtrain: on the page, the pretraining column since revision 2.1 (§5)"), c["key"]
+    merged = next(c for c in midtrain if c["key"] == "pipelines.rev21.midtrain-merged")
+    assert "maps to that column" in merged["statement"] and merged["figures"] == []
