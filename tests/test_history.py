@@ -135,9 +135,6 @@ REFUSED = {
     "UPDATE claim SET status = 'withdrawn' WHERE key = 'gadget.fleet'": "status changes only with the event",
     "UPDATE claim SET key = 'other' WHERE key = 'gadget.fleet'": "key never changes",
     "DELETE FROM claim WHERE key = 'gadget.fleet'": "never deleted",
-    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
-    "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
-    "WHERE key = 'gadget.fleet'": "never replaced",
     "INSERT OR REPLACE INTO event (id, claim_id, at, kind, actor, tag_after, sha256) "
     "SELECT id, claim_id, at, kind, 'mallory', 'spot-checked', sha256 FROM event WHERE id = 3": "append-only",
     "REPLACE INTO event SELECT * FROM event WHERE id = 3": "append-only",
@@ -239,7 +236,7 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert report["ok"] and [c["name"] for c in report["checks"]] == [
-        "schema revision", "triggers", "history chain", "claims agree with their history"]
+        "schema revision", "triggers", "history chain", "claims agree with their history", "trace index"]
 
 
 def test_the_export_manifest_names_the_head_of_the_history(engine):
@@ -311,6 +308,10 @@ def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json
 @pytest.mark.parametrize("sql, problem", [
     ("INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
      "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't')", "has no history"),
+    # REPLACE deletes the old row without a DELETE trigger in the plain shell: the new row is refused on read
+    ("INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+     "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+     "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'"),
     # an event that names the right predecessor passes the trigger, but its own hash is not its content's
     ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
      "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "
@@ -359,3 +360,17 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     check = claims("db", "check", db=pg_url)
     assert check.exit_code == 1 and "gadget.fleet" in check.stderr
     assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing
+
+
+def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, db_path, write_json, sample):
+    sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
+    assert claims("import", write_json(sample)).exit_code == 0
+    assert json.loads(claims("trace", "25T", "--format", "json").stdout)["matches"][0]["claim"]["key"] == "widget.pretrain"
+    assert claims("trace", "21.5T").exit_code == 1  # the old figure's numbers left the index with it
+    report = {c["name"]: c for c in json.loads(claims("db", "check", "--format", "json").stdout)["checks"]}
+    assert report["trace index"]["ok"]
+    con = sqlite3.connect(db_path)
+    con.execute("DELETE FROM figure_number WHERE claim_id = 1")
+    con.commit()
+    result = claims("db", "check")
+    assert result.exit_code == 1 and "trace index: differs from the figures (first at claim widget.pretrain" in result.stderr

@@ -173,3 +173,80 @@ def test_superseded_status_from_data_is_stored(engine, write_json, sample):
     run_import(engine, write_json(sample))
     row = claim_row(engine, "widget.context")
     assert (row.status, row.superseded_by, row.status_reason) == ("superseded", "widget.pretrain", "merged")
+
+
+# --- streamed imports: batches, digests of unchanged records --------------------------------------
+
+
+def write_lines(tmp_path, records, name="claims.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def numbered(i, **extra):
+    return {"key": f"c.{i:03d}", "subject": "S", "statement": f"S used {i + 1} GPUs.", "tag": "agent-reported",
+            "basis": "b", "figures": [f"{i + 1} GPUs"], "evidence": [{"source": "widget-report"}], **extra}
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    monkeypatch.setattr(store, "BATCH", 3)  # so that a few records span several batches
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, write_json, sample, tmp_path, db_path):
+    run_import(engine, write_json(sample))
+    engine.dispose()
+    before = file_digest(db_path)
+    lines = [numbered(i) for i in range(10)] + [numbered(10, tag="gossip")]
+    with pytest.raises(InvalidRecord, match=r"record 'c.010' \(line 11\), field 'tag'"):
+        run_import(engine, write_lines(tmp_path, lines))
+    engine.dispose()
+    assert file_digest(db_path) == before
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_checks_that_span_batches(engine, write_json, sample, tmp_path):
+    run_import(engine, write_json(sample))
+    # a claim may be superseded by one that comes batches later
+    lines = [numbered(0, status="superseded", superseded_by="c.009")] + [numbered(i) for i in range(1, 10)]
+    plan = run_import(engine, write_lines(tmp_path, lines))
+    assert len(plan.added) == 10 and claim_row(engine, "c.000").superseded_by == "c.009"
+    with pytest.raises(InvalidRecord, match="duplicate claim key"):
+        run_import(engine, write_lines(tmp_path, [numbered(i) for i in range(5)] + [numbered(1)], "dup.jsonl"))
+    with pytest.raises(InvalidRecord, match="unknown claim 'c.999'"):
+        run_import(engine, write_lines(tmp_path, [numbered(20, status="superseded", superseded_by="c.999")], "s.jsonl"))
+
+
+def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_changed(engine, write_json, sample,
+                                                                                 monkeypatch):
+    path = write_json(sample)
+    run_import(engine, path)
+    with db.session_scope(engine) as session:
+        digests = dict(session.execute(select(Claim.key, Claim.record_sha256)).all())
+    assert all(digests.values())
+    validated = []
+    original = store.records.Entry.record
+    monkeypatch.setattr(store.records.Entry, "record",
+                        lambda self: (self.kind == "claim" and validated.append(self.key)) or original(self))
+    plan = run_import(engine, path)
+    assert validated == [] and sorted(plan.unchanged) == sorted(digests)  # nothing read again
+    with db.session_scope(engine) as session:  # a person lowers a tag: the next import reads that record
+        provenance.retag(session, "widget.pretrain", "prior-note", actor="bo", reason="the March note")
+    plan = run_import(engine, path)
+    assert validated == ["widget.pretrain"] and [c.field for c in plan.conflicts] == ["tag"]
+    monkeypatch.setattr(store.records, "_rules_digest", lambda: "rules-of-a-newer-claimsdb")
+    validated.clear()
+    run_import(engine, path)
+    assert sorted(validated) == sorted(digests)  # new rules: every record is read again
+
+
+def test_a_dry_run_streams_like_an_import_and_is_rolled_back(engine, write_json, sample, tmp_path, db_path):
+    run_import(engine, write_json(sample))
+    engine.dispose()
+    before = file_digest(db_path)
+    plan = run_import(engine, write_lines(tmp_path, [numbered(i) for i in range(7)]), dry_run=True)
+    assert len(plan.added) == 7
+    engine.dispose()
+    assert file_digest(db_path) == before

@@ -46,15 +46,15 @@ CHAIN_LOCK = 0x636C61696D73  # "claims"
 CHUNK = 2000
 
 
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
-    """The SHA-256 of one event: its claim's key, its fields and the previous event's digest."""
-    payload = {"v": HASH_VERSION, "claim": claim_key, **{k: event.get(k) for k in EVENT_FIELDS}}
-    payload.update({k: event[k] for k in LATER_FIELDS if event.get(k) is not None})
-    return hashlib.sha256(_canonical(payload)).hexdigest()
+    """The SHA-256 of one event: its claim's key, its fields (in EVENT_FIELDS order, then any of
+    LATER_FIELDS that is set, by name) and the previous event's digest, as one JSON array."""
+    payload = [HASH_VERSION, claim_key, *[event.get(k) for k in EVENT_FIELDS]]
+    payload += [[k, event[k]] for k in LATER_FIELDS if event.get(k) is not None]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def content_digest(
@@ -68,11 +68,8 @@ def content_digest(
 
     Parsed figure fields are left out on purpose: a better parser must not void people's re-reads.
     """
-    payload = {
-        "v": HASH_VERSION, "subject": subject, "statement": statement,
-        "figures": [list(f) for f in figures], "evidence": [list(e) for e in evidence],
-    }
-    return hashlib.sha256(_canonical(payload)).hexdigest()
+    payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def head(session: Session) -> str | None:
@@ -110,9 +107,11 @@ def _hashed(events: Sequence[dict[str, Any]], prev: str | None) -> list[dict[str
 def append(session: Session, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Hash and insert events in order. Each dict holds the event's columns plus `claim` (the claim's
     key, which the digest covers instead of the row id). Returns the inserted rows with their digests."""
+    from claimsdb.db import insert_rows
+
     rows = _hashed(events, _locked_head(session))
     for i in range(0, len(rows), CHUNK):
-        session.execute(Event.__table__.insert(), rows[i : i + CHUNK])
+        insert_rows(session, Event.__table__, rows[i : i + CHUNK])
     return rows
 
 
@@ -250,4 +249,24 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
                 first = first or f"{view['key']}: {view['integrity'][0]}"
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
+    checks.append(_trace_index(session, keys))
     return checks
+
+
+def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
+    """The figure_number index that `claims trace` reads must be exactly what the figures imply."""
+    from claimsdb.figures import as_quantity, reach
+    from claimsdb.models import Figure, FigureNumber
+
+    def rounded(rows):
+        return sorted((c, p, round(lo, 6), round(hi, 6), bool(span)) for c, p, lo, hi, span in rows)
+
+    implied = rounded((f.claim_id, f.position, lo, hi, span) for f in session.scalars(select(Figure))
+                      for lo, hi, span in reach(as_quantity(f)))
+    stored = rounded(session.execute(select(FigureNumber.claim_id, FigureNumber.position, FigureNumber.lo,
+                                            FigureNumber.hi, FigureNumber.span)).all())
+    if implied == stored:
+        return Check("trace index", True, f"{len(stored)} numbers")
+    wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]
+    return Check("trace index", False, f"differs from the figures (first at claim {keys.get(wrong[0], wrong[0])}, "
+                                       f"figure {wrong[1] + 1}): `claims trace` may miss figures")

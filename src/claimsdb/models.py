@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import CheckConstraint, UniqueConstraint
+from sqlalchemy import CheckConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from claimsdb.figures import COMPARATORS
@@ -88,8 +88,8 @@ class Claim(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)
-    subject: str = Field(index=True)
-    stage: str | None = Field(default=None, index=True)
+    subject: str  # filters match it in any case (lower()), which an index could not serve
+    stage: str | None = None
     statement: str
     tag: str = Field(foreign_key="tag.name", index=True)
     basis: str
@@ -99,6 +99,8 @@ class Claim(SQLModel, table=True):
     superseded_by: str | None = None
     quantity_id: int | None = Field(default=None, foreign_key="quantity.id", index=True)
     rank: str = "normal"  # a cache of the latest event with rank_after, like tag and status
+    # The data-file record as last imported (records.Entry.digest): an unchanged record is not read again.
+    record_sha256: str | None = None
     created_at: str = Field(default_factory=utcnow)
     updated_at: str = Field(default_factory=utcnow)
 
@@ -108,7 +110,7 @@ class Evidence(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("claim_id", "position", name="uq_evidence_position"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    claim_id: int = Field(foreign_key="claim.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id")  # uq_evidence_position indexes it
     source_id: int = Field(foreign_key="source.id", index=True)
     position: int
     locator: str | None = None
@@ -126,14 +128,14 @@ class Figure(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    claim_id: int = Field(foreign_key="claim.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id")  # uq_figure_position indexes it
     position: int
     name: str | None = None
     raw: str
     kind: str
     comparator: str = "="
-    value: float | None = Field(default=None, index=True)
-    low: float | None = Field(default=None, index=True)
+    value: float | None = None
+    low: float | None = None
     high: float | None = None
     start: float | None = None
     end: float | None = None
@@ -141,6 +143,22 @@ class Figure(SQLModel, table=True):
     active: float | None = None
     unit: str | None = None
     counted: str | None = None
+
+
+class FigureNumber(SQLModel, table=True):
+    """Where each figure can be found by number: one row per stated number (or range) with the interval
+    of magnitudes a written figure may have to match it (figures.reach). `claims trace` reads this
+    index on both engines instead of scanning every figure."""
+
+    __tablename__ = "figure_number"
+    __table_args__ = (Index("ix_figure_number_reach", "span", "lo", "hi"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    position: int  # the figure's position in its claim
+    lo: float
+    hi: float
+    span: bool = False  # a stored range (any width); otherwise a number widened by its rounding
 
 
 class Event(SQLModel, table=True):

@@ -10,12 +10,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, exists, func, or_, select, text
+from sqlalchemy import exists, func, select, tuple_
 from sqlmodel import Session
 
 from claimsdb import history as chain
 from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, Verification
+from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, Verification
 from claimsdb.policy import Policy
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME, Context, match
@@ -240,32 +240,23 @@ def trace(session: Session, number: str) -> dict[str, Any]:
         raise BadQuery(f"cannot read {number!r} as a number: {exc.reason}") from None
     if not q.numbers():
         raise BadQuery(f"trace takes a number, like 466, 2,048, 14.8T, 32–33T or 16K H100; {number!r} has none")
-    numbers = [abs(n) for n in q.numbers()]
-    lo, hi = min(numbers) / MAGNITUDE, max(numbers) * MAGNITUDE or 1e-12
-
-    def near(col):
-        return or_(col.between(lo, hi), col.between(-hi, -lo))
-
-    in_steps = text(
-        "EXISTS (SELECT 1 FROM json_each(figure.steps) AS s WHERE abs(s.value) BETWEEN :lo AND :hi)"
-    ).bindparams(lo=lo, hi=hi)
-    stmt = (
-        select(Figure, Claim)
-        .join(Claim, Claim.id == Figure.claim_id)
-        .where(or_(near(Figure.value), near(Figure.active), near(Figure.start), near(Figure.end),
-                   and_(Figure.low <= hi, Figure.high >= lo), and_(Figure.steps.is_not(None), in_steps)))
-        .order_by(Claim.key, Figure.position)
-    )
     rank = {SAME: 0, ROUNDED: 1, CONTAINED: 2}
     matches, nearest = [], []
-    for fig, claim in session.execute(stmt):
+    candidates = _within_reach(session, q)
+    for fig, claim in _figures(session, candidates):
         stored = as_quantity(fig)
         verdict = match(stored, q, Context.query())
         if verdict.verdict in rank:
             matches.append((rank[verdict.verdict], verdict, fig, claim))
         elif verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
             nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
-    matches.sort(key=lambda m: m[0])  # figures that state it, then roundings, then ranges that hold it
+    if not matches:  # the closest stated numbers on either side, judged the same way
+        for fig, claim in _figures(session, _neighbours(session, q) - candidates):
+            stored = as_quantity(fig)
+            verdict = match(stored, q, Context.query())
+            if verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
+                nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
+    matches.sort(key=lambda m: (m[0], m[3].key, m[2].position))  # stated, then roundings, then ranges that hold it
     nearest = sorted(nearest, key=lambda m: m[:2])[:TRACE_NEAREST]
     shown = [(v, f, c) for _, v, f, c in matches] or [(v, f, c) for *_, v, f, c in nearest]
     views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in shown}.values()))}
@@ -281,6 +272,57 @@ def trace(session: Session, number: str) -> dict[str, Any]:
         "nearest": [] if matches else [row(v, f, c, "same value" if v.value_agrees else "close value")
                                        for *_, v, f, c in nearest],
     }
+
+
+NEIGHBOURS = 50  # stated numbers read on each side of a query number when nothing matches
+
+
+def _query_intervals(q: Quantity) -> list[tuple[float, float]]:
+    """What a query covers, as intervals of magnitudes: each of its numbers, and its span if a range."""
+    out = [(abs(float(n)) * (1 - 1e-9), abs(float(n)) * (1 + 1e-9)) for n in q.numbers()]
+    if q.kind == "range" and q.low is not None and q.high is not None:
+        out.append(tuple(sorted((abs(float(q.low)), abs(float(q.high))))))
+    return out
+
+
+def _within_reach(session: Session, q: Quantity) -> set[tuple[int, int]]:
+    """(claim id, position) of every stored figure whose reach (figures.reach) meets the query: two
+    index range scans per query interval, on SQLite and PostgreSQL alike."""
+    n = FigureNumber
+    found: set[tuple[int, int]] = set()
+    for lo, hi in _query_intervals(q):
+        # a point's reach is never wider than [x/2, 3x/2], so its low end lies within [lo/3, hi]
+        points = select(n.claim_id, n.position).where(n.span.is_(False), n.lo >= lo / 3.0001, n.lo <= hi, n.hi >= lo)
+        spans = select(n.claim_id, n.position).where(n.span.is_(True), n.lo <= hi, n.hi >= lo)
+        for stmt in (points, spans):
+            found.update((r.claim_id, r.position) for r in session.execute(stmt))
+    return found
+
+
+def _neighbours(session: Session, q: Quantity) -> set[tuple[int, int]]:
+    """The stated numbers closest to each of the query's, below and above (an index walk each way)."""
+    n = FigureNumber
+    found: set[tuple[int, int]] = set()
+    for x in {abs(float(v)) for v in q.numbers()}:
+        for stmt in (
+            select(n.claim_id, n.position).where(n.span.is_(False), n.lo >= x, n.lo <= x * MAGNITUDE).order_by(n.lo),
+            select(n.claim_id, n.position).where(n.span.is_(False), n.lo < x, n.lo >= x / MAGNITUDE).order_by(n.lo.desc()),
+        ):
+            found.update((r.claim_id, r.position) for r in session.execute(stmt.limit(NEIGHBOURS)))
+    return found
+
+
+def _figures(session: Session, where: set[tuple[int, int]]) -> list[tuple[Figure, Claim]]:
+    """The figures (with their claims) at these (claim id, position) places."""
+    out = []
+    places = sorted(where)
+    for i in range(0, len(places), 500):
+        chunk = places[i : i + 500]
+        out += session.execute(
+            select(Figure, Claim).join(Claim, Claim.id == Figure.claim_id)
+            .where(tuple_(Figure.claim_id, Figure.position).in_(chunk))
+        ).all()
+    return out
 
 
 def _distance(stored: Quantity, written: Quantity) -> float:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import hashlib
 import io
 import json
 import math
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -142,32 +145,113 @@ class DataFile:
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+ENTRY_KINDS = ("tag", "source", "quantity", "claim")
 
 
-def load(path: str | Path) -> DataFile:
-    """Read one data file; the format follows the file's ending (.json, .jsonl or .csv). "-" reads
-    JSON Lines from standard input."""
+@dataclass(frozen=True)
+class Entry:
+    """One record of a data file as read, not yet validated. Validating (and parsing figures) is what an
+    import spends its time on, so an import asks for `record()` only when the claim is new or its
+    `digest()` differs from the one stored with it."""
+
+    kind: str  # one of ENTRY_KINDS
+    file: str
+    index: int
+    where: str  # how errors name it when its key cannot: "claims" (then "claims[3]"), "line 7", "row 4"
+    raw: Any
+
+    @property
+    def label(self) -> str:
+        """How errors name this record (worked out only when needed: an import rarely does)."""
+        named = _named(self.raw)
+        if self.where.startswith("line "):  # JSON Lines: the line always, and the key of a claim
+            return f"{named} ({self.where})" if named and self.kind == "claim" else self.where
+        if self.where.startswith("row "):  # CSV
+            return named or self.where
+        return named or f"{self.where}[{self.index}]"
+
+    @property
+    def key(self) -> str | None:
+        key = self.raw.get("key") if isinstance(self.raw, dict) else None
+        return key if isinstance(key, str) else None
+
+    def record(self) -> TagRecord | SourceRecord | QuantityRecord | ClaimRecord:
+        if self.kind == "tag":
+            return _tag(self.file, self.index, self.raw)
+        if self.kind == "source":
+            return _source(self.file, self.index, self.raw, self.label)
+        if self.kind == "quantity":
+            return _quantity(self.file, self.index, self.raw, self.label)
+        return _claim(self.file, self.index, self.raw, self.label)
+
+    def digest(self) -> str:
+        """The record as read, and the rules that read it: equal digests import equally. (repr, not a
+        canonical JSON: the same text reads to the same repr; another order of its fields only costs a
+        full read.)"""
+        # surrogatepass: a lone surrogate is refused by validation, which comes after the digest
+        return hashlib.sha256((_rules_digest() + repr(self.raw)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# Data sets repeat figures ("2,048 H800", "14.8T tokens"); the parser is pure and its Quantity frozen.
+_parsed = lru_cache(maxsize=4096)(parse)
+
+
+@lru_cache(maxsize=1)
+def _rules_digest() -> str:
+    """A hash of the code that validates records and reads figures: when either changes, a stored
+    record's digest no longer matches and the next import reads the record again in full."""
+    from claimsdb import figures
+
+    here = Path(__file__).resolve()
+    parts = [here, *sorted(Path(figures.__file__).resolve().parent.glob("*.py"))]
+    return hashlib.sha256(b"".join(p.read_bytes() for p in parts)).hexdigest()[:16]
+
+
+def entries(path: str | Path) -> Iterator[Entry]:
+    """The records of one data file in order (tags, sources and quantities before the claims that use
+    them in a JSON file; as they come in JSON Lines and CSV). JSON Lines, and "-" (JSON Lines on
+    standard input), are read a line at a time, so a file of any length imports in bounded memory."""
     name = str(path)
     if name == STDIN:
-        try:
-            return _load_lines(STDIN_NAME, sys.stdin.read().removeprefix("\ufeff"))
-        except UnicodeDecodeError as exc:
-            raise InvalidRecord(STDIN_NAME, None, None, f"cannot read: {exc}") from None
+        yield from _line_entries(STDIN_NAME, _stdin_lines())
+        return
     p = Path(path)
     if not p.is_file():
         raise InvalidRecord(name, None, None, "no such file")
+    suffix = p.suffix.lower()
+    if suffix not in (".json", ".csv", ".jsonl"):
+        raise InvalidRecord(name, None, None, "unknown file type: use .json, .jsonl or .csv")
     try:
+        if suffix == ".jsonl":
+            with open(p, encoding="utf-8-sig", newline="") as fh:
+                yield from _line_entries(name, fh)
+            return
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the data
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidRecord(name, None, None, f"cannot read: {exc}") from None
-    suffix = p.suffix.lower()
     if suffix == ".json":
-        return _load_json(name, text)
-    if suffix == ".csv":
-        return _load_csv(name, text)
-    if suffix == ".jsonl":
-        return _load_lines(name, text)
-    raise InvalidRecord(name, None, None, "unknown file type: use .json, .jsonl or .csv")
+        yield from _json_entries(name, text)
+    else:
+        yield from _csv_entries(name, text)
+
+
+def _stdin_lines() -> Iterator[str]:
+    try:
+        first = True
+        for line in sys.stdin:
+            yield line.removeprefix("\ufeff") if first else line
+            first = False
+    except UnicodeDecodeError as exc:
+        raise InvalidRecord(STDIN_NAME, None, None, f"cannot read: {exc}") from None
+
+
+def load(path: str | Path) -> DataFile:
+    """One data file, every record validated (for callers that want the whole file at once)."""
+    records: dict[str, list] = {kind: [] for kind in ENTRY_KINDS}
+    for entry in entries(path):
+        records[entry.kind].append(entry.record())
+    return DataFile(STDIN_NAME if str(path) == STDIN else str(path), tuple(records["tag"]), tuple(records["source"]),
+                    tuple(records["claim"]), tuple(records["quantity"]))
 
 
 # --- JSON ---------------------------------------------------------------------------------------
@@ -187,23 +271,21 @@ def _parse(text: str, name: str, label: str | None) -> Any:
         raise InvalidRecord(name, label, None, f"not valid JSON: {reason}") from None
 
 
-def _load_json(name: str, text: str) -> DataFile:
+def _json_entries(name: str, text: str) -> Iterator[Entry]:
     doc = _parse(text, name, None)
     if not isinstance(doc, dict):
         raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
     _no_unknown(doc, {"$schema", "format", "tags", "sources", "quantities", "claims"}, name, None)
-    tags = tuple(_tag(name, i, r) for i, r in enumerate(_list(doc, "tags", name)))
-    sources = tuple(_source(name, i, r) for i, r in enumerate(_list(doc, "sources", name)))
-    quantities = tuple(_quantity(name, i, r) for i, r in enumerate(_list(doc, "quantities", name)))
-    claims = tuple(_claim(name, i, r) for i, r in enumerate(_list(doc, "claims", name)))
-    return DataFile(name, tags, sources, claims, quantities)
+    for kind, field in (("tag", "tags"), ("source", "sources"), ("quantity", "quantities"), ("claim", "claims")):
+        for i, raw in enumerate(_list(doc, field, name)):
+            yield Entry(kind, name, i, field, raw)
 
 
-def _load_lines(name: str, text: str) -> DataFile:
+def _line_entries(name: str, lines: Iterable[str]) -> Iterator[Entry]:
     """JSON Lines: one JSON object per line, each a claim (the fields of a data file's claim), or
-    {"source": {...}} or {"tag": {...}} for a source or a tag. Blank lines are skipped."""
-    tags, sources, claims, quantities = [], [], [], []
-    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2028 is text in JSON
+    {"source": {...}}, {"tag": {...}} or {"quantity": {...}}. Blank lines are skipped. Lines end at
+    "\\n" only: U+2028 is text in JSON."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         label = f"line {number}"
@@ -211,15 +293,13 @@ def _load_lines(name: str, text: str) -> DataFile:
         if not isinstance(doc, dict):
             raise InvalidRecord(name, label, None, "each line must be a JSON object")
         if set(doc) == {"tag"}:
-            tags.append(_tag(name, number, doc["tag"]))
+            yield Entry("tag", name, number, label, doc["tag"])
         elif set(doc) == {"source"}:
-            sources.append(_source(name, number, doc["source"], label))
+            yield Entry("source", name, number, label, doc["source"])
         elif set(doc) == {"quantity"} and isinstance(doc["quantity"], dict):
-            quantities.append(_quantity(name, number, doc["quantity"], label))
+            yield Entry("quantity", name, number, label, doc["quantity"])
         else:
-            named = _named(doc)
-            claims.append(_claim(name, number, doc, f"{named} ({label})" if named else label))
-    return DataFile(name, tuple(tags), tuple(sources), tuple(claims), tuple(quantities))
+            yield Entry("claim", name, number, label, doc)
 
 
 # A string, or an unterminated one to the end: the closing quote is optional so that a match never
@@ -250,11 +330,10 @@ class _JSONObject(dict):
 
     @classmethod
     def of(cls, pairs: list[tuple[str, Any]]) -> _JSONObject:
-        obj = cls()
-        for k, v in pairs:
-            if k in obj and obj.duplicate is None:
-                obj.duplicate = k
-            obj[k] = v
+        obj = cls(pairs)
+        if len(obj) != len(pairs):  # rare: then find which name came twice
+            names: set[str] = set()
+            obj.duplicate = next(k for k, _ in pairs if k in names or names.add(k))
         return obj
 
 
@@ -484,7 +563,11 @@ def _evidence(record: Any, name: str, label: str, field: str) -> EvidenceRecord:
 def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
     """A figure from its raw text, or from {"raw": ..., "name": ..., explicit parsed fields}."""
     if isinstance(spec, str):
-        spec = {"raw": spec}
+        done = _plain_figure(spec)
+        if isinstance(done, FigureRecord):
+            return done
+        at, reason = done
+        raise InvalidRecord(name, label, f"{field}{at}", reason)
     if not isinstance(spec, dict):
         raise InvalidRecord(name, label, field, "a figure is its raw text, or an object with raw")
     allowed = {"raw", "name", "kind", "comparator", "steps", *NUMERIC_OVERRIDES, *TEXT_OVERRIDES}
@@ -494,7 +577,7 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
     figure_name = _figure_name(spec, name, label, field)
     overrides = _overrides(spec, name, label, field)
     try:
-        quantity = parse(raw)
+        quantity = _parsed(raw)
     except FigureError as exc:
         if "kind" not in overrides:
             raise InvalidRecord(name, label, field, f"cannot parse figure {raw!r}: {exc.reason}") from None
@@ -505,6 +588,22 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
     if problem:
         raise InvalidRecord(name, label, field, f"figure {raw!r}: {problem}")
     return FigureRecord(quantity=quantity, name=figure_name)
+
+
+@lru_cache(maxsize=4096)
+def _plain_figure(raw: str) -> FigureRecord | tuple[str, str]:
+    """A figure given as its text alone, or (where, why) it is refused: the same rules as figure(),
+    remembered, because a data set writes the same figures again and again ("2,048 H800")."""
+    try:
+        text = _text({"raw": raw}, "raw", "", "", required=True, rule=SHORT)
+    except InvalidRecord as exc:
+        return ".raw", exc.reason
+    try:
+        quantity = _parsed(text)
+    except FigureError as exc:
+        return "", f"cannot parse figure {text!r}: {exc.reason}"
+    problem = inconsistency(quantity)
+    return ("", f"figure {text!r}: {problem}") if problem else FigureRecord(quantity=quantity)
 
 
 def _figure_name(spec: dict, name: str, label: str, field: str) -> str | None:
@@ -590,12 +689,12 @@ def inconsistency(q: Quantity) -> str | None:
 # --- CSV ----------------------------------------------------------------------------------------
 
 
-def _load_csv(name: str, text: str) -> DataFile:
+def _csv_entries(name: str, text: str) -> Iterator[Entry]:
     """Rows through the standard csv module: quoted commas, quotes and line breaks stay in their cell."""
     previous = csv.field_size_limit(MAX_CSV_CELL)
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
-        return DataFile(name, (), (), tuple(_csv_claims(name, reader)))
+        yield from list(_csv_claims(name, reader))
     except csv.Error as exc:
         where = f"line {reader.line_num + 1}"  # the line being read when it failed
         if "field larger than field limit" in str(exc):
@@ -624,4 +723,4 @@ def _csv_claims(name: str, reader: csv.DictReader):
         if not (row.get("source") or "").strip():
             raise InvalidRecord(name, label, "source", "is required: the source that supports the claim")
         record["evidence"] = [{"source": row["source"], "locator": row.get("locator") or None, "quote": row.get("quote") or None}]
-        yield _claim(name, index, record, label)
+        yield Entry("claim", name, index, f"row {index + 2}", record)

@@ -20,9 +20,10 @@ from claimsdb.errors import BadQuery, DatabaseProblem
 
 ACCESS = ("writer", "reader")
 ROLE_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-TABLES = ("tag", "source", "quantity", "claim", "evidence", "figure", "event", "snapshot", "verification")
+TABLES = ("tag", "source", "quantity", "claim", "evidence", "figure", "figure_number", "event", "snapshot",
+          "verification")
 WRITER_UPDATES = ("claim", "source", "quantity")
-WRITER_DELETES = ("evidence", "figure")
+WRITER_DELETES = ("evidence", "figure", "figure_number")
 
 
 def grant(session: Session, role: str, access: str) -> list[str]:

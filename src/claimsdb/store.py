@@ -12,22 +12,26 @@ covers what the claim says, so it is not paper-safe until it is re-read again (h
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import history
+from claimsdb import history, records
+from claimsdb.db import insert_rows
 from claimsdb.errors import BadQuery, InvalidRecord
-from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Source, Tag, utcnow
-from claimsdb.figures import Quantity, figure_columns
+from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
+from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.records import (
-    ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record, load,
+    ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record,
 )
 
 IMPORT_ACTOR = "import"
@@ -36,6 +40,7 @@ DATA_FIELDS = ("subject", "stage", "statement", "basis", "section")
 # What a person reads when re-reading a claim (history.content_digest covers these).
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
+BATCH = 5000  # claims read, checked and written at a time
 
 
 @dataclass(frozen=True)
@@ -87,139 +92,409 @@ def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
         yield items[i : i + size]
 
 
-def import_files(session: Session, paths: Sequence[str], *, dry_run: bool = False) -> ImportPlan:
-    return import_data(session, [load(p) for p in paths], dry_run=dry_run)
+def import_files(
+    session: Session, paths: Sequence[str], *, dry_run: bool = False, actor: str = IMPORT_ACTOR,
+    progress: Callable[[int], None] | None = None,
+) -> ImportPlan:
+    """Import data files in the caller's transaction, streamed: records are read, checked and written
+    in batches, so a JSON Lines file of any length takes bounded memory. A bad record raises
+    InvalidRecord; the caller's transaction then rolls back whatever was written (all or nothing). A
+    dry run plans and writes like a real one; the caller rolls it back. `progress(n)` is told of each
+    batch of n claims done."""
+    names = [records.STDIN_NAME if str(p) == records.STDIN else str(p) for p in paths]
+    importer = _Importer(session, names, dry_run=dry_run, actor=actor, progress=progress)
+    with _no_cycle_collection():
+        for path in paths:
+            for entry in records.entries(path):
+                importer.feed(entry)
+        return importer.finish()
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """An import makes millions of small objects and no reference cycles: Python's cycle collector
+    would walk them all again and again (a third of the time at 100,000 claims). Reference counting
+    still frees everything as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def import_data(
     session: Session, files: Sequence[DataFile], *, dry_run: bool = False, actor: str = IMPORT_ACTOR,
 ) -> ImportPlan:
-    """Validate `files` against the database, plan, and (unless a dry run) apply in the caller's transaction."""
-    files = list(files)
-    history.begin_write(session)
-    tags, sources, quantities, claims = _collect(files)
-    plan = ImportPlan(files=[f.path for f in files], dry_run=dry_run)
+    """Import records already read and validated (`claims add`), with the same rules and history."""
+    importer = _Importer(session, [f.path for f in files], dry_run=dry_run, actor=actor)
+    for f in files:
+        for kind, recs in (("tag", f.tags), ("source", f.sources), ("quantity", f.quantities), ("claim", f.claims)):
+            for i, rec in enumerate(recs):
+                importer.feed(_Validated(kind, f.path, i, getattr(rec, "label", "") or repr(_key_of(rec)), rec))
+    return importer.finish()
 
-    known_tags = {t.name: t for t in session.scalars(select(Tag))}
-    for rec in tags.values():
-        existing = known_tags.get(rec.name)
-        if existing is None:
-            plan.tags_added.append(rec.name)
-        elif existing.trust != rec.trust:
+
+@dataclass(frozen=True)
+class _Validated:
+    """An entry whose record is already validated (it has no stored digest to skip by)."""
+
+    kind: str
+    file: str
+    index: int
+    label: str
+    rec: Any
+
+    @property
+    def key(self) -> str | None:
+        return _key_of(self.rec)
+
+    def record(self) -> Any:
+        return self.rec
+
+    def digest(self) -> str | None:
+        return None
+
+
+def _key_of(rec: Any) -> str:
+    return getattr(rec, "key", None) or getattr(rec, "name", "")
+
+
+class _Importer:
+    """One import: definitions (tags, sources, quantities) as they come, claims in batches."""
+
+    def __init__(self, session: Session, files: list[str], *, dry_run: bool, actor: str,
+                 progress: Callable[[int], None] | None = None) -> None:
+        history.begin_write(session)
+        self.session, self.actor, self.progress = session, actor, progress
+        self.plan = ImportPlan(files=files, dry_run=dry_run)
+        self.now = utcnow()
+        self.tags = {t.name: t.trust for t in session.scalars(select(Tag))}
+        self.tags_defined: dict[str, Any] = {}
+        self.sources = dict(session.execute(select(Source.key, Source.id)).all())
+        self.sources_defined: dict[str, tuple[Any, str]] = {}  # key -> (record, file)
+        self.quantities = dict(session.execute(select(MeasuredQuantity.key, MeasuredQuantity.id)).all())
+        self.quantities_defined: dict[str, Any] = {}
+        self.seen: dict[str, str] = {}  # claim key -> the file it came from
+        self.supersedes: list[tuple[str, str, str]] = []  # (file, label, target) checked at the end
+        self.batch: list[Any] = []
+
+    # --- definitions ---------------------------------------------------------------------------
+
+    def feed(self, entry) -> None:
+        if entry.kind == "claim":
+            self.batch.append(entry)
+            if len(self.batch) >= BATCH:
+                self._claims()
+            return
+        self._claims()  # claims read so far go first: a definition may come after them in JSON Lines
+        rec = entry.record()
+        if entry.kind == "tag":
+            self._tag(entry, rec)
+        elif entry.kind == "source":
+            self._source(entry, rec)
+        else:
+            self._quantity(entry, rec)
+
+    def _tag(self, entry, rec: TagRecord) -> None:
+        if rec.name in self.tags_defined and self.tags_defined[rec.name] != rec:
+            raise InvalidRecord(entry.file, repr(rec.name), "trust", "tag defined twice with different fields")
+        self.tags_defined[rec.name] = rec
+        if rec.name not in self.tags:
+            self.session.execute(Tag.__table__.insert(), [vars(rec)])
+            self.tags[rec.name] = rec.trust
+            self.plan.tags_added.append(rec.name)
+        elif self.tags[rec.name] != rec.trust:
             # Changing what a tag is trusted for is policy, not data: an import must not do it.
-            raise InvalidRecord(
-                _file_defining_tag(files, rec.name), repr(rec.name), "trust",
-                f"tag {rec.name!r} exists with trust {existing.trust!r}; an import cannot change a tag's trust",
-            )
-    tag_names = set(known_tags) | set(tags)
+            raise InvalidRecord(entry.file, repr(rec.name), "trust",
+                                f"tag {rec.name!r} exists with trust {self.tags[rec.name]!r}; "
+                                "an import cannot change a tag's trust")
 
-    known_sources = {s.key: s for s in session.scalars(select(Source))}
-    for rec in sources.values():
-        existing = known_sources.get(rec.key)
-        if existing is None:
-            plan.sources_added.append(rec.key)
-        elif _source_fields(existing) != rec.fields():
-            plan.sources_updated.append(rec.key)
-    source_keys = set(known_sources) | set(sources)
+    def _source(self, entry, rec: SourceRecord) -> None:
+        earlier = self.sources_defined.get(rec.key)
+        if earlier is not None:
+            if earlier[1] == entry.file:
+                raise InvalidRecord(entry.file, repr(rec.key), "key", "duplicate source key in this file")
+            if earlier[0] != rec:
+                raise InvalidRecord(entry.file, repr(rec.key), "key", f"source defined differently in {earlier[1]}")
+            return
+        self.sources_defined[rec.key] = (rec, entry.file)
+        table = Source.__table__
+        if rec.key not in self.sources:
+            self.session.execute(table.insert(), [rec.fields()])
+            self.sources[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
+            self.plan.sources_added.append(rec.key)
+            return
+        stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
+        if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
+            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+            self.plan.sources_updated.append(rec.key)
 
-    known_quantities = {q.key: q for q in session.scalars(select(MeasuredQuantity))}
-    for rec in quantities.values():
-        existing = known_quantities.get(rec.key)
-        if existing is None:
-            plan.quantities_added.append(rec.key)
-        elif {k: getattr(existing, k) for k in rec.fields()} != rec.fields():
-            plan.quantities_updated.append(rec.key)
-    quantity_keys = set(known_quantities) | set(quantities)
-    quantity_key_by_id = {q.id: q.key for q in known_quantities.values()}
+    def _quantity(self, entry, rec: QuantityRecord) -> None:
+        if rec.key in self.quantities_defined:
+            if self.quantities_defined[rec.key] != rec:
+                raise InvalidRecord(entry.file, repr(rec.key), "key", "quantity defined twice with different fields")
+            return
+        self.quantities_defined[rec.key] = rec
+        table = MeasuredQuantity.__table__
+        if rec.key not in self.quantities:
+            self.session.execute(table.insert(), [rec.fields()])
+            self.quantities[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
+            self.plan.quantities_added.append(rec.key)
+            return
+        stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
+        if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
+            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+            self.plan.quantities_updated.append(rec.key)
 
-    existing_claims = _load_claims(session, list(claims))
-    all_claim_keys = set(claims) | set(existing_claims) | _existing_keys(session, [
-        c.superseded_by for c in claims.values() if c.superseded_by and c.superseded_by not in claims
-    ])
-    for rec in claims.values():
-        if rec.tag not in tag_names:
-            raise InvalidRecord(rec.file, rec.label, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(tag_names))})")
+    # --- claims ----------------------------------------------------------------------------------
+
+    def _claims(self) -> None:
+        """Plan and write the batch of claims read so far."""
+        if not self.batch:
+            return
+        batch, self.batch = self.batch, []
+        keyed = [(e, e.key) for e in batch]
+        stored = _stored_digests(self.session, [k for _, k in keyed if k])
+        todo: list[ClaimRecord] = []
+        digests: dict[str, str | None] = {}
+        refresh: dict[str, str] = {}  # unchanged claims whose stored digest is missing or stale
+        for entry, key in keyed:
+            digest = entry.digest()
+            if digest is not None and key in stored and stored[key][0] == digest and _as_declared(stored[key], entry.raw):
+                self._seen(entry, key)
+                self.plan.unchanged.append(key)  # read and written before, unchanged: nothing to check again
+                continue
+            rec = entry.record()
+            self._seen(entry, rec.key)
+            todo.append(rec)
+            digests[rec.key] = digest
+        if todo:
+            existing = _load_claims(self.session, [r.key for r in todo if r.key in stored])
+            self._plan_and_write(todo, existing, digests, refresh)
+        if self.progress is not None:
+            self.progress(len(batch))
+
+    def _seen(self, entry, key: str) -> None:
+        first = self.seen.get(key)
+        if first is not None:
+            where = "earlier in this file" if first == entry.file else f"also in {first}"
+            raise InvalidRecord(entry.file, entry.label, "key", f"duplicate claim key ({where})")
+        self.seen[key] = entry.file
+
+    def _check(self, rec: ClaimRecord) -> None:
+        if rec.tag not in self.tags:
+            raise InvalidRecord(rec.file, rec.label, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})")
         for i, ev in enumerate(rec.evidence):
-            if ev.source not in source_keys:
+            if ev.source not in self.sources:
                 raise InvalidRecord(rec.file, rec.label, f"evidence[{i}].source", f"unknown source {ev.source!r}")
-        if rec.superseded_by is not None and rec.superseded_by not in all_claim_keys:
-            raise InvalidRecord(rec.file, rec.label, "superseded_by", f"unknown claim {rec.superseded_by!r}")
-        if rec.quantity is not None and rec.quantity not in quantity_keys:
+        if rec.superseded_by is not None:
+            self.supersedes.append((rec.file, rec.label, rec.superseded_by))
+        if rec.quantity is not None and rec.quantity not in self.quantities:
             raise InvalidRecord(rec.file, rec.label, "quantity", f"unknown quantity {rec.quantity!r} (declare it under quantities)")
         if rec.rank != "normal" and rec.quantity is None:
             raise InvalidRecord(rec.file, rec.label, "rank", "a rank orders the competing values of a quantity: name the quantity")
 
-    trust = {t.name: t.trust for t in known_tags.values()} | {t.name: t.trust for t in tags.values()}
-    states, person_status = _states(session, [c.id for c in existing_claims.values()], trust)
-    stored_figures = _children(session, Figure, existing_claims)
-    stored_evidence = _children(session, Evidence, existing_claims)
-    source_key_by_id = {s.id: s.key for s in known_sources.values()}
+    def _plan_and_write(self, todo: list[ClaimRecord], existing: dict[str, Any], digests: dict[str, str | None],
+                        refresh: dict[str, str]) -> None:
+        session, plan = self.session, self.plan
+        for rec in todo:
+            self._check(rec)
+        mine = {rec.key: existing[rec.key] for rec in todo if rec.key in existing}
+        states, person_status = _states(session, [c.id for c in mine.values()], self.tags)
+        stored_figures = _children(session, Figure, mine)
+        stored_evidence = _children(session, Evidence, mine)
+        source_key_by_id = {v: k for k, v in self.sources.items()}
+        quantity_key_by_id = {v: k for k, v in self.quantities.items()}
+        changes: dict[str, dict[str, tuple[Any, Any]]] = {}
+        contents: dict[str, str] = {}
+        added: list[ClaimRecord] = []
+        for rec in todo:
+            key, claim = rec.key, mine.get(rec.key)
+            if claim is None:
+                plan.added.append(key)
+                added.append(rec)
+                contents[key] = _content(rec, [])
+                continue
+            diff: dict[str, tuple[Any, Any]] = {}
+            for name in DATA_FIELDS:
+                if getattr(claim, name) != getattr(rec, name):
+                    diff[name] = (getattr(claim, name), getattr(rec, name))
+            if quantity_key_by_id.get(claim.quantity_id) != rec.quantity:
+                diff["quantity"] = (quantity_key_by_id.get(claim.quantity_id), rec.quantity)
+            old_figs = [_row_figure(f) for f in stored_figures.get(claim.id, [])]
+            new_figs = [figure_columns(i, f) for i, f in enumerate(rec.figures)]
+            if old_figs != new_figs:
+                diff["figures"] = ([f["raw"] for f in old_figs], [f["raw"] for f in new_figs])
+            evidence_rows = stored_evidence.get(claim.id, [])
+            person_evidence = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows
+                               if e.event_id is not None]
+            old_ev = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is None]
+            new_ev = [(e.source, e.locator, e.quote) for e in rec.evidence]
+            if old_ev != new_ev:
+                diff["evidence"] = (old_ev, new_ev)
+            state = states.get(claim.id, history.ClaimState())
+            if rec.tag != claim.tag:
+                if state.tag_is_persons:
+                    plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {_who(state.tag_event)}"))
+                else:
+                    diff["tag"] = (claim.tag, rec.tag)
+            if rec.rank != claim.rank:
+                if state.rank_event is not None and state.rank_event["kind"] == "ranked":
+                    plan.conflicts.append(Conflict(key, "rank", claim.rank, rec.rank, f"set by {_who(state.rank_event)}"))
+                else:
+                    diff["rank"] = (claim.rank, rec.rank)
+            status_now = (claim.status, claim.status_reason, claim.superseded_by)
+            status_new = (rec.status, rec.status_reason, rec.superseded_by)
+            if status_now != status_new:
+                if claim.id in person_status:
+                    plan.conflicts.append(Conflict(key, "status", claim.status, rec.status, f"set by {person_status[claim.id]}"))
+                else:
+                    diff["status"] = (status_now, status_new)
+            contents[key] = _content(rec, person_evidence)
+            old_content = history.content_digest(
+                claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence)
+            reread = state.vouched_by if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND else None
+            if reread is not None and contents[key] != old_content and state.vouches_for(old_content):
+                why = (f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
+                       f"claims reread {key}")
+                for name in ("subject", "statement", "figures", "evidence"):
+                    if name in diff:
+                        plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
+            if diff:
+                plan.updated[key] = sorted(diff)
+                changes[key] = diff
+            else:
+                plan.unchanged.append(key)
+                if digests.get(key) and claim.record_sha256 != digests[key]:
+                    refresh[key] = digests[key]
+        plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
+        self._write(added, changes, {r.key: r for r in todo}, mine, contents, stored_evidence, digests, refresh)
 
-    changes: dict[str, dict[str, tuple[Any, Any]]] = {}
-    contents: dict[str, str] = {}
-    for key, rec in claims.items():
-        claim = existing_claims.get(key)
-        if claim is None:
-            plan.added.append(key)
-            contents[key] = _content(rec, [])
-            continue
-        diff: dict[str, tuple[Any, Any]] = {}
-        for name in DATA_FIELDS:
-            if getattr(claim, name) != getattr(rec, name):
-                diff[name] = (getattr(claim, name), getattr(rec, name))
-        if quantity_key_by_id.get(claim.quantity_id) != rec.quantity:
-            diff["quantity"] = (quantity_key_by_id.get(claim.quantity_id), rec.quantity)
-        old_figs = [_row_figure(f) for f in stored_figures.get(claim.id, [])]
-        new_figs = [figure_columns(i, f) for i, f in enumerate(rec.figures)]
-        if old_figs != new_figs:
-            diff["figures"] = ([f["raw"] for f in old_figs], [f["raw"] for f in new_figs])
-        evidence_rows = stored_evidence.get(claim.id, [])
-        person_evidence = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is not None]
-        old_ev = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is None]
-        new_ev = [(e.source, e.locator, e.quote) for e in rec.evidence]
-        if old_ev != new_ev:
-            diff["evidence"] = (old_ev, new_ev)
-        state = states.get(claim.id, history.ClaimState())
-        owner = _who(state.tag_event)
-        if rec.tag != claim.tag:
-            if state.tag_is_persons:
-                plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {owner}"))
-            else:
-                diff["tag"] = (claim.tag, rec.tag)
-        if rec.rank != claim.rank:
-            if state.rank_event is not None and state.rank_event["kind"] == "ranked":
-                plan.conflicts.append(Conflict(key, "rank", claim.rank, rec.rank, f"set by {_who(state.rank_event)}"))
-            else:
-                diff["rank"] = (claim.rank, rec.rank)
-        status_now = (claim.status, claim.status_reason, claim.superseded_by)
-        status_new = (rec.status, rec.status_reason, rec.superseded_by)
-        if status_now != status_new:
-            if claim.id in person_status:
-                plan.conflicts.append(Conflict(key, "status", claim.status, rec.status, f"set by {person_status[claim.id]}"))
-            else:
-                diff["status"] = (status_now, status_new)
-        contents[key] = _content(rec, person_evidence)
-        old_content = history.content_digest(
-            claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence)
-        reread = state.vouched_by if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND else None
-        if reread is not None and contents[key] != old_content and state.vouches_for(old_content):
-            why = (f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
-                   f"claims reread {key}")
-            for name in ("subject", "statement", "figures", "evidence"):
-                if name in diff:
-                    plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
-        if diff:
-            plan.updated[key] = sorted(diff)
-            changes[key] = diff
-        else:
-            plan.unchanged.append(key)
-    plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
-    _one_preferred(session, claims, existing_claims, changes, quantity_key_by_id)
+    def _write(self, added: list[ClaimRecord], changes: dict[str, dict[str, tuple[Any, Any]]],
+               recs: dict[str, ClaimRecord], existing: dict[str, Any], contents: dict[str, str],
+               stored_evidence: dict[int, list], digests: dict[str, str | None], refresh: dict[str, str]) -> None:
+        session, now, actor = self.session, self.now, self.actor
+        new_ids: dict[str, int] = {}
+        if added:
+            insert_rows(session, Claim.__table__, [
+                {"key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
+                 "basis": c.basis, "section": c.section, "status": c.status, "status_reason": c.status_reason,
+                 "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
+                 "quantity_id": self.quantities.get(c.quantity), "rank": c.rank,
+                 "record_sha256": digests.get(c.key)}
+                for c in added
+            ])
+            for chunk in _chunks([c.key for c in added]):
+                new_ids.update(session.execute(select(Claim.key, Claim.id).where(Claim.key.in_(chunk))).all())
+            _insert_children(session, [(new_ids[c.key], c) for c in added], self.sources)
+        # Events first: the database refuses a claim's new tag, status or rank before the event that sets it.
+        events = [
+            {"claim": c.key, "claim_id": new_ids[c.key], "at": now, "kind": "imported", "actor": actor,
+             "tag_after": c.tag, "status_after": c.status, "origin": c.file,
+             "rank_after": c.rank if c.quantity else None,
+             "detail": json.dumps({k: v for k, v in (("record", c.label), ("rank_reason", c.rank_reason)) if v is not None}),
+             "content_sha256": contents[c.key]}
+            for c in added
+        ]
+        for key, diff in changes.items():
+            rec = recs[key]
+            events.append({
+                "claim": key, "claim_id": existing[key].id, "at": now, "kind": "updated", "actor": actor,
+                "tag_before": diff["tag"][0] if "tag" in diff else None,
+                "tag_after": rec.tag if "tag" in diff else None,
+                "status_after": rec.status if "status" in diff else None,
+                "rank_after": rec.rank if "rank" in diff else None,
+                "origin": rec.file, "content_sha256": contents[key],
+                "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
+                                      **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {})},
+                                     default=list),
+            })
+        history.append(session, events)
+        for key, diff in changes.items():
+            claim, rec = existing[key], recs[key]
+            values: dict[str, Any] = {name: getattr(rec, name) for name in DATA_FIELDS if name in diff}
+            if "tag" in diff:
+                values["tag"] = rec.tag
+            if "status" in diff:
+                values.update(status=rec.status, status_reason=rec.status_reason, superseded_by=rec.superseded_by)
+            if "rank" in diff:
+                values["rank"] = rec.rank
+            if "quantity" in diff:
+                values["quantity_id"] = self.quantities.get(rec.quantity)
+            values.update(updated_at=now, record_sha256=digests.get(key))
+            session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
+            if "figures" in diff:
+                session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
+                session.execute(FigureNumber.__table__.delete().where(FigureNumber.claim_id == claim.id))
+            if "evidence" in diff:
+                # The file's evidence comes first, then what people added (re-read pages), in their order.
+                session.execute(Evidence.__table__.delete().where(Evidence.claim_id == claim.id))
+            _insert_children(session, [(claim.id, rec)], self.sources,
+                             figures="figures" in diff, evidence="evidence" in diff)
+            if "evidence" in diff:
+                kept = [e for e in stored_evidence.get(claim.id, []) if e.event_id is not None]
+                if kept:
+                    session.execute(Evidence.__table__.insert(), [
+                        {"claim_id": claim.id, "source_id": e.source_id, "position": len(rec.evidence) + i,
+                         "locator": e.locator, "quote": e.quote, "event_id": e.event_id}
+                        for i, e in enumerate(kept)
+                    ])
+        for key, digest in refresh.items():
+            session.execute(Claim.__table__.update().where(Claim.key == key).values(record_sha256=digest))
 
-    if not dry_run:
-        _apply(session, plan, tags, sources, quantities, claims, existing_claims, changes, contents, stored_evidence,
-               actor)
-    return plan
+    # --- the end ---------------------------------------------------------------------------------
+
+    def finish(self) -> ImportPlan:
+        self._claims()
+        targets = sorted({t for _, _, t in self.supersedes if t not in self.seen})
+        known = _existing_keys(self.session, targets)
+        for file, label, target in self.supersedes:
+            if target not in self.seen and target not in known:
+                raise InvalidRecord(file, label, "superseded_by", f"unknown claim {target!r}")
+        self._one_preferred()
+        return self.plan
+
+    def _one_preferred(self) -> None:
+        """A quantity has at most one preferred value, counting the store's claims as the import leaves them."""
+        rows = self.session.execute(
+            select(MeasuredQuantity.key, Claim.key).join(Claim, Claim.quantity_id == MeasuredQuantity.id)
+            .where(Claim.rank == "preferred").order_by(MeasuredQuantity.key, Claim.key)
+        ).all()
+        preferred: dict[str, list[str]] = {}
+        for quantity, key in rows:
+            preferred.setdefault(quantity, []).append(key)
+        for quantity, keys in preferred.items():
+            if len(keys) > 1:
+                mine = next((k for k in keys if k in self.seen), None)
+                raise InvalidRecord(self.seen.get(mine, "import"), repr(mine) if mine else None, "rank",
+                                    f"quantity {quantity!r} would have {len(keys)} preferred values "
+                                    f"({', '.join(keys)}): prefer one")
+
+
+def _as_declared(stored: tuple, raw: Any) -> bool:
+    """Whether a stored claim's tag, status and rank are still what its record declares (a person may
+    have changed them since: then the import reads the record in full and reports the difference)."""
+    _digest, tag, status, rank = stored
+    return isinstance(raw, dict) and (tag, status, rank) == (
+        raw.get("tag"), raw.get("status") or "active", raw.get("rank") or "normal")
+
+
+def _stored_digests(session: Session, keys: list[str]) -> dict[str, tuple]:
+    """key -> (record digest, tag, status, rank) of the claims already stored, by plain DB-API queries:
+    this runs for every record of every import, where building SQL per chunk would cost more than
+    the query."""
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    out: dict[str, tuple] = {}
+    for chunk in _chunks(keys, 900):
+        rows = connection.exec_driver_sql(
+            f"SELECT key, record_sha256, tag, status, rank FROM claim WHERE key IN ({', '.join([mark] * len(chunk))})",
+            tuple(chunk),
+        )
+        out.update((r[0], tuple(r[1:])) for r in rows)
+    return out
 
 
 ADD_ORIGIN = "claims add"
@@ -258,33 +533,6 @@ def derive_claim_key(subject: str, statement: str) -> str:
     return f"{words}.{hashlib.sha256(statement.encode('utf-8')).hexdigest()[:8]}"
 
 
-def _one_preferred(session: Session, claims: dict[str, ClaimRecord], existing: dict[str, Any],
-                   changes: dict[str, dict[str, tuple[Any, Any]]], quantity_key_by_id: dict[int, str]) -> None:
-    """A quantity has at most one preferred value, counting the store's claims as the import leaves them."""
-    final: dict[str, tuple[str | None, str]] = {}
-    for row in session.execute(select(Claim.key, Claim.quantity_id, Claim.rank).where(Claim.rank == "preferred")):
-        final[row.key] = (quantity_key_by_id.get(row.quantity_id), row.rank)
-    for key, rec in claims.items():
-        claim = existing.get(key)
-        if claim is None:
-            final[key] = (rec.quantity, rec.rank)
-        else:
-            diff = changes.get(key, {})
-            rank = rec.rank if "rank" in diff else claim.rank
-            quantity = rec.quantity if "quantity" in diff else quantity_key_by_id.get(claim.quantity_id)
-            final[key] = (quantity, rank)
-    preferred: dict[str, list[str]] = {}
-    for key, (quantity, rank) in final.items():
-        if rank == "preferred" and quantity is not None:
-            preferred.setdefault(quantity, []).append(key)
-    for quantity, keys in sorted(preferred.items()):
-        if len(keys) > 1:
-            mine = next((claims[k] for k in sorted(keys) if k in claims), None)
-            raise InvalidRecord(mine.file if mine else "import", mine.label if mine else None, "rank",
-                                f"quantity {quantity!r} would have {len(keys)} preferred values "
-                                f"({', '.join(sorted(keys))}): prefer one")
-
-
 def _superseding_changed(session: Session, changed: set[str]) -> list[Conflict]:
     """A person who superseded a claim by another vouched that the other replaces it: when the file
     changes the replacement's content, say so (the person's status stays)."""
@@ -315,51 +563,6 @@ def _who(event) -> str:
     if event is None:
         return "nobody"
     return f"{event['actor']} ({event['kind']}, {str(event['at'])[:19]}Z)"
-
-
-def _file_defining_tag(files: list[DataFile], tag: str) -> str:
-    return next(f.path for f in files if any(t.name == tag for t in f.tags))
-
-
-def _collect(files: list[DataFile]) -> tuple[
-    dict[str, TagRecord], dict[str, SourceRecord], dict[str, QuantityRecord], dict[str, ClaimRecord]
-]:
-    tags: dict[str, TagRecord] = {}
-    sources: dict[str, SourceRecord] = {}
-    quantities: dict[str, QuantityRecord] = {}
-    claims: dict[str, ClaimRecord] = {}
-    source_origin: dict[str, str] = {}
-    for f in files:
-        for t in f.tags:
-            if t.name in tags and tags[t.name] != t:
-                raise InvalidRecord(f.path, repr(t.name), "trust", "tag defined twice with different fields")
-            tags[t.name] = t
-        seen_here: set[str] = set()
-        for s in f.sources:
-            if s.key in seen_here:
-                raise InvalidRecord(f.path, repr(s.key), "key", "duplicate source key in this file")
-            seen_here.add(s.key)
-            if s.key in sources and sources[s.key] != s:
-                raise InvalidRecord(
-                    f.path, repr(s.key), "key", f"source defined differently in {source_origin[s.key]}"
-                )
-            sources[s.key] = s
-            source_origin.setdefault(s.key, f.path)
-        for q in f.quantities:
-            if q.key in quantities and quantities[q.key] != q:
-                raise InvalidRecord(f.path, repr(q.key), "key", "quantity defined twice with different fields")
-            quantities[q.key] = q
-        for c in f.claims:
-            if c.key in claims:
-                first = claims[c.key]
-                where = "earlier in this file" if first.file == f.path else f"also in {first.file}"
-                raise InvalidRecord(f.path, c.label, "key", f"duplicate claim key ({where})")
-            claims[c.key] = c
-    return tags, sources, quantities, claims
-
-
-def _source_fields(s) -> dict[str, Any]:
-    return {k: getattr(s, k) for k in SourceRecord.__dataclass_fields__}
 
 
 def _row_figure(f) -> dict[str, Any]:
@@ -417,111 +620,6 @@ def _states(session: Session, claim_ids: list[int], trust: dict[str, str]) -> tu
     return states, person_status
 
 
-def _apply(
-    session: Session,
-    plan: ImportPlan,
-    tags: dict[str, TagRecord],
-    sources: dict[str, SourceRecord],
-    quantities: dict[str, QuantityRecord],
-    claims: dict[str, ClaimRecord],
-    existing: dict[str, Any],
-    changes: dict[str, dict[str, tuple[Any, Any]]],
-    contents: dict[str, str],
-    stored_evidence: dict[int, list],
-    actor: str,
-) -> None:
-    now = utcnow()
-    if plan.tags_added:
-        session.execute(Tag.__table__.insert(), [vars(tags[n]) for n in plan.tags_added])
-    if plan.sources_added:
-        session.execute(Source.__table__.insert(), [sources[k].fields() for k in plan.sources_added])
-    for key in plan.sources_updated:
-        session.execute(Source.__table__.update().where(Source.key == key).values(**sources[key].fields()))
-    source_ids = dict(session.execute(select(Source.key, Source.id)).all())
-    table = MeasuredQuantity.__table__
-    if plan.quantities_added:
-        session.execute(table.insert(), [quantities[k].fields() for k in plan.quantities_added])
-    for key in plan.quantities_updated:
-        session.execute(table.update().where(table.c.key == key).values(**quantities[key].fields()))
-    quantity_ids = dict(session.execute(select(table.c.key, table.c.id)).all())
-
-    new_ids: dict[str, int] = {}
-    if plan.added:
-        session.execute(
-            Claim.__table__.insert(),
-            [
-                {
-                    "key": k, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
-                    "basis": c.basis, "section": c.section, "status": c.status, "status_reason": c.status_reason,
-                    "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
-                    "quantity_id": quantity_ids.get(c.quantity), "rank": c.rank,
-                }
-                for k in plan.added
-                for c in (claims[k],)
-            ],
-        )
-        for chunk in _chunks(plan.added):
-            new_ids.update(session.execute(select(Claim.key, Claim.id).where(Claim.key.in_(chunk))).all())
-        _insert_children(session, [(new_ids[k], claims[k]) for k in plan.added], source_ids)
-
-    # Events first: the database refuses a claim's new tag or status before the event that sets it.
-    events = [
-        {
-            "claim": k, "claim_id": new_ids[k], "at": now, "kind": "imported", "actor": actor,
-            "tag_after": claims[k].tag, "status_after": claims[k].status, "origin": claims[k].file,
-            "rank_after": claims[k].rank if claims[k].quantity else None,
-            "detail": json.dumps({k2: v for k2, v in (("record", claims[k].label), ("rank_reason", claims[k].rank_reason))
-                                  if v is not None}), "content_sha256": contents[k],
-        }
-        for k in plan.added
-    ]
-    for key, diff in changes.items():
-        rec = claims[key]
-        events.append({
-            "claim": key, "claim_id": existing[key].id, "at": now, "kind": "updated", "actor": actor,
-            "tag_before": diff["tag"][0] if "tag" in diff else None,
-            "tag_after": rec.tag if "tag" in diff else None,
-            "status_after": rec.status if "status" in diff else None,
-            "rank_after": rec.rank if "rank" in diff else None,
-            "origin": rec.file, "content_sha256": contents[key],
-            "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
-                                  **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {})},
-                                 default=list),
-        })
-    history.append(session, events)
-
-    for key, diff in changes.items():
-        claim, rec = existing[key], claims[key]
-        values: dict[str, Any] = {name: getattr(rec, name) for name in DATA_FIELDS if name in diff}
-        if "tag" in diff:
-            values["tag"] = rec.tag
-        if "status" in diff:
-            values.update(status=rec.status, status_reason=rec.status_reason, superseded_by=rec.superseded_by)
-        if "rank" in diff:
-            values["rank"] = rec.rank
-        if "quantity" in diff:
-            values["quantity_id"] = quantity_ids.get(rec.quantity)
-        values["updated_at"] = now
-        session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
-        if "figures" in diff:
-            session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
-        if "evidence" in diff:
-            # The file's evidence comes first, then what people added (re-read pages), in their order.
-            session.execute(Evidence.__table__.delete().where(Evidence.claim_id == claim.id))
-        _insert_children(
-            session, [(claim.id, rec)], source_ids,
-            figures="figures" in diff, evidence="evidence" in diff,
-        )
-        if "evidence" in diff:
-            kept = [e for e in stored_evidence.get(claim.id, []) if e.event_id is not None]
-            if kept:
-                session.execute(Evidence.__table__.insert(), [
-                    {"claim_id": claim.id, "source_id": e.source_id, "position": len(rec.evidence) + i,
-                     "locator": e.locator, "quote": e.quote, "event_id": e.event_id}
-                    for i, e in enumerate(kept)
-                ])
-
-
 def _insert_children(
     session: Session,
     pairs: list[tuple[int, ClaimRecord]],
@@ -530,15 +628,29 @@ def _insert_children(
     figures: bool = True,
     evidence: bool = True,
 ) -> None:
-    fig_rows = [
-        {"claim_id": cid, **figure_columns(i, f)} for cid, rec in pairs for i, f in enumerate(rec.figures)
-    ] if figures else []
-    ev_rows = [
-        {"claim_id": cid, "source_id": source_ids[e.source], "position": i, "locator": e.locator, "quote": e.quote}
-        for cid, rec in pairs
-        for i, e in enumerate(rec.evidence)
-    ] if evidence else []
-    if fig_rows:
-        session.execute(Figure.__table__.insert(), fig_rows)
-    if ev_rows:
-        session.execute(Evidence.__table__.insert(), ev_rows)
+    if figures:
+        insert_rows(session, Figure.__table__, [
+            (cid, i, f.name, *_figure_values(f.quantity)) for cid, rec in pairs for i, f in enumerate(rec.figures)
+        ], FIGURE_ROW)
+        insert_rows(session, FigureNumber.__table__, [
+            (cid, i, lo, hi, span)
+            for cid, rec in pairs for i, f in enumerate(rec.figures) for lo, hi, span in _reach(f.quantity)
+        ], ("claim_id", "position", "lo", "hi", "span"))
+    if evidence:
+        insert_rows(session, Evidence.__table__, [
+            (cid, source_ids[e.source], i, e.locator, e.quote) for cid, rec in pairs for i, e in enumerate(rec.evidence)
+        ], ("claim_id", "source_id", "position", "locator", "quote"))
+
+
+# A figure row is its claim, its position, its name and these (figure_columns, without the first two).
+FIGURE_ROW = ("claim_id", "position", "name", *FIGURE_COLUMNS[2:])
+
+
+@lru_cache(maxsize=4096)
+def _figure_values(q: Quantity) -> tuple:
+    """The columns of a parsed figure, once per distinct figure (data sets repeat them)."""
+    columns = figure_columns(0, FigureRecord(q))
+    return tuple(columns[c] for c in FIGURE_COLUMNS[2:])
+
+
+_reach = lru_cache(maxsize=4096)(reach)

@@ -20,10 +20,10 @@ from sqlmodel import Session
 from claimsdb import history
 from claimsdb.db import session_scope
 from claimsdb.errors import DatabaseProblem
-from claimsdb.models import Claim, Event, Evidence, Figure, MeasuredQuantity, Snapshot, Source, Tag, Verification
+from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Snapshot, Source, Tag, Verification
 
 # Parents before children; events before the evidence that names them.
-TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, Snapshot, Verification)
+TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, FigureNumber, Snapshot, Verification)
 CHUNK = 5000
 
 

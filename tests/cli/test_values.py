@@ -122,3 +122,23 @@ def test_quantities_and_ranks_survive_a_copy(claims, ranked, tmp_path):
     copy_ = tmp_path / "copy.db"
     assert claims("db", "copy", "--to", copy_).exit_code == 0
     assert claims("values", "--format", "json", db=copy_).stdout == claims("values", "--format", "json").stdout
+
+
+def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(claims, ranked, tmp_path):
+    paper = tmp_path / "paper.md"
+    paper.write_text("Orchard updates a 1T model in about 20 s.\n\nOrchard updates a 1T model in under 30 s.\n",
+                     encoding="utf-8")
+
+    def findings():
+        doc = json.loads(claims("lint", paper, "--format", "json").stdout)
+        return [(f["line"], f["severity"], f["message"]) for f in doc["findings"]]
+
+    assert [s for _, s, _ in findings()] == []  # nothing preferred yet: both values may be used
+    claims("prefer", "orchard.readme", "--reason", "the README measures it", "--by", "Ada")
+    (line, severity, message), = findings()
+    assert (line, severity) == (3, "warning")
+    assert message.startswith("uses a value its quantity does not prefer: orchard.table")
+    assert "the preferred value is about 20 s (orchard.readme)" in message
+    claims("deprecate", "orchard.table", "--reason", "wrong", "--by", "Ada")
+    (_, _, message), = findings()
+    assert message.startswith("uses a deprecated value: orchard.table")

@@ -271,3 +271,24 @@ _COMPARATOR_WORDS = {"=": "exact", "~": "approximate", "<": "below", "<=": "at m
 def describe_unit(q: Quantity) -> str:
     """What a figure counts, for messages: "H800 GPUs", "tokens", or "" for a bare number."""
     return " ".join(normalize_unit(m) if m == q.unit else m for m in (q.counted, q.unit) if m)
+
+
+def reach(stored: Quantity) -> list[tuple[float, float, bool]]:
+    """The magnitudes a written figure may have for `match` to find this stored one the same, a rounding
+    of it, or within it: intervals (low, high, is_span) over absolute values. A point is a stated number
+    widened by its rounding step (half the last digit's place) or by APPROXIMATE for "~" figures, and
+    is never wider than [x/2, 3x/2]; a span is a stored range. The store indexes these for trace."""
+    out: list[tuple[float, float, bool]] = []
+    for i, n in enumerate(stored.numbers()):
+        x = abs(float(n))
+        width = x * 1e-9
+        if i == 0 and stored.kind == "value":
+            step = _step(stored) or 0.0
+            width = max(width, min(step / 2, x / 2))
+            if stored.comparator == "~":
+                width = max(width, APPROXIMATE * x)
+        out.append((x - width, x + width, False))
+    if stored.kind == "range" and stored.low is not None and stored.high is not None:
+        lo, hi = sorted((abs(float(stored.low)), abs(float(stored.high))))
+        out.append((lo, hi, True))
+    return out

@@ -98,6 +98,8 @@ class IndexedClaim:
     status_reason: str | None = None
     superseded_by: str | None = None
     outdated: str | None = None  # verified, but changed since its re-read: why
+    rank: str = "normal"  # among the competing values of its quantity
+    preferred: str | None = None  # the value its quantity prefers, when another claim holds it: "20 s (KEY)"
 
     @property
     def active(self) -> bool:
@@ -138,6 +140,8 @@ def build_store(session: Session, policy: Policy) -> Store:
             key=v["key"], subject=v["subject"], tag=v["tag"], trust=v["trust"], status=v["status"],
             stale=bool(v["stale"]), stale_outcome=stale_outcome if v["stale"] else None, reread_source=primary,
             status_reason=v["status_reason"], superseded_by=v["superseded_by"], outdated=v["outdated_reason"],
+            rank=v["rank"], preferred=next((f"{', '.join(c['figures']) or '(no figure)'} ({c['key']})"
+                                            for c in v["competitors"] if c["rank"] == "preferred"), None),
         ))
         for f in v["figures"]:
             q = as_quantity(f)
@@ -197,6 +201,8 @@ def _reread_command(claim: IndexedClaim) -> str:
 
 def _describe(claim: IndexedClaim, stored: Quantity, verdict: Verdict) -> str:
     parts = [f"tag {claim.tag} ({claim.trust or 'unknown trust'})"]
+    if claim.rank != "normal":
+        parts.append(claim.rank)
     if claim.outdated:
         parts.append(claim.outdated)
     if claim.stale:
@@ -294,9 +300,12 @@ class _Linter:
         raw = " ".join(f.raw.split())
         line, col = self._where(f.start)
         states = [j for j in judged if j[2].verdict in _STATES]
-        if any(store.safe(ci) and (v.verdict == SAME or (v.verdict == CONTAINED and q.kind == "transition"))
-               for ci, q, v in states):
-            return None  # a paper-safe, current claim states it (a step of its change: "up to 128K" of 32K → 128K)
+        stating = [(ci, q, v) for ci, q, v in states
+                   if store.safe(ci) and (v.verdict == SAME or (v.verdict == CONTAINED and q.kind == "transition"))]
+        # a paper-safe, current claim states it (a step of its change: "up to 128K" of 32K → 128K), and it is
+        # the value its quantity uses
+        if any(store.claims[ci].rank != "deprecated" and store.claims[ci].preferred is None for ci, _, _ in stating):
+            return None
         policy = store.policy
 
         def finding(severity: str, message: str, chosen: list, verdict: str) -> Finding:
@@ -312,6 +321,11 @@ class _Linter:
                 seen.setdefault(ci, _describe(store.claims[ci], q, v))
             return "; ".join(seen[ci] for ci in sorted(seen, key=lambda ci: store.claims[ci].key))
 
+        if stating:  # only values the store keeps but does not use
+            c = store.claims[stating[0][0]]
+            use = f"; the preferred value is {c.preferred}" if c.preferred else "; no value is preferred yet"
+            kind = "a deprecated value" if c.rank == "deprecated" else "a value its quantity does not prefer"
+            return finding("warning", f"uses {kind}: {described(stating)}{use}", stating, stating[0][2].verdict)
         safe_near = [j for j in states if store.safe(j[0])]
         if safe_near:
             return finding("warning", f"differs from the store: {described(safe_near)}", safe_near,
