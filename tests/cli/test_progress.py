@@ -52,6 +52,21 @@ def test_lint_shows_files_done_rate_and_time_left_then_clears_it(claims, loaded,
     assert "figure(s) checked" in result.stdout  # the report itself is untouched, on stdout
 
 
+def test_import_shows_claims_done_and_their_rate(claims, tmp_path, terminal_stderr, monkeypatch):
+    import json
+
+    monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
+    doc = {"sources": [{"key": "n", "title": "Notes", "kind": "note"}],
+           "claims": [{"key": f"c.{i}", "subject": "Orchard", "statement": f"Orchard ran {i} jobs.",
+                       "figures": [f"{i} jobs"], "tag": "agent-reported", "basis": "b", "evidence": [{"source": "n"}]}
+                      for i in range(1, 40)]}
+    (tmp_path / "data.json").write_text(json.dumps(doc), encoding="utf-8")
+    result = claims("import", tmp_path / "data.json")
+    assert result.exit_code == 0 and "39 added" in result.stdout
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal_stderr.getvalue())
+    assert "importing claims" in shown and re.search(r"\b39\b", shown)  # a stream: done so far, no total
+
+
 def test_copy_shows_rows_done(claims, loaded, tmp_path, terminal_stderr, monkeypatch):
     monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
     assert claims("db", "copy", "--to", tmp_path / "copy.db").exit_code == 0

@@ -10,7 +10,7 @@ import typer
 
 from claimsdb import db
 from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import Output, console, emit, print_registered
+from claimsdb.cli.output import Output, console, emit, print_registered, progress
 
 PLAN_COLUMNS = ("kind", "key", "action", "fields", "detail")
 
@@ -33,8 +33,8 @@ def import_(
     """
     from claimsdb import store
 
-    with db.session_of(db_, create=True) as session:
-        plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run)
+    with db.session_of(db_, create=True) as session, progress("importing claims") as advance:
+        plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
         if dry_run:
             session.rollback()
     emit(fmt, Output({**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, _plan_rows(plan),
