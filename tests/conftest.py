@@ -89,6 +89,12 @@ def claims(db_path: Path, monkeypatch):
 
 
 @pytest.fixture
+def terminal(monkeypatch):
+    """Standard input is a person's terminal (CliRunner's is not), so commands may ask."""
+    monkeypatch.setattr("claimsdb.cli.output.stdin_is_terminal", lambda: True)
+
+
+@pytest.fixture
 def loaded(claims, write_json, sample):
     """A database holding SAMPLE."""
     result = claims("import", write_json(sample))
@@ -112,7 +118,7 @@ def engine(db_path, write_json, sample):
     """A migrated database holding SAMPLE, loaded through the importer (tests may override it)."""
     from claimsdb import db, store
 
-    engine = db.open_engine(str(db_path))
+    engine = db.open_engine(str(db_path), create=True)
     with db.session_scope(engine) as session:
         store.import_files(session, [str(write_json(sample))])
     return engine

@@ -22,7 +22,7 @@ needs_tex = pytest.mark.skipif(
     (shutil.which("pdflatex") is None or shutil.which("bibtex") is None) and os.environ.get("CLAIMS_REQUIRE_TEX") != "1",
     reason="no TeX engine (pdflatex, bibtex) installed on this machine",
 )
-PREAMBLE = "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{url}\n\\usepackage[numbers]{natbib}\n"
+PREAMBLE = "\\documentclass{article}\n\\usepackage{booktabs,longtable,array}\n\\usepackage{url}\n\\usepackage[numbers]{natbib}\n"
 TEX_TREES = ("/usr/share/texlive", "/usr/share/texmf", "/var/lib/texmf", "/etc/texmf", "/usr/local/texlive")
 FONT_FILE = re.compile(r"(^|/)(texmf-var|\.texlive[0-9]*)/|\.([0-9]+pk|tfm)$")  # fonts TeX makes on first use
 
@@ -33,6 +33,17 @@ class Build:
     log: str  # what pdflatex (and bibtex) printed
     opened: list[str]  # files TeX read or wrote outside the TeX installation
     text: str  # the PDF's text, "" when it failed
+    pages: int = 0  # the PDF's pages
+
+    @property
+    def flat(self) -> str:
+        """The PDF's text with every line break and run of spaces as one space (tables wrap their cells)."""
+        return " ".join(self.text.split())
+
+    def overfull(self, points: float = 1.0) -> list[str]:
+        """TeX's complaints about lines wider than their box by more than `points`: what ran off the page."""
+        return [m.group(0) for m in re.finditer(r"Overfull \\hbox \(([0-9.]+)pt too wide\)[^\n]*", self.log)
+                if float(m.group(1)) > points]
 
 
 def _run(command: list[str], folder: Path) -> subprocess.CompletedProcess:
@@ -56,10 +67,11 @@ def build(folder: Path, body: str, *, preamble: str = PREAMBLE, bibliography: bo
         kind, _, name = line.partition(" ")
         if kind in ("INPUT", "OUTPUT") and not name.startswith(TEX_TREES) and not FONT_FILE.search(name):
             opened.append(name.removeprefix("./").removeprefix(str(folder) + "/"))
-    text = ""
+    text, pages = "", 0
     if ok:
-        text = " ".join(page.extract_text() for page in PdfReader(folder / "paper.pdf").pages)
-    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text)
+        pdf = PdfReader(folder / "paper.pdf").pages
+        text, pages = " ".join(page.extract_text() for page in pdf), len(pdf)
+    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages)
 
 
 def assert_contained(result: Build, own_files: set[str]) -> None:

@@ -55,6 +55,17 @@ def test_open_engine_creates_and_migrates_on_first_use(tmp_path):
     assert db.current_revision(engine) == db.HEAD_REVISION
 
 
+def test_open_engine_without_create_refuses_a_missing_or_blank_database_and_makes_nothing(tmp_path):
+    path = tmp_path / "typo" / "claims.db"
+    with pytest.raises(DatabaseProblem, match=f"no claims database at {path}; `claims import` creates one"):
+        db.open_engine(str(path), create=False)
+    assert not (tmp_path / "typo").exists()
+    blank = tmp_path / "blank.db"
+    sqlite3.connect(blank).execute("CREATE TABLE other (x)")
+    with pytest.raises(DatabaseProblem, match="holds no claims schema"):
+        db.open_engine(str(blank), create=False)
+
+
 def test_open_engine_refuses_a_database_at_another_revision(db_path):
     db.upgrade(db.resolve_url(str(db_path)))
     con = sqlite3.connect(db_path)
@@ -96,15 +107,30 @@ def test_claim_foreign_key_to_tag_is_enforced(db_path):
             )
 
 
-@pytest.mark.parametrize("command", [["list"], ["trace", "466"], ["tags"], ["sources"], ["db", "current"]])
-def test_read_commands_do_not_import_alembic_or_httpx(db_path, command):
+# What a read command must not load: the other commands' modules and the libraries only they use.
+HEAVY = ("claimsdb.lint", "claimsdb.verify", "claimsdb.verification", "claimsdb.export", "claimsdb.exporters",
+         "claimsdb.web", "claimsdb.store", "claimsdb.records", "claimsdb.cli.export", "claimsdb.cli.lint",
+         "claimsdb.cli.verify", "claimsdb.cli.serve", "alembic", "httpx", "starlette", "jinja2", "pypdf", "uvicorn",
+         "rich.progress", "rich.markdown", "pygments")
+
+
+@pytest.mark.parametrize("command", [
+    ["list"], ["trace", "466"], ["show", "k"], ["tags"], ["sources"], ["history", "k"], ["values"], ["db", "current"],
+    ["--help"], ["export", "--help"], ["lint", "--help"],
+])
+def test_read_commands_and_help_load_nothing_they_do_not_use(db_path, command):
     db.upgrade(db.resolve_url(str(db_path)))  # an existing, current database
+    helping = "--help" in command  # help reads the command's own (light) module, and only that
+    argv = command if helping else command + ["--db", str(db_path)]
+    forbidden = tuple(h for h in HEAVY if not (helping and h.startswith("claimsdb.cli.")))
+    if command == ["--help"]:  # the command list comes from the docstrings: nothing is drawn with rich
+        forbidden += ("rich", "claimsdb.models", "claimsdb.queries")
     code = (
         "import sys\n"
         "from claimsdb.cli.app import app\n"
-        f"try:\n    app({command + ['--db', str(db_path)]!r})\n"
+        f"try:\n    app({argv!r})\n"
         "except SystemExit:\n    pass\n"
-        "print('LOADED', sorted(m for m in ('alembic', 'httpx') if m in sys.modules))\n"
+        f"print('LOADED', sorted(m for m in sys.modules if any(m == h or m.startswith(h + '.') for h in {forbidden!r})))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "LOADED []" in out.stdout, out.stdout + out.stderr

@@ -75,7 +75,7 @@ def sqlite_file(url: str) -> Path | None:
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+    cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     # REPLACE then fires DELETE triggers too (the insert-guard triggers refuse it on any connection).
     cursor.execute("PRAGMA recursive_triggers = ON")
     # 64 MB of page cache: an import touches the claim and figure indexes all over (the default is 2 MB)
@@ -90,6 +90,7 @@ def _sqlite_begin(conn) -> None:
 
 
 def make_engine(url: str) -> Engine:
+    """The engine for a URL. It creates nothing: a SQLite file is made by the first write."""
     try:
         engine = create_engine(url)
     except ModuleNotFoundError as exc:
@@ -99,14 +100,27 @@ def make_engine(url: str) -> Engine:
             ) from None
         raise DatabaseProblem(f"the database driver {exc.name} is not installed") from None
     if engine.dialect.name == "sqlite":
-        path = sqlite_file(url)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
         event.listen(engine, "connect", _sqlite_pragmas)
         # Let SQLAlchemy, not pysqlite, decide where transactions begin.
         event.listen(engine, "connect", lambda c, _r: setattr(c, "isolation_level", None))
         event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+def files_folder(url: str) -> Path:
+    """Where the files that belong to a database live (snapshots of its sources): the folder holding the
+    SQLite file; for a server database, the user's claimsdb data folder (where the embedded default is)."""
+    path = sqlite_file(url)
+    return path.parent if path is not None else default_path().parent
+
+
+def describe_database_error(exc: Exception) -> str:
+    """A database error as the user can act on it (the CLI adds exit 2)."""
+    reason = str(getattr(exc, "orig", None) or exc)
+    if "database is locked" in reason or "database table is locked" in reason:
+        return (f"the database is locked by another claims (or sqlite3) writing to it; waited "
+                f"{BUSY_TIMEOUT_S:g} s for it to finish: try again when it has")
+    return f"database: {reason}"
 
 
 def describe_url(url: str) -> str:
@@ -131,7 +145,9 @@ def current_revision(engine: Engine) -> str | None:
                 return None
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except OperationalError as exc:
-        raise DatabaseProblem(f"cannot open the database {engine.url!r}: {exc.orig}") from None
+        if "locked" in str(exc.orig):
+            raise DatabaseProblem(describe_database_error(exc)) from None
+        raise DatabaseProblem(f"cannot open the database {describe_url(str(engine.url))}: {exc.orig}") from None
 
 
 def installed_triggers(connection) -> set[str]:
@@ -178,18 +194,24 @@ def upgrade(url: str, revision: str = "head") -> None:
 
     config = _alembic_config(url)
     _refuse_unknown(current_revision(make_engine(url)), config)
+    _make_folder(url)
     command.upgrade(config, revision)
 
 
-def open_engine(db: str | None = None) -> Engine:
-    """The engine for --db / $CLAIMS_DB / the default, created and migrated on first use.
+def open_engine(db: str | None = None, *, create: bool = True) -> Engine:
+    """The engine for --db / $CLAIMS_DB / the default, created and migrated on first use when `create`.
 
-    A database at another revision is not migrated behind the user's back: `claims db upgrade` does that.
+    Without `create` (every command that only reads, or changes what is already there) a missing
+    database is an error, never an empty one made on the spot. A database at another revision is not
+    migrated behind the user's back: `claims db upgrade` does that.
     """
     url = resolve_url(db)
     engine = make_engine(url)
     revision = current_revision(engine)
     if revision is None:
+        if not create:
+            raise DatabaseProblem(missing_database(url))
+        _make_folder(url)
         upgrade(url)
     elif revision != HEAD_REVISION:
         _refuse_unknown(revision, _alembic_config(url))  # only on this error path: reads stay light
@@ -198,6 +220,23 @@ def open_engine(db: str | None = None) -> Engine:
             "run `claims db upgrade`"
         )
     return engine
+
+
+def missing_database(url: str) -> str:
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        return f"no claims database at {path}; `claims import` creates one"
+    return f"no claims database at {describe_url(url)} (it holds no claims schema); `claims import` creates one"
+
+
+def _make_folder(url: str) -> None:
+    path = sqlite_file(url)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseProblem(f"cannot create the database {path}: {exc.strerror or exc}") from None
 
 
 def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns: Sequence[str] | None = None) -> None:
@@ -227,3 +266,10 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+@contextmanager
+def session_of(db: str | None, *, create: bool = False) -> Iterator[Session]:
+    """One transaction on the database --db names: an existing one, unless `create` (commands that add)."""
+    with session_scope(open_engine(db, create=create)) as session:
+        yield session

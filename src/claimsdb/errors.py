@@ -11,8 +11,18 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     OK = 0
     FINDINGS = 1  # the command ran and found problems (no match, blocked export, mismatches)
-    USAGE = 2  # bad input or usage: nothing was changed
+    USAGE = 2  # the user's input or environment: bad file or option, missing driver or path, locked database
     INTERNAL = 70  # a bug: reported without a traceback
+
+
+# What `claims --help` says about them (the README's command reference says the same).
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success; 1 the command ran and found a problem (no figure matches, an export blocked "
+    "by the gate, a verification that does not confirm, a lint error, a broken history); 2 the input or "
+    "the environment is wrong (a bad option or data file, a missing file, folder or database, a missing "
+    "database driver, an unwritable path, a database still locked after 30 s), nothing changed; "
+    "70 a bug in claims (please report it)."
+)
 
 
 class ClaimsError(Exception):

@@ -41,7 +41,7 @@ class ExportRow:
     stage: str | None
     statement: str
     figures: list[str]  # as written
-    citations: list[dict[str, Any]]  # sources to cite: key, cite_key, title, url, kind, publisher, date
+    citations: list[dict[str, Any]]  # sources to cite: key, cite_key, title, url, kind, publisher, date, authors, accessed
     tag: str
     trust: str | None
     paper_safe: bool
@@ -97,7 +97,8 @@ def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         seen.add(s["key"])
         out.append({"key": s["key"], "cite_key": s["cite_key"] or s["key"], "title": s["title"],
-                    "url": s["url"], "kind": s["kind"], "publisher": s["publisher"], "date": s["date"]})
+                    "url": s["url"], "kind": s["kind"], "publisher": s["publisher"], "date": s["date"],
+                    "authors": s.get("authors"), "accessed": s.get("accessed")})
     return out
 
 

@@ -10,6 +10,7 @@ with them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select, text
@@ -32,9 +33,11 @@ class CopyReport:
     head: str | None = None
 
 
-def copy_store(source: Engine, target: Engine) -> CopyReport:
+def copy_store(source: Engine, target: Engine, *, on_rows: Callable[[int, int], None] | None = None) -> CopyReport:
+    """Copy every row; `on_rows(copied, total)` hears of each chunk written (a progress bar)."""
     report = CopyReport()
     with Session(source) as src, session_scope(target) as dst:
+        total = sum(src.execute(select(func.count()).select_from(model)).scalar() for model in TABLES) if on_rows else 0
         history.begin_write(dst)
         seeded = {t.name: t.trust for t in dst.scalars(select(Tag))}
         for model in TABLES[1:]:
@@ -54,6 +57,8 @@ def copy_store(source: Engine, target: Engine) -> CopyReport:
                 if rows:
                     dst.execute(table.insert(), rows)
                 copied += len(rows)
+                if on_rows:
+                    on_rows(len(part), total)
             report.rows[table.name] = copied + (len(seeded) if model is Tag else 0)
         if target.dialect.name == "postgresql":
             for model in TABLES[1:]:  # the rows kept their ids: move each sequence past them

@@ -11,10 +11,8 @@ source adds an `unreachable` record and never hides an earlier conclusive one
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -274,8 +272,3 @@ def passage_for(session: Session, claim: Claim, source: Source, store: SnapshotS
                    hint=f"{claim.subject} {claim.statement}", names=figure_names(session, [claim.id]).get(claim.id))
     return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "url": snap.url,
             "outcome": found.outcome, "passage": found.passage}
-
-
-def default_store_root() -> Path:
-    """Snapshots go under ./sources (the project's folder), or $CLAIMS_SOURCES."""
-    return Path(os.environ.get("CLAIMS_SOURCES") or "sources")

@@ -12,7 +12,8 @@ def all_commands():
     import typer.main
 
     group = typer.main.get_command(app)
-    for name, cmd in group.commands.items():
+    for name in group.list_commands(None):
+        cmd = group.get_command(None, name)
         if hasattr(cmd, "commands"):
             for sub_name, sub in cmd.commands.items():
                 yield f"{name} {sub_name}", sub
@@ -38,3 +39,84 @@ def test_commands_exist():
 def test_help_and_version_run(claims):
     assert "trace" in claims("--help", db=None).stdout
     assert claims("--version", db=None).stdout.startswith("claims ")
+
+
+def help_of(name: str) -> str:
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, [*name.split(), "--help"], terminal_width=120)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_uses_the_usual_metavars_and_names_arguments_in_the_usage(name):
+    text = help_of(name)
+    assert not re_any(r"<(str|bool|int|float|Path|list\[.*?\])>|\{[a-z_]+\}", text), text
+    usage = text.splitlines()[0]
+    arguments = [p for p in COMMANDS[name].params if p.param_type_name == "argument"]
+    for p in arguments:
+        assert p.metavar.isupper() and p.metavar in usage, usage
+    for p in COMMANDS[name].params:
+        if p.param_type_name == "option" and not p.is_flag:
+            assert p.metavar in ("TEXT", "INTEGER", "FLOAT", "PATH") or p.metavar.startswith("[") or p.metavar.isupper()
+
+
+def re_any(pattern: str, text: str) -> list[str]:
+    import re
+
+    return re.findall(pattern, text)
+
+
+def test_show_reads_as_a_person_would_type_it():
+    text = help_of("show")
+    assert text.splitlines()[0] == "Usage: root show [OPTIONS] KEY"
+    assert "  --db TEXT " in text and "  -f, --format [table|json|csv] " in text
+    assert "  lint " not in text
+    assert "Usage: root lint [OPTIONS] FILE..." in help_of("lint")
+    assert "  --port INTEGER RANGE " in help_of("serve") or "  -p, --port INTEGER" in help_of("serve")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_paragraphs_are_rewrapped_never_broken_where_the_source_line_was(name):
+    """Every line of a description paragraph but its last is filled to the width (120 here)."""
+    text = help_of(name)
+    body = text.split("\n\n", 1)[1].split("\nArguments:", 1)[0].split("\nOptions:", 1)[0]
+    for paragraph in body.split("\n\n"):
+        lines = paragraph.splitlines()
+        for line, following in zip(lines, lines[1:]):
+            assert len(line) + 1 + len(following.split()[0]) > 118, (line, following)
+
+
+def test_root_help_lists_every_command_with_its_first_sentence_and_the_exit_codes():
+    text = help_of("")
+    for name in ("import", "trace", "export", "lint", "db", "sources"):
+        assert f"\n  {name} " in text
+    assert "..." not in text.split("Commands:", 1)[1]  # no first sentence cut short
+    assert "Exit codes: 0 success; 1 " in text
+
+
+def readme_reference() -> list[tuple[str, str]]:
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Command reference", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        m = re.match(r"\| `claims ([a-z]+(?: [a-z]+)?)\b[^`]*` (?:\(`[^`]*`\) )?\| (.*) \|$", line)
+        if m:
+            rows.append((m.group(1), line))
+    return rows
+
+
+def test_the_readme_command_reference_matches_help():
+    import re
+
+    rows = readme_reference()
+    named = {name if name in COMMANDS else name.split()[0] for name, _ in rows}
+    assert set(COMMANDS) - {"sources list"} <= named | {"sources list"}, set(COMMANDS) - named
+    for name, line in rows:
+        cmd = COMMANDS["sources list" if name == "sources" else name]
+        options = {opt for p in cmd.params for opt in (*p.opts, *getattr(p, "secondary_opts", ()))}
+        mentioned = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", line))
+        assert mentioned <= options | {"--help"}, (name, mentioned - options)

@@ -15,17 +15,27 @@ def test_upgrade_then_current(claims, db_path):
     assert info == {"database": str(db_path), "revision": HEAD_REVISION, "head": HEAD_REVISION, "up_to_date": True}
 
 
-def test_current_on_a_missing_database_does_not_create_it(claims, db_path):
+def test_current_on_a_missing_database_says_where_it_looked_and_does_not_create_it(claims, db_path):
     result = claims("db", "current")
-    assert result.exit_code == 0 and "revision none" in result.stdout
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: no claims database at {db_path}; `claims import` creates one"
     assert not db_path.exists()
+
+
+def test_current_on_a_blank_database_says_it_is_blank(claims, db_path):
+    import sqlite3
+
+    sqlite3.connect(db_path).execute("CREATE TABLE other (x)")
+    result = claims("db", "current")
+    assert result.exit_code == 0 and "revision none" in result.stdout and "blank" in result.stdout
 
 
 def test_claims_db_environment_variable_is_used(claims, tmp_path, monkeypatch):
     target = tmp_path / "from-env.db"
     monkeypatch.setenv("CLAIMS_DB", str(target))
-    assert claims("tags", db=None).exit_code == 0
+    assert claims("db", "upgrade", db=None).exit_code == 0
     assert target.exists()
+    assert claims("tags", db=None).exit_code == 0
 
 
 def test_a_database_that_cannot_be_opened_is_a_clean_error(claims, tmp_path):

@@ -31,11 +31,13 @@ def test_skip_unsafe_writes_the_file_and_lists_what_it_left_out(claims, tmp_path
 
 
 @pytest.mark.usefixtures("loaded")
-def test_draft_marks_and_heads_the_output(claims):
+def test_draft_marks_each_unsafe_row_and_the_manifest_says_draft(claims):
     result = claims("export", "--draft", "--format", "csv")
     assert result.exit_code == 0
-    assert result.stdout.startswith("# DRAFT")
+    assert result.stdout.startswith("key,subject,")  # plain CSV: no comment lines
     assert "gadget.fleet,Gadget" in result.stdout and ",false,not re-read" in result.stdout
+    manifest = json.loads(result.stderr.split("manifest: ", 1)[1].splitlines()[0])
+    assert (manifest["mode"], manifest["draft"]) == ("draft", True)
 
 
 @pytest.mark.usefixtures("loaded")
@@ -72,11 +74,118 @@ def test_bundled_data_gate_reread_and_reimport(claims):
 
 @needs_tex
 @pytest.mark.parametrize("layout", [[], ["--grid"]])
-def test_the_bundled_data_compiles_as_latex_with_its_bibliography(claims, tmp_path, layout):
+def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliography(claims, tmp_path, layout):
     assert claims("import", *DATA_FILES).exit_code == 0
-    for fmt, name in (("latex", "table.tex"), ("bibtex", "claims.bib")):
-        result = claims("export", "--draft", "--format", fmt, *layout, "-o", tmp_path / name)
+    for fmt, name, flags in (("latex", "table.tex", layout), ("bibtex", "claims.bib", [])):
+        result = claims("export", "--draft", "--format", fmt, *flags, "-o", tmp_path / name)
         assert result.exit_code == 0, result.output
+    table = (tmp_path / "table.tex").read_text(encoding="utf-8")
+    assert "\\begin{longtable}" in table and "\\toprule" in table and "\\begin{tabular}" not in table
     built = build(tmp_path, "\\input{table.tex}\n\\nocite{*}", bibliography=True)
     assert_contained(built, {"table.tex", "claims.bib"})
     assert "undefined" not in (tmp_path / "paper.log").read_text(errors="replace")  # every \cite has its entry
+    # Nothing runs off the page (169 claims, 20 stages; the grid was 21 columns of 2.6 cm): at most a long
+    # word pokes into the space between two columns, by less than a character.
+    assert built.overfull(points=4) == []
+    assert built.pages > 2  # the longtables break across pages
+    assert "LongCat" in built.flat and "Subject" in built.flat
+
+
+# --- files a paper can use as they are --------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("loaded")
+def test_a_csv_export_is_plain_csv_with_its_manifest_beside_it(claims, tmp_path):
+    import csv
+    import io
+
+    out = tmp_path / "claims.csv"
+    result = claims("export", "--skip-unsafe", "--format", "csv", "-o", out)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
+    assert rows[0][:2] == ["key", "subject"] and len({len(r) for r in rows}) == 1 and len(rows) == 3
+    manifest = json.loads((tmp_path / "claims.csv.manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["mode"], manifest["rows"], manifest["left_out_unsafe"]) == ("skip-unsafe", 2, 1)
+    assert f"manifest in {tmp_path / 'claims.csv.manifest.json'}" in result.stderr
+    to_stdout = claims("export", "--skip-unsafe", "--format", "csv", "-o", "-")
+    assert to_stdout.stdout == out.read_text(encoding="utf-8") and not (tmp_path / "-").exists()
+    assert json.loads(to_stdout.stderr.split("manifest: ", 1)[1].splitlines()[0])["content_sha256"] == (
+        manifest["content_sha256"])
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_exported_files_get_the_users_usual_permissions(claims, tmp_path, umask, mode):
+    import os
+    import stat
+
+    old = os.umask(umask)
+    try:
+        for fmt, target in (("markdown", tmp_path / "t.md"), ("csv", tmp_path / "t.csv"),
+                            ("html", tmp_path / "site")):
+            assert claims("export", "--skip-unsafe", "--format", fmt, "-o", target).exit_code == 0
+    finally:
+        os.umask(old)
+    for path in (tmp_path / "t.md", tmp_path / "t.csv", tmp_path / "t.csv.manifest.json",
+                 tmp_path / "site" / "index.html"):
+        assert stat.S_IMODE(path.stat().st_mode) == mode, path
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("fmt", ["bibtex", "macros", "quarto", "prov", "html"])
+def test_grid_is_refused_where_there_is_no_layout(claims, fmt):
+    result = claims("export", "--format", fmt, "--grid", "--draft")
+    assert result.exit_code == 2 and f"--format {fmt} has no layout" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("flags, mode, draft, defined, says_draft", [
+    ([], "guarded", False, {"widget.pretrain", "widget.context", "gadget.fleet"}, False),
+    (["--draft"], "draft", True, {"widget.pretrain", "widget.context", "gadget.fleet"}, True),
+    (["--skip-unsafe"], "skip-unsafe", False, {"widget.pretrain", "widget.context"}, False),
+])
+def test_macros_honour_draft_and_skip_unsafe_and_the_manifest_says_which(claims, flags, mode, draft, defined,
+                                                                          says_draft):
+    result = claims("export", "--format", "macros", *flags)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert f"% claimsdb export: mode: {mode}" in text and f"% claimsdb export: draft: {draft}" in text
+    assert {key for key in ("widget.pretrain", "widget.context", "gadget.fleet")
+            if f"claims@fig@{key}@" in text} == defined
+    assert ("\n\\claimsdraft\n" in text) is says_draft
+
+
+@needs_tex
+@pytest.mark.usefixtures("loaded")
+def test_macros_exported_as_a_draft_print_unsafe_figures_marked_without_claimsdraft_in_the_paper(claims, tmp_path):
+    (tmp_path / "claims.tex").write_text(claims("export", "--format", "macros", "--draft").stdout, encoding="utf-8")
+    built = build(tmp_path, "Gadget runs \\claim{gadget.fleet}.", preamble="\\documentclass{article}\n\\input{claims.tex}\n")
+    assert built.ok and "40–60K sandboxes" in built.flat.replace("--", "–") and "unverified" in built.flat
+
+
+def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_the_others(claims, write_json, sample):
+    sample["sources"].append({"key": "gadget-paper", "title": "Gadget at scale", "kind": "paper",
+                              "url": "https://example.org/gadget", "cite_key": "gadget2026"})
+    sample["claims"][2]["evidence"] = [{"source": "gadget-paper", "quote": "40–60K"}]  # agent-reported
+    sample["sources"][1].update(authors="Ada Lovelace and Grace Hopper", accessed="2026-11-30")
+    assert claims("import", write_json(sample)).exit_code == 0
+    result = claims("export", "--format", "bibtex")
+    assert result.exit_code == 0, result.output  # the table's gate does not hold back its bibliography
+    bib = result.stdout
+    assert "@techreport{widget2026," in bib and "@misc{lab-notes," in bib and "gadget2026" not in bib
+    assert "% claimsdb export: mode: skip-unsafe" in bib and "left out 1 claim(s)" in result.stderr
+    entry = bib.split("@techreport{widget2026,", 1)[1].split("\n}", 1)[0]
+    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {Widget technical report}", "year = 2026",
+                  "url = {https://example.org/widget}", "urldate = {2026-11-30}", "note = {Accessed 2026-11-30}"):
+        assert field in entry, entry
+    assert "gadget2026" in claims("export", "--format", "bibtex", "--draft").stdout
+
+
+def test_quarto_variable_names_are_single_words(claims, write_json, sample):
+    sample["claims"][0]["figures"] = [{"raw": "3,072 H100", "name": "GPU count"}, "21.5T tokens"]
+    assert claims("import", write_json(sample)).exit_code == 0
+    text = claims("export", "--format", "quarto").stdout
+    assert '"GPU_count": "3,072 H100"' in text
+    names = [line.strip().split(":")[0].strip('"') for line in text.splitlines() if not line.startswith("#")]
+    assert names and all(" " not in name for name in names)

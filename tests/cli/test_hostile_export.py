@@ -82,7 +82,7 @@ def test_markdown_shows_html_and_links_as_text(hostile, layout):
 @pytest.mark.parametrize("layout", [[], ["--grid"]])
 def test_csv_cells_never_start_a_formula(hostile, layout):
     text = exported(hostile, "--format", "csv", "--tag", "spot-checked", *layout)
-    rows = list(csv.reader(line for line in io.StringIO(text, newline="") if not line.startswith("#")))
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     cells = [cell for row in rows for cell in row]
     assert not [c for c in cells if c.lstrip(" \n").startswith(("=", "+", "-", "@", "\t", "\r"))]
     for attack in SPREADSHEET_ATTACKS:
@@ -100,7 +100,7 @@ def test_latex_tables_compile_and_print_the_attack_as_text(hostile, tmp_path, la
     (tmp_path / "table.tex").write_text(exported(hostile, "--format", "latex", *layout, *mode), encoding="utf-8")
     result = build(tmp_path, "\\input{table.tex}")
     assert_contained(result, {"table.tex"})
-    assert "/etc/passwd" in result.text and "Data & Models" in result.text  # printed, not run
+    assert "/etc/passwd" in result.flat and "Data & Models" in result.flat  # printed, not run
     assert not (tmp_path / "pwned.tex").exists() and not (tmp_path / "pwned").exists()
 
 
@@ -115,7 +115,7 @@ def test_bibtex_entries_compile_and_cite(hostile, tmp_path):
     result = build(tmp_path, "\\input{table.tex}", bibliography=True)
     assert_contained(result, {"table.tex", "claims.bib"})
     assert "Warning--I didn't find a database entry" not in result.log
-    assert "AT&T Labs" in result.text and "Data & Models" in result.text and "example.org" in result.text
+    assert "AT&T Labs" in result.flat and "Data & Models" in result.flat and "example.org" in result.flat
 
 
 MACROS_PAPER = "\\input{{claims.tex}}\n{draft}\n"

@@ -64,7 +64,7 @@ def test_untracked_figures_are_notes_and_do_not_fail(claims, tmp_path):
     assert code == 0 and [f["severity"] for f in report["findings"]] == ["note"]
     table = claims("lint", paper).stdout
     assert "7,777" not in table
-    assert "2 figure(s) checked: 1 passed, 0 error(s), 0 warning(s), 1 note(s) (untracked figures: list them with --notes)" in table
+    assert "2 figure(s) checked: 1 passed, 0 error(s), 0 warning(s), 1 untracked (list them with --notes)" in table
     assert "paper.txt:1:9: note: 7,777 GPUs" in claims("lint", paper, "--notes").stdout
 
 

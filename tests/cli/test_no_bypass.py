@@ -55,7 +55,7 @@ def apply(op: tuple, db: Path, work: Path, unverified: set[str]) -> None:
     elif kind == "withdraw":
         run(db, "withdraw", op[1], "--reason", "hypothesis", "--by", "h")
     elif kind == "supersede":
-        run(db, "supersede", op[1], "--by", op[2], "--actor", "h")
+        run(db, "supersede", op[1], "--with", op[2], "--by", "h", "--reason", "hypothesis")
     elif kind == "import":  # the data file again, one statement edited (its tags as they were)
         doc = copy.deepcopy(DATA)
         for c in doc["claims"]:

@@ -33,10 +33,10 @@ def test_reread_uses_git_user_name_by_default(claims, tmp_path, monkeypatch):
 
 @pytest.mark.usefixtures("loaded")
 def test_reread_errors_are_one_line_exit_2(claims):
-    result = claims("reread", "gadget.fleet")
+    result = claims("reread", "gadget.fleet", "--yes")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: gadget.fleet cites no primary page")
-    assert claims("reread", "nope.key").stderr.strip() == "error: no claim with key 'nope.key'"
+    assert claims("reread", "nope.key", "--yes").stderr.strip() == "error: no claim with key 'nope.key'"
 
 
 @pytest.mark.usefixtures("loaded")
@@ -45,7 +45,8 @@ def test_retag_withdraw_supersede_and_history(claims):
     assert claims("retag", "widget.pretrain", "agent-reported").exit_code == 2  # --reason is required
     assert claims("withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
         "widget.pretrain: active → withdrawn")
-    assert claims("supersede", "widget.context", "--by", "widget.pretrain", "--actor", "Cy").exit_code == 0
+    assert claims("supersede", "widget.context", "--with", "widget.pretrain", "--by", "Cy",
+                  "--reason", "merged into the pretrain claim").exit_code == 0
     data = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)
     assert [(e["kind"], e["actor"]) for e in data["events"]] == [("imported", "import"), ("retagged", "Bo"), ("status", "Bo")]
     assert data["events"][1]["detail"] == {"reason": "March note"}
@@ -53,6 +54,21 @@ def test_retag_withdraw_supersede_and_history(claims):
     assert "spot-checked → prior-note" in table and "reason: wrong system" in table
     shown = json.loads(claims("show", "widget.context", "--format", "json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", "widget.pretrain")
+    superseded = json.loads(claims("history", "widget.context", "--format", "json").stdout)["events"][-1]
+    assert (superseded["actor"], superseded["detail"]["reason"]) == ("Cy", "merged into the pretrain claim")
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("args, says", [
+    (["--with", "widget.pretrain", "--by", "Cy"], "Missing option '--reason'"),  # every status change says why
+    (["--with", "widget.pretrain", "--reason", " "], "say why"),  # and says something
+    (["--by", "widget.pretrain", "--reason", "x"], "Missing option '--with'"),  # --by is the person, never the claim
+    (["--actor", "Cy", "--with", "widget.pretrain", "--reason", "x"], "No such option: --actor"),
+])
+def test_supersede_takes_the_replacing_claim_with_with_and_requires_a_reason(claims, args, says):
+    result = claims("supersede", "widget.context", *args)
+    assert result.exit_code == 2 and says in result.stderr, result.output
+    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["status"] == "active"
 
 
 def test_two_rereads_at_the_same_time_both_land(db_path, claims):
@@ -78,10 +94,19 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
 
 
 @pytest.mark.usefixtures("loaded")
-def test_reread_asks_for_confirmation_unless_yes(claims):
+def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims):
+    result = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == ("error: claims reread shows the passage and asks before it records, and there "
+                                     "is no terminal to ask on: pass --yes")
+    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
+
+
+@pytest.mark.usefixtures("loaded", "terminal")
+def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, db_path):
     declined = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n")
     assert declined.exit_code == 1 and "nothing recorded" in declined.stderr
-    assert "no snapshot of widget-report yet" in declined.stderr
+    assert f"no snapshot of widget-report in {db_path.parent / 'snapshots'} yet" in declined.stderr
     assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
     accepted = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout

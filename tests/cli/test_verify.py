@@ -156,6 +156,7 @@ def test_a_stale_spot_checked_claim_warns_by_default_and_is_blocked_by_strict(se
     assert strict.exit_code == 1 and "STALE" in strict.stderr
 
 
+@pytest.mark.usefixtures("terminal")
 def test_reread_shows_the_located_passage_from_the_latest_snapshot(server, claims, write_json, verify):
     server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
     doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
@@ -236,3 +237,47 @@ def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, c
     assert "STALE" in claims("show", "c.partial").stdout and "STALE" not in claims("show", "c.rounded").stdout
     strict = claims("export", "--strict")
     assert strict.exit_code == 1 and "c.partial" in strict.stderr and "c.rounded" not in strict.stderr
+
+
+# --- state beside the database ---------------------------------------------------------------------------
+
+
+def test_snapshots_go_beside_the_database_wherever_the_command_runs(server, claims, write_json, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.delenv("CLAIMS_SOURCES", raising=False)
+    server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # a repository, a home folder: nothing is left here
+    fetched = claims("verify", "c.one")
+    assert fetched.exit_code == 0, fetched.output
+    folder = tmp_path / "snapshots"  # tmp_path holds the database (conftest's db_path)
+    assert f"snapshots kept in {folder}" in fetched.stderr
+    assert any(folder.rglob("*")) and list(elsewhere.iterdir()) == []
+    monkeypatch.chdir(tmp_path.parent)
+    offline = claims("verify", "c.one", "--offline", "--format", "json")
+    assert offline.exit_code == 0 and json.loads(offline.stdout)["snapshots"] == str(folder)
+    assert f"snapshots read from {folder}" in offline.stderr
+
+
+def test_sources_dir_and_claims_sources_override_the_folder_and_messages_name_it(server, claims, write_json, tmp_path,
+                                                                                   monkeypatch):
+    server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/page.html"))], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    monkeypatch.setenv("CLAIMS_SOURCES", str(tmp_path / "shared"))
+    assert f"snapshots kept in {tmp_path / 'shared' / 'snapshots'}" in claims("verify", "c.one").stderr
+    empty = tmp_path / "empty"
+    result = claims("verify", "c.one", "--offline", "--sources-dir", empty)
+    assert f"snapshots read from {empty / 'snapshots'}" in result.stderr
+
+
+def test_a_server_database_keeps_its_snapshots_in_the_users_data_folder(tmp_path, monkeypatch):
+    from claimsdb.cli.options import snapshots_root
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert snapshots_root(None, "postgresql://u@db.example.org/review") == tmp_path / "xdg" / "claimsdb"
+    assert snapshots_root(None, str(tmp_path / "paper" / "claims.db")) == tmp_path / "paper"
+    assert snapshots_root(tmp_path / "mine", "postgresql://u@h/x") == tmp_path / "mine"

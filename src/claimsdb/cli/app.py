@@ -1,34 +1,73 @@
-"""The `claims` application: wires the command modules and maps every error to one exit code."""
+"""The `claims` application: names the commands, loads each only when it runs, and maps every error to
+one exit code.
+
+Nothing here imports a command module, the domain or the database layer: `claims --help` and a read
+command load only what they use (tests/test_db.py checks which modules a read command loads).
+"""
 
 from __future__ import annotations
 
 import typer
-from sqlalchemy.exc import SQLAlchemyError
-from typer.core import TyperGroup
 
 from claimsdb import __version__
-from claimsdb.cli import database, export, importing, lint, provenance, query, sources, verify
-from claimsdb.cli import serve
-from claimsdb.cli.output import err_console
-from claimsdb.errors import ClaimsError, ExitCode
+from claimsdb.cli.commands import LazyGroup
+from claimsdb.errors import EXIT_CODES_HELP, ExitCode
+
+# Every command, in the order `claims --help` lists them: "module:attribute" (a function or a group).
+COMMANDS = {
+    "import": "claimsdb.cli.importing:import_",
+    "add": "claimsdb.cli.importing:add",
+    "trace": "claimsdb.cli.query:trace",
+    "show": "claimsdb.cli.query:show",
+    "list": "claimsdb.cli.query:list_",
+    "tags": "claimsdb.cli.query:tags",
+    "history": "claimsdb.cli.provenance:history",
+    "reread": "claimsdb.cli.provenance:reread",
+    "retag": "claimsdb.cli.provenance:retag",
+    "withdraw": "claimsdb.cli.provenance:withdraw",
+    "supersede": "claimsdb.cli.provenance:supersede",
+    "values": "claimsdb.cli.query:values",
+    "prefer": "claimsdb.cli.provenance:prefer",
+    "deprecate": "claimsdb.cli.provenance:deprecate",
+    "export": "claimsdb.cli.export:export",
+    "verify": "claimsdb.cli.verify:verify",
+    "lint": "claimsdb.cli.lint:lint",
+    "serve": "claimsdb.cli.serve:serve",
+    "sources": "claimsdb.cli.sources:app",
+    "db": "claimsdb.cli.database:app",
+}
 
 
-class ClaimsGroup(TyperGroup):
-    """The one place where domain errors become a message on stderr and an exit code."""
+class ClaimsGroup(LazyGroup):
+    """The one place where errors become a message on stderr and an exit code."""
+
+    targets = COMMANDS
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except ClaimsError as exc:
-            fail(f"error: {exc.message}", exc.exit_code)
-        except SQLAlchemyError as exc:
-            reason = getattr(exc, "orig", None) or exc
-            fail(f"error: database: {reason}", ExitCode.USAGE)
         except Exception as exc:
             if _is_cli_framework_exception(exc):  # usage errors, --help, exits: Typer reports those
                 raise
-            # A bug: still no traceback for the user.
-            fail(f"internal error: {type(exc).__name__}: {exc} (please report this)", ExitCode.INTERNAL)
+            message, code = describe(exc)
+            fail(message, code)
+
+
+def describe(exc: Exception) -> tuple[str, ExitCode]:
+    """The message and exit code for an error that reached the command line."""
+    from claimsdb.errors import ClaimsError
+
+    if isinstance(exc, ClaimsError):
+        return f"error: {exc.message}", exc.exit_code
+    if isinstance(exc, OSError):  # a file or folder the user named: missing, unreadable, unwritable
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"error: cannot use{where}: {exc.strerror or exc}", ExitCode.USAGE
+    if type(exc).__module__.startswith("sqlalchemy"):
+        from claimsdb.db import describe_database_error
+
+        return f"error: {describe_database_error(exc)}", ExitCode.USAGE
+    # A bug: still no traceback for the user.
+    return f"internal error: {type(exc).__name__}: {exc} (please report this)", ExitCode.INTERNAL
 
 
 def _is_cli_framework_exception(exc: Exception) -> bool:
@@ -36,6 +75,8 @@ def _is_cli_framework_exception(exc: Exception) -> bool:
 
 
 def fail(message: str, code: int) -> None:
+    from claimsdb.cli.output import err_console
+
     err_console.print(message, markup=False, soft_wrap=True)
     raise typer.Exit(int(code))
 
@@ -43,9 +84,12 @@ def fail(message: str, code: int) -> None:
 app = typer.Typer(
     cls=ClaimsGroup,
     help="claimsdb: every figure with where it came from and how far it was checked.",
+    epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},
 )
 
 
@@ -59,29 +103,11 @@ def _version(value: bool) -> None:
 def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
-    """claimsdb: every figure with where it came from and how far it was checked."""
+    """claimsdb: every figure with where it came from and how far it was checked.
 
-
-app.command("import")(importing.import_)
-app.command("add")(importing.add)
-app.command("trace")(query.trace)
-app.command("show")(query.show)
-app.command("list")(query.list_)
-app.add_typer(sources.app, name="sources")
-app.command("tags")(query.tags)
-app.command("history")(provenance.history)
-app.command("reread")(provenance.reread)
-app.command("retag")(provenance.retag)
-app.command("withdraw")(provenance.withdraw)
-app.command("supersede")(provenance.supersede)
-app.command("values")(query.values)
-app.command("prefer")(provenance.prefer)
-app.command("deprecate")(provenance.deprecate)
-app.command("export")(export.export)
-app.command("verify")(verify.verify)
-app.command("lint")(lint.lint)
-app.command("serve")(serve.serve)
-app.add_typer(database.app, name="db")
+    Every command takes --db (or CLAIMS_DB); every command but serve takes --format. `claims COMMAND
+    --help` shows a command's options and an example.
+    """
 
 
 def main() -> None:

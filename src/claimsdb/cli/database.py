@@ -1,4 +1,4 @@
-"""`claims db`: where the database is and which schema revision it has."""
+"""`claims db`: where the database is, its schema revision, its integrity, copies and roles."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ from typing import Annotated
 import typer
 
 from claimsdb import db
-from claimsdb.errors import BrokenHistory, DatabaseProblem
+from claimsdb.cli.commands import command, group
 from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit_json, emit_table
+from claimsdb.cli.output import Output, console, emit, emit_table, progress
+from claimsdb.errors import BrokenHistory, DatabaseProblem
 
-app = typer.Typer(help="The database: schema revision and upgrades.", no_args_is_help=True)
+app = group("The database: schema revision, upgrades, integrity check, copies and roles.", no_args_is_help=True)
+CHECK_COLUMNS = ("check", "ok", "detail")
 
 
-@app.command("upgrade")
-def upgrade(db_: DbOption = None) -> None:
+@command(app, "upgrade")
+def upgrade(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Create the database if needed and apply every pending migration.
 
     Example: claims db upgrade --db team.db
@@ -24,24 +26,27 @@ def upgrade(db_: DbOption = None) -> None:
     before = db.current_revision(db.make_engine(url))
     db.upgrade(url)
     after = db.current_revision(db.make_engine(url))
-    console.print(f"{db.describe_url(url)}: schema revision {before or 'none'} → {after}")
+    info = {"database": db.describe_url(url), "before": before, "after": after}
+    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
+        f"{info['database']}: schema revision {before or 'none'} → {after}", markup=False)))
 
 
-@app.command("current")
+@command(app, "current")
 def current(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """Show the database's location and schema revision, read with a plain query.
+    """Show the database's location and schema revision, read with a plain query. It creates nothing.
 
     Example: claims db current
     """
     url = db.resolve_url(db_)
+    path = db.sqlite_file(url)
+    if path is not None and not path.exists():
+        raise DatabaseProblem(db.missing_database(url))
     revision = db.current_revision(db.make_engine(url))
     info = {"database": db.describe_url(url), "revision": revision, "head": db.HEAD_REVISION,
             "up_to_date": revision == db.HEAD_REVISION}
-    if fmt is OutputFormat.json:
-        emit_json(info)
-    else:
-        state = "up to date" if info["up_to_date"] else ("blank" if revision is None else "needs `claims db upgrade`")
-        console.print(f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})")
+    state = "up to date" if info["up_to_date"] else ("blank" if revision is None else "needs `claims db upgrade`")
+    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
+        f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})", markup=False)))
 
 
 def _check(engine) -> list:
@@ -56,7 +61,22 @@ def _check(engine) -> list:
         )
 
 
-@app.command("check")
+def _checked(fmt: OutputFormat, data: dict, checks: list, title: str, head=lambda: None) -> None:
+    """Emit a result holding checks (db check, db copy); exit 1 naming every check that failed."""
+    ok = all(c.ok for c in checks)
+
+    def table() -> None:
+        head()
+        emit_table(f"{title}: {'intact' if ok else 'BROKEN'}", ("check", "result", "detail"),
+                   [(c.name, "ok" if c.ok else "FAILED", c.detail) for c in checks])
+
+    rows = [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
+    emit(fmt, Output({**data, "ok": ok, "checks": [vars(c) for c in checks]}, CHECK_COLUMNS, rows, table))
+    if not ok:
+        raise BrokenHistory("; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok))
+
+
+@command(app, "check")
 def check(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Verify the history: the schema revision, the triggers, every link of the event chain, and each
     claim's tag, status and content against its events. Exit 1 naming the first broken link.
@@ -65,21 +85,12 @@ def check(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """
     url = db.resolve_url(db_)
     engine = db.make_engine(url)
-    revision = db.current_revision(engine)
-    if revision is None:
-        raise DatabaseProblem(f"no claims database at {db.describe_url(url)}")
-    checks = _check(engine)
-    ok = all(c.ok for c in checks)
-    if fmt is OutputFormat.json:
-        emit_json({"database": db.describe_url(url), "ok": ok, "checks": [vars(c) for c in checks]})
-    else:
-        emit_table(f"{db.describe_url(url)}: {'intact' if ok else 'BROKEN'}", ("check", "result", "detail"),
-                   [(c.name, "ok" if c.ok else "FAILED", c.detail) for c in checks])
-    if not ok:
-        raise BrokenHistory("; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok))
+    if db.current_revision(engine) is None:
+        raise DatabaseProblem(db.missing_database(url))
+    _checked(fmt, {"database": db.describe_url(url)}, _check(engine), db.describe_url(url))
 
 
-@app.command("copy")
+@command(app, "copy")
 def copy(
     to: Annotated[str, typer.Option("--to", help="The empty target: a SQLite file path or a SQLAlchemy URL.", show_default=False)],
     db_: DbOption = None,
@@ -92,29 +103,26 @@ def copy(
     """
     from claimsdb import transfer
 
-    source = db.open_engine(db_)
+    source = db.open_engine(db_, create=False)
     target_url = db.resolve_url(to)
     if target_url == db.resolve_url(db_):
         raise DatabaseProblem("--to names the database being copied")
-    target = db.open_engine(target_url)
-    report = transfer.copy_store(source, target)
-    checks = _check(target)
-    ok = all(c.ok for c in checks)
-    if fmt is OutputFormat.json:
-        emit_json({"from": db.describe_url(db.resolve_url(db_)), "to": db.describe_url(target_url), "rows": report.rows,
-                   "history_head": report.head, "ok": ok, "checks": [vars(c) for c in checks]})
-    else:
-        counts = ", ".join(f"{n} {t}" for t, n in report.rows.items())
-        console.print(f"copied to {db.describe_url(target_url)}: {counts}; history head {(report.head or 'none')[:16]}")
-    if not ok:
-        raise BrokenHistory("; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok))
+    target = db.open_engine(target_url, create=True)
+    with progress("copying rows") as advance:
+        report = transfer.copy_store(source, target, on_rows=lambda n, total: advance(n, total=total))
+    counts = ", ".join(f"{n} {t}" for t, n in report.rows.items())
+    data = {"from": db.describe_url(db.resolve_url(db_)), "to": db.describe_url(target_url), "rows": report.rows,
+            "history_head": report.head}
+    _checked(fmt, data, _check(target), data["to"], lambda: console.print(
+        f"copied to {data['to']}: {counts}; history head {(report.head or 'none')[:16]}", markup=False))
 
 
-@app.command("grant")
+@command(app, "grant")
 def grant(
-    role: Annotated[str, typer.Argument(help="An existing PostgreSQL role (create it with its login first).")],
+    role: Annotated[str, typer.Argument(help="An existing PostgreSQL role (create it with its login first).", metavar="ROLE", show_default=False)],
     access: Annotated[str, typer.Option("--as", help="writer (import, add, re-read; never rewrite history) or reader.", show_default=False)],
     db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Give a PostgreSQL role the rights of a writer or a reader on the store (run as the owner).
 
@@ -125,6 +133,8 @@ def grant(
     """
     from claimsdb import roles
 
-    with db.session_scope(db.open_engine(db_)) as session:
+    with db.session_of(db_) as session:
         roles.grant(session, role, access)
-    console.print(f"{role} is now a {access} of {db.describe_url(db.resolve_url(db_))}")
+    info = {"role": role, "access": access, "database": db.describe_url(db.resolve_url(db_))}
+    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
+        f"{role} is now a {access} of {info['database']}", markup=False)))

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from claimsdb import db, export as exporting
+from claimsdb import db
 from claimsdb.cli.options import (
     DbOption, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter, TagFilter, TrustFilter,
     claim_filter,
 )
 from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
-from claimsdb.exporters import render
-from claimsdb.exporters.html import page_path as html_page_path
-from claimsdb.policy import Policy
+
+if TYPE_CHECKING:
+    from claimsdb.export import ExportRow
 
 
 class ExportFormat(str, Enum):
@@ -36,7 +37,16 @@ class ExportFormat(str, Enum):
     html = "html"
 
 
-def reread_command(row: exporting.ExportRow, db_: str | None) -> str:
+# Formats that lay claims out as a table: --grid chooses subjects by stages. The others write figures,
+# entries or a page that has both layouts, where --grid would be a flag accepted and ignored.
+LAYOUT_FORMATS = ("markdown", "csv", "json", "latex")
+# Formats whose default is the paper-safe claims only: a bibliography for the safe table, Quarto variables
+# (a missing one is Quarto's error). The macros carry every figure, each unsafe one guarded in LaTeX.
+SAFE_BY_DEFAULT = ("bibtex", "quarto")
+STDOUT = Path("-")
+
+
+def reread_command(row: ExportRow, db_: str | None) -> str:
     """The exact command that clears a blocked claim."""
     parts = ["claims", "reread", row.key, "--source", row.reread_source or "PAGE"]
     if db_:
@@ -47,7 +57,7 @@ def reread_command(row: exporting.ExportRow, db_: str | None) -> str:
     return command
 
 
-def describe_blocked(rows: list[exporting.ExportRow], db_: str | None) -> list[str]:
+def describe_blocked(rows: list[ExportRow], db_: str | None) -> list[str]:
     lines = []
     for r in rows:
         figure = ", ".join(r.figures) or "(no figure)"
@@ -59,21 +69,47 @@ def describe_blocked(rows: list[exporting.ExportRow], db_: str | None) -> list[s
 
 
 def write_atomically(path: Path, text: str) -> None:
+    """Write the whole file or nothing, with the permissions a new file of the user's gets (umask)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def manifest_path(output: Path) -> Path:
+    """Where a CSV export's manifest goes: FILE.manifest.json beside FILE."""
+    return output.with_name(output.name + ".manifest.json")
+
+
+def _mode(fmt: str, *, draft: bool, skip_unsafe: bool) -> str:
+    """The export mode a format runs in, as its manifest states it."""
+    if draft:
+        return "draft"
+    if skip_unsafe or fmt in SAFE_BY_DEFAULT:
+        return "skip-unsafe"
+    if fmt in ("macros", "prov"):
+        # macros: every figure, each unsafe one a LaTeX error unless the paper says \claimsdraft;
+        # prov: every claim's history, each claim marked claims:paper_safe true or false.
+        return "guarded"
+    return "gate"
+
+
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex, macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (default: standard output).")] = None,
-    grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table.")] = False,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.")] = None,
+    grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
     skip_unsafe: Annotated[bool, typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr.")] = False,
     draft: Annotated[bool, typer.Option("--draft", help="Include every claim; mark the unsafe ones; head the output as a draft.")] = False,
@@ -92,22 +128,31 @@ def export(
     blocked claim and the `claims reread` command that would clear it. --skip-unsafe exports the rest;
     --draft includes them, visibly marked. Withdrawn and superseded claims are never exported.
 
+    Some formats carry the gate in another way. bibtex writes the entries of the sources the paper-safe
+    claims cite (with --draft: every claim's). quarto writes the paper-safe figures (--draft: all,
+    marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
+    \\claimsdraft (--draft: the file says it; --skip-unsafe: only the safe figures). The manifest states
+    the mode used.
+
     Example: claims export --format latex --grid --subject OLMo -o table.tex
     """
+    from claimsdb import export as exporting
+    from claimsdb.policy import Policy
+
     if skip_unsafe and draft:
         raise BadQuery("choose one of --skip-unsafe and --draft")
+    if grid and fmt.value not in LAYOUT_FORMATS:
+        raise BadQuery(f"--grid lays out a table: {', '.join(LAYOUT_FORMATS)}; --format {fmt.value} has no layout")
+    if output == STDOUT:
+        output = None
     if fmt is ExportFormat.html and output is not None:
-        output = html_page_path(output)
-    mode = "draft" if draft else "skip-unsafe" if skip_unsafe else "gate"
-    if fmt in (ExportFormat.macros, ExportFormat.prov) and mode == "gate":
-        # macros: every figure, each unsafe one a LaTeX error unless the paper says \claimsdraft;
-        # prov: every claim's history, each claim marked claims:paper_safe true or false.
-        mode = "guarded"
-    elif fmt is ExportFormat.quarto and mode == "gate":
-        mode = "skip-unsafe"  # a missing variable is Quarto's error; unsafe ones only in drafts
+        from claimsdb.exporters.html import page_path
+
+        output = page_path(output)
+    mode = _mode(fmt.value, draft=draft, skip_unsafe=skip_unsafe)
     policy = Policy(strict=strict)
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
-    with db.session_scope(db.open_engine(db_)) as session:
+    with db.session_of(db_) as session:
         result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list")
         if fmt is ExportFormat.prov:
             from claimsdb import lineage
@@ -121,17 +166,43 @@ def export(
         lines.append("Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked.")
         err_console.print("\n".join(lines), markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
-    text = prov_text if fmt is ExportFormat.prov else render(result, fmt.value)
-    if output is not None:
-        write_atomically(output, text)
-        err_console.print(f"wrote {len(result.rows)} claim(s) to {output} ({result.manifest['policy']}, "
-                          f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]})", markup=False)
+    if fmt is ExportFormat.prov:
+        text = prov_text
     else:
+        from claimsdb.exporters import render
+
+        text = render(result, fmt.value)
+    _write(text, output, result, fmt, mode)
+    _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
+
+
+def _write(text: str, output: Path | None, result, fmt: ExportFormat, mode: str) -> None:
+    """The export to its file (and a CSV's manifest beside it) or to standard output."""
+    separate_manifest = fmt is ExportFormat.csv  # plain CSV: its manifest cannot be inside
+    manifest = json.dumps(result.manifest, ensure_ascii=False, indent=2) + "\n"
+    if output is None:
         sys.stdout.write(text)
+        if separate_manifest:
+            err_console.print("manifest: " + json.dumps(result.manifest, ensure_ascii=False), markup=False,
+                              soft_wrap=True)
+        return
+    write_atomically(output, text)
+    if separate_manifest:
+        write_atomically(manifest_path(output), manifest)
+    beside = f"; manifest in {manifest_path(output)}" if separate_manifest else ""
+    err_console.print(f"wrote {len(result.rows)} claim(s) to {output} ({result.manifest['policy']}, "
+                      f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]}{beside})", markup=False)
+
+
+def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, asked: bool) -> None:
+    """What the export left out, guarded or could not decide, on standard error."""
     if mode == "guarded" and result.blocked and fmt is ExportFormat.macros:
         err_console.print(f"{len(result.blocked)} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
                           "LaTeX build unless the document says \\claimsdraft", markup=False)
-    if mode == "skip-unsafe" and result.blocked:
+    if mode == "skip-unsafe" and result.blocked and not asked:  # bibtex, quarto: the paper-safe part by default
+        err_console.print(f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}); "
+                          "`claims export` lists them, --draft includes them", markup=False)
+    elif mode == "skip-unsafe" and result.blocked:
         lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
         lines += describe_blocked(result.blocked, db_)
         err_console.print("\n".join(lines), markup=False)

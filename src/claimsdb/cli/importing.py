@@ -7,17 +7,16 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
-from claimsdb import db, store
+from claimsdb import db
 from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit_json
-from claimsdb.cli.sources import print_registered
-from claimsdb.identity import default_actor
+from claimsdb.cli.output import Output, console, emit, print_registered, progress
+
+PLAN_COLUMNS = ("kind", "key", "action", "fields", "detail")
 
 
 def import_(
-    files: Annotated[list[Path], typer.Argument(help="JSON (claimsdb/1 format), JSON Lines (.jsonl) or CSV files; - reads JSON Lines from standard input.", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(help="JSON (claimsdb/1 format), JSON Lines (.jsonl) or CSV files; - reads JSON Lines from standard input.", metavar="FILE", show_default=False)],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -32,27 +31,44 @@ def import_(
 
     Example: claims import data/pipelines.json data/rl_loop.json --dry-run
     """
-    engine = db.open_engine(db_)
-    with db.session_scope(engine) as session:
-        plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run)
+    from claimsdb import store
+
+    with db.session_of(db_, create=True) as session, progress("importing claims") as advance:
+        plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
         if dry_run:
             session.rollback()
-    if fmt is OutputFormat.json:
-        emit_json({**asdict(plan), "counts": plan.counts()})
-        return
+    emit(fmt, Output({**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, _plan_rows(plan),
+                     lambda: _print_plan(plan, dry_run)))
+
+
+def _plan_rows(plan) -> list[dict]:
+    """The plan as CSV rows: one for each claim, source, tag and quantity the import touched."""
+    rows = [{"kind": "claim", "key": k, "action": "added"} for k in plan.added]
+    rows += [{"kind": "claim", "key": k, "action": "updated", "fields": " ".join(f)} for k, f in plan.updated.items()]
+    rows += [{"kind": "claim", "key": k, "action": "unchanged"} for k in plan.unchanged]
+    rows += [{"kind": "claim", "key": c.key, "action": "conflict", "fields": c.field, "detail": c.why}
+             for c in plan.conflicts]
+    for kind, action, keys in (("source", "added", plan.sources_added), ("source", "updated", plan.sources_updated),
+                               ("tag", "added", plan.tags_added), ("quantity", "added", plan.quantities_added),
+                               ("quantity", "updated", plan.quantities_updated)):
+        rows += [{"kind": kind, "key": k, "action": action} for k in keys]
+    return rows
+
+
+def _print_plan(plan, dry_run: bool) -> None:
     counts = plan.counts()
     head = "dry run, nothing written: would import" if dry_run else "imported"
     console.print(
         f"{head} {', '.join(plan.files)}: {counts['added']} added, {counts['updated']} updated, "
         f"{counts['unchanged']} unchanged, {counts['conflicts']} conflicts; "
         f"{counts['sources_added']} sources added, {counts['sources_updated']} updated; "
-        f"{counts['tags_added']} tags added"
+        f"{counts['tags_added']} tags added", markup=False
     )
     if dry_run:
         for key in plan.added:
-            console.print(Text(f"  add     {key}"))
+            console.print(f"  add     {key}", markup=False)
         for key, fields in plan.updated.items():
-            console.print(Text(f"  update  {key}: {', '.join(fields)}"))
+            console.print(f"  update  {key}: {', '.join(fields)}", markup=False)
     for c in plan.conflicts:
         if c.field == "replaces":
             text = f"  conflict {c.key}: changed; {c.why}"
@@ -60,7 +76,7 @@ def import_(
             text = f"  conflict {c.key}: {c.field} changed from {c.kept!r} to {c.offered!r}; {c.why}"
         else:
             text = f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}"
-        console.print(Text(text, style="yellow"))
+        console.print(text, style="yellow", markup=False)
 
 
 def add(
@@ -85,14 +101,15 @@ def add(
 
     Example: claims add --subject "Kimi K2.5" --statement "Kimi K2.5 runs up to 100,000 concurrent tasks." --figure "up to 100,000 tasks" --source https://example.org/kimi-k25
     """
+    from claimsdb import store
+    from claimsdb.identity import default_actor
+
     actor = by or default_actor()
     fields = {"key": key, "subject": subject, "statement": statement, "figures": figures or [], "tag": tag,
               "basis": basis or f"Recorded by {actor} with claims add; nobody has re-read it.",
               "stage": stage, "section": section, "locator": locator, "quote": quote}
-    with db.session_scope(db.open_engine(db_)) as session:
+    with db.session_of(db_, create=True) as session:
         result = store.add_claim(session, fields, source=source, actor=actor)
     print_registered(result["source"], result["source_registered"])
-    if fmt is OutputFormat.json:
-        emit_json(result)
-    else:
-        console.print(Text(f"added {result['key']} ({result['tag']}), citing {result['source']}"))
+    emit(fmt, Output(result, ("key", "tag", "source"), [result],
+                     lambda: console.print(f"added {result['key']} ({result['tag']}), citing {result['source']}", markup=False)))

@@ -6,19 +6,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
-from claimsdb import db, lint as linting
+from claimsdb import db
 from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit_json
+from claimsdb.cli.output import Output, console, emit, err_console, progress
 from claimsdb.errors import ExitCode
-from claimsdb.policy import Policy
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "note": "dim"}
+FINDING_COLUMNS = ("file", "line", "col", "severity", "raw", "message", "claims", "tags", "verdict")
 
 
 def lint(
-    files: Annotated[list[Path], typer.Argument(help=".tex, .md, .qmd, .html or .txt manuscripts.", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False)],
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")] = False,
     notes: Annotated[bool, typer.Option("--notes", help="List every untracked figure, not only their number.")] = False,
     db_: DbOption = None,
@@ -35,20 +34,36 @@ def lint(
 
     Example: claims lint paper.tex sections/*.md
     """
-    with db.session_scope(db.open_engine(db_)) as session:
-        report = linting.lint_files(session, [str(f) for f in files], Policy(strict=strict))
+    from claimsdb import lint as linting
+    from claimsdb.policy import Policy
+
+    with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
+        report = linting.lint_files(session, [str(f) for f in files], Policy(strict=strict),
+                                    on_file=lambda name: advance(item=name))
     counts = report.counts()
     shown = [f for f in report.findings if notes or f.severity != "note"]
-    if fmt is OutputFormat.json:
-        emit_json({**counts, "findings": [f.to_dict() for f in shown]})
-    else:
+    rows = [{**f.to_dict(), "claims": " ".join(f.claims), "tags": " ".join(f.tags)} for f in shown]
+
+    def table() -> None:
+        from rich.text import Text
+
         for f in shown:
             line = Text(f"{f.file}:{f.line}:{f.col}: ")
             line.append(f.severity, style=SEVERITY_STYLE.get(f.severity, ""))
             line.append(f": {f.raw}: {f.message}")
             console.print(line)
-        hidden = "" if notes or not counts["notes"] else " (untracked figures: list them with --notes)"
-        console.print(f"{counts['checked']} figure(s) checked: {counts['passed']} passed, {counts['errors']} error(s), "
-                      f"{counts['warnings']} warning(s), {counts['notes']} note(s){hidden}")
+        console.print(summary(counts, notes), markup=False)
+
+    emit(fmt, Output({**counts, "untracked": counts["notes"], "findings": [f.to_dict() for f in shown]},
+                     FINDING_COLUMNS, rows, table))
+    if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
+        err_console.print(summary(counts, notes), markup=False)
     if counts["errors"]:
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def summary(counts: dict[str, int], notes: bool) -> str:
+    """One line: figures checked, passed, errors, warnings, untracked."""
+    hint = "" if notes or not counts["notes"] else " (list them with --notes)"
+    return (f"{counts['checked']} figure(s) checked: {counts['passed']} passed, {counts['errors']} error(s), "
+            f"{counts['warnings']} warning(s), {counts['notes']} untracked{hint}")

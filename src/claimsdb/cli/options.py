@@ -1,21 +1,27 @@
-"""Options shared by many commands, declared once."""
+"""Options shared by many commands, declared once. Nothing here loads the domain or the database layer."""
 
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from claimsdb.errors import BadQuery
-from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS
-from claimsdb.queries import ClaimFilter
-
 
 class OutputFormat(str, Enum):
+    """What every command but `export` and `serve` writes: a table for people, JSON and CSV for scripts."""
+
     table = "table"
     json = "json"
     csv = "csv"
+
+
+class HistoryFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    prov = "prov"
 
 
 DbOption = Annotated[
@@ -30,7 +36,8 @@ DbOption = Annotated[
 ]
 FormatOption = Annotated[
     OutputFormat,
-    typer.Option("--format", "-f", help="table (for people), json (stable, for scripts) or csv."),
+    typer.Option("--format", "-f", help="table (for people), json (stable, for scripts) or csv (a header, "
+                 "then one row per item)."),
 ]
 TagFilter = Annotated[Optional[str], typer.Option("--tag", help="Only claims with this tag.")]
 TrustFilter = Annotated[
@@ -43,14 +50,47 @@ SearchFilter = Annotated[Optional[str], typer.Option("--search", "-s", help="Sta
 StatusFilter = Annotated[Optional[str], typer.Option("--status", help="active, superseded or withdrawn.")]
 
 
-def claim_filter(tag, trust, subject, stage, source, search, status) -> ClaimFilter:
+def claim_filter(tag, trust, subject, stage, source, search, status):
+    from claimsdb.errors import BadQuery
+    from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS
+    from claimsdb.queries import ClaimFilter
+
     if trust is not None and trust not in TRUST_LEVELS:
         raise BadQuery(f"--trust must be one of: {', '.join(TRUST_LEVELS)}")
     if status is not None and status not in CLAIM_STATUSES:
         raise BadQuery(f"--status must be one of: {', '.join(CLAIM_STATUSES)}")
     return ClaimFilter(tag=tag, trust=trust, subject=subject, stage=stage, source=source, search=search, status=status)
 
+
 ActorOption = Annotated[
     Optional[str],
     typer.Option("--by", help="Who is recording this. Default: git's user.name, else the login name.", show_default=False),
 ]
+
+
+def _said(reason: str | None) -> str | None:
+    if reason is not None and not reason.strip():
+        raise typer.BadParameter("say why: the reason is kept in the claim's history")
+    return reason
+
+
+ReasonOption = Annotated[str, typer.Option("--reason", help="Why (required): kept in the claim's history.",
+                                           show_default=False, callback=_said)]
+KeyArgument = Annotated[str, typer.Argument(help="The claim's key.", metavar="KEY", show_default=False)]
+
+SourcesDirOption = Annotated[
+    Optional[Path],
+    typer.Option("--sources-dir", envvar="CLAIMS_SOURCES", show_default=False,
+                 help="Folder for the snapshots of fetched pages (kept in its snapshots/ folder). Env: CLAIMS_SOURCES. "
+                 "Default: the folder holding the database file; for a server database, the user's claimsdb "
+                 "data folder ($XDG_DATA_HOME/claimsdb)."),
+]
+
+
+def snapshots_root(given: Path | None, db_: str | None) -> Path:
+    """The folder whose snapshots/ holds the pages' bodies: the one named, else the database's own."""
+    if given is not None:
+        return given.expanduser()
+    from claimsdb import db
+
+    return db.files_folder(db.resolve_url(db_))

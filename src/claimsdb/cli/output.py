@@ -1,4 +1,5 @@
-"""Rendering: rich tables for people, stable JSON and CSV for scripts. Nothing here reads the database."""
+"""Rendering: rich tables for people, stable JSON and CSV for scripts, through one entry point (`emit`);
+progress on standard error; the questions a command may ask. Nothing here reads the database."""
 
 from __future__ import annotations
 
@@ -6,24 +7,71 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
-from claimsdb.cli.options import OutputFormat
 from claimsdb.escaping import csv_cell
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 TRUST_STYLE = {"verified": "bold green", "secondary": "yellow", "unverified": "bold red"}
 
+
+class LazyConsole:
+    """A rich Console made on first use, so that `claims --help` and a command that writes JSON never load rich."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
 # soft_wrap: a message line is never broken into several; tables still fit the terminal.
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = LazyConsole(highlight=False, soft_wrap=True)
+err_console = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
+
+
+@dataclass
+class Output:
+    """What a command shows, in each form: `data` for JSON, `rows` under `columns` for CSV, and `show()`
+    printing it for people. Every command renders through `emit`, so no --format is accepted and ignored."""
+
+    data: Any
+    columns: Sequence[str] = ()
+    rows: Sequence[dict[str, Any]] = ()
+    show: Callable[[], None] = field(default=lambda: None)
+    texts: dict[str, str] = field(default_factory=dict)  # any other format a command declares, rendered
+
+
+def emit(fmt: Enum | str, out: Output) -> None:
+    """The one place a command's result reaches standard output."""
+    fmt = getattr(fmt, "value", fmt)
+    if fmt == "json":
+        emit_json(out.data)
+    elif fmt == "csv":
+        emit_csv(out.columns, out.rows)
+    elif fmt == "table":
+        out.show()
+    elif fmt in out.texts:
+        sys.stdout.write(out.texts[fmt])
+    else:  # a format a command declares must be rendered by it before reaching here
+        raise ValueError(f"no renderer for --format {fmt}")
 
 
 def tag_text(tag: str, trust: str | None, *, show_trust: bool = True) -> Text:
+    from rich.text import Text
+
     label = f"{tag} ({trust})" if trust and show_trust else tag
     return Text(label, style=TRUST_STYLE.get(trust or "", ""))
 
@@ -45,22 +93,15 @@ def emit_table(
     title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, whole: Sequence[str] = ()
 ) -> None:
     """A rich table; columns named in `whole` (keys, tags) are never broken across lines."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title, show_lines=False, header_style="bold")
     for col in columns:
         table.add_column(col, overflow="fold", no_wrap=col in whole, min_width=None if col in whole else 8)
     for row in rows:
         table.add_row(*[cell if isinstance(cell, Text) else Text("" if cell is None else str(cell)) for cell in row])
     console.print(table)
-
-
-def emit(fmt: OutputFormat, data: Any, *, columns: Sequence[str], rows: Sequence[dict[str, Any]], table) -> None:
-    """One entry point for every read command: JSON gets `data`, CSV gets `rows`, table calls `table()`."""
-    if fmt is OutputFormat.json:
-        emit_json(data)
-    elif fmt is OutputFormat.csv:
-        emit_csv(columns, rows)
-    else:
-        table()
 
 
 def figures_text(figures: list[dict[str, Any]]) -> str:
@@ -98,6 +139,8 @@ def describe_event(e: dict[str, Any]) -> str:
 
 def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool = False) -> None:
     """A claim as a block: heading, statement, tag, figures, sources, history."""
+    from rich.text import Text
+
     head = Text()
     if figure:
         head.append(figure, style="bold cyan")
@@ -198,3 +241,76 @@ def parsed_text(f: dict[str, Any]) -> str:
         body = f"{f['comparator']} {body}"
     extra = " ".join(x for x in (f["unit"], f"({f['counted']})" if f["counted"] else None) if x)
     return f"{body} {extra}".strip()
+
+
+# --- progress and questions -----------------------------------------------------------------------
+
+PROGRESS_AFTER_S = 1.0  # work that ends sooner shows no bar
+
+
+@contextmanager
+def progress(what: str, total: int | None = None) -> Iterator[Callable[..., None]]:
+    """A transient progress bar on standard error for long work: items done, rate, time left.
+
+    Yields `advance(n=1, total=None, item=None)` for the domain's callback. The bar appears only once the
+    work has run for PROGRESS_AFTER_S and only when standard error is a terminal; it is gone when the
+    work ends, and nothing is written otherwise.
+    """
+    if not err_console.is_terminal:
+        yield lambda n=1, total=None, item=None: None
+        return
+    from rich.progress import (
+        BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items a second (rich's TransferSpeedColumn counts bytes)."""
+
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="progress.data.speed")
+
+    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn(),
+                   TextColumn("{task.description}"), console=err_console, transient=True)
+    task = bar.add_task("", total=total)
+    start, shown = time.monotonic(), False
+
+    def advance(n: int = 1, total: int | None = None, item: str | None = None) -> None:
+        nonlocal shown
+        bar.update(task, advance=n, total=total, description=item or "")
+        if not shown and time.monotonic() - start >= PROGRESS_AFTER_S:
+            bar.start()
+            shown = True
+
+    try:
+        yield advance
+    finally:
+        if shown:
+            bar.stop()
+
+
+def stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def require_terminal(what: str, flag: str) -> None:
+    """A command about to ask: without a terminal (a script, a pipe) nothing is asked, and the command
+    stops with exit 2 naming the flag that answers it."""
+    from claimsdb.errors import BadQuery
+
+    if not stdin_is_terminal():
+        raise BadQuery(f"{what}, and there is no terminal to ask on: pass {flag}")
+
+
+def confirm(question: str, *, skip_with: str) -> bool:
+    """Ask a yes/no question on the terminal (see require_terminal)."""
+    require_terminal(f"claims asks {question!r}", skip_with)
+    import typer
+
+    return typer.confirm(question, default=False, err=True)
+
+
+def print_registered(source: str, registered: bool) -> None:
+    """Say so when a URL given to --source was registered as a new source."""
+    if registered:
+        err_console.print(f"registered {source} as a new source (see `claims sources show {source}`)", markup=False)

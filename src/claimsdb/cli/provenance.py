@@ -1,49 +1,65 @@
-"""Recording what people did: reread, retag, withdraw, supersede; and reading it back: history."""
+"""Recording what people did: reread, retag, withdraw, supersede, prefer, deprecate; and reading it back:
+history. Every change is made by `--by` (the person), and every change of status or rank says why
+(`--reason`)."""
 
 from __future__ import annotations
 
 import json
-import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
-from claimsdb import db, provenance, queries, sources
-from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit, emit_json, emit_table, err_console
-from claimsdb.cli.sources import print_registered
-from claimsdb.cli.verify import SourcesDirOption
-from claimsdb.errors import ExitCode
-from claimsdb.identity import default_actor
+from claimsdb import db
+from claimsdb.cli.options import (
+    ActorOption, DbOption, FormatOption, HistoryFormat, KeyArgument, OutputFormat, ReasonOption, SourcesDirOption,
+    snapshots_root,
+)
+from claimsdb.cli.output import (
+    Output, confirm, console, emit, emit_table, err_console, print_registered, require_terminal,
+)
 
-ReasonOption = Annotated[str, typer.Option("--reason", help="Why: kept in the claim's history.", show_default=False)]
+EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
 
 
-def _tag_change(result: dict, fmt: OutputFormat) -> None:
-    if fmt is OutputFormat.json:
-        emit_json(result)
-        return
+def _actor(by: str | None) -> str:
+    from claimsdb.identity import default_actor
+
+    return by or default_actor()
+
+
+def _change(result: dict, before: str, after: str, show) -> Output:
+    """One recorded change: JSON as the domain returns it, one CSV row, a line for people."""
     ev = result["event"]
-    line = Text(f"{result['key']}: ")
-    line.append(f"{result['tag_before']} → {result['tag_after']}", style="bold")
-    line.append(f"  ({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)")
-    console.print(line)
-    if result.get("linked"):
-        console.print(Text(f"  {result['source']} is now evidence of {result['key']}"))
+    row = {"key": result["key"], "kind": ev["kind"], "actor": ev["actor"], "at": ev["at"],
+           "before": result[before], "after": result[after]}
+    return Output(result, EVENT_COLUMNS, [row], show)
+
+
+def _tag_change(result: dict) -> Output:
+    def show() -> None:
+        from rich.text import Text
+
+        ev = result["event"]
+        line = Text(f"{result['key']}: ")
+        line.append(f"{result['tag_before']} → {result['tag_after']}", style="bold")
+        line.append(f"  ({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)")
+        console.print(line)
+        if result.get("linked"):
+            console.print(f"  {result['source']} is now evidence of {result['key']}", markup=False)
+
+    return _change(result, "tag_before", "tag_after", show)
 
 
 def reread(
-    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    key: KeyArgument,
     by: ActorOption = None,
     source: Annotated[Optional[str], typer.Option("--source", help="The page re-read: a source key, or its URL (registered on the spot if new). Default: the claim's primary page.")] = None,
     locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
     quote: Annotated[Optional[str], typer.Option("--quote", help="What was seen there, verbatim.")] = None,
     note: Annotated[Optional[str], typer.Option("--note", help="Anything else worth keeping.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Record without asking for confirmation.")] = False,
-    sources_dir: SourcesDirOption = Path("sources"),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Record without asking for confirmation (needed when no terminal is attached).")] = False,
+    sources_dir: SourcesDirOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -51,50 +67,60 @@ def reread(
 
     The page becomes evidence of the claim, with the locator and the quote, so show, sources, verify
     and the exports' citations use it. Shows where the latest snapshot of the page (from `claims
-    verify`) has the claim's evidence, then asks for confirmation (--yes skips the question).
+    verify`) has the claim's evidence, then asks for confirmation. --yes skips the question; without a
+    terminal (a script, a pipe) nothing is asked and the command stops with exit 2 unless --yes is given.
 
     Example: claims reread pipelines.obs.llama3-failures --source llama3-report --locator "Table 5" --quote "466"
     """
-    from claimsdb import verification
-    from claimsdb.verify.snapshots import SnapshotStore
+    from claimsdb import provenance
 
-    engine = db.open_engine(db_)
     if not yes:
-        with db.session_scope(engine) as session:
-            claim = queries.get_claim(session, key)
-            new_url = source is not None and sources.is_url(source) and sources.find_by_url(session, source) is None
-            if new_url:  # registered only when the re-read is recorded
-                name, shown = source, None
-            else:
-                src, _ = provenance.reread_source(session, claim, source)
-                name, shown = src.key, verification.passage_for(session, claim, src, SnapshotStore(sources_dir))
-        _show_passage(key, name, shown)
-        if not typer.confirm(f"Record that you re-read {key} in {name}?", default=False, err=True):
-            err_console.print("nothing recorded", markup=False)
-            raise typer.Exit(int(ExitCode.FINDINGS))
-    with db.session_scope(engine) as session:
+        _ask(key, source, snapshots_root(sources_dir, db_), db_)
+    with db.session_of(db_) as session:
         result = provenance.reread(
-            session, key, actor=by or default_actor(), source=source, locator=locator, quote=quote, note=note,
+            session, key, actor=_actor(by), source=source, locator=locator, quote=quote, note=note,
         )
     print_registered(result["source"], result["source_registered"])
-    _tag_change(result, fmt)
+    emit(fmt, _tag_change(result))
 
 
-def _show_passage(key: str, source: str, shown: dict | None) -> None:
+def _ask(key: str, source: str | None, root: Path, db_: str | None) -> None:
+    """Show the passage the latest snapshot has, then ask; a "no" records nothing (exit 1)."""
+    from claimsdb import provenance, queries, sources, verification
+    from claimsdb.errors import ExitCode
+    from claimsdb.verify.snapshots import SnapshotStore
+
+    require_terminal("claims reread shows the passage and asks before it records", "--yes")
+    with db.session_of(db_) as session:
+        claim = queries.get_claim(session, key)
+        new_url = source is not None and sources.is_url(source) and sources.find_by_url(session, source) is None
+        if new_url:  # registered only when the re-read is recorded
+            name, shown = source, None
+        else:
+            src, _ = provenance.reread_source(session, claim, source)
+            name, shown = src.key, verification.passage_for(session, claim, src, SnapshotStore(root))
+    _show_passage(key, name, shown, root)
+    if not confirm(f"Record that you re-read {key} in {name}?", skip_with="--yes"):
+        err_console.print("nothing recorded", markup=False)
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _show_passage(key: str, source: str, shown: dict | None, root: Path) -> None:
     if shown is None:
-        err_console.print(f"no snapshot of {source} yet: `claims verify {key}` fetches one", markup=False)
+        err_console.print(f"no snapshot of {source} in {root / 'snapshots'} yet: `claims verify {key}` fetches one",
+                          markup=False)
     elif shown.get("error"):
         err_console.print(f"latest snapshot of {source}: {shown['error']}", markup=False)
     else:
         err_console.print(
             f"latest snapshot of {source} ({shown['fetched_at'][:19]}Z): {shown['outcome']}", markup=False)
         if shown.get("passage"):
-            err_console.print(Text(f"  “{shown['passage']}”", style="italic"))
+            err_console.print(f"  “{shown['passage']}”", style="italic", markup=False)
 
 
 def retag(
-    key: Annotated[str, typer.Argument(help="The claim's key.")],
-    tag: Annotated[str, typer.Argument(help="The new tag (see `claims tags`).")],
+    key: KeyArgument,
+    tag: Annotated[str, typer.Argument(help="The new tag (see `claims tags`).", metavar="TAG", show_default=False)],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -104,20 +130,20 @@ def retag(
 
     Example: claims retag pipelines.marin.pretrain prior-note --reason "figure is from the March note"
     """
-    with db.session_scope(db.open_engine(db_)) as session:
-        result = provenance.retag(session, key, tag, actor=by or default_actor(), reason=reason)
-    _tag_change(result, fmt)
+    from claimsdb import provenance
+
+    with db.session_of(db_) as session:
+        result = provenance.retag(session, key, tag, actor=_actor(by), reason=reason)
+    emit(fmt, _tag_change(result))
 
 
-def _status_change(result: dict, fmt: OutputFormat) -> None:
-    if fmt is OutputFormat.json:
-        emit_json(result)
-    else:
-        console.print(f"{result['key']}: {result['status_before']} → {result['status_after']}")
+def _status_change(result: dict) -> Output:
+    return _change(result, "status_before", "status_after", lambda: console.print(
+        f"{result['key']}: {result['status_before']} → {result['status_after']}", markup=False))
 
 
 def withdraw(
-    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    key: KeyArgument,
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -127,58 +153,64 @@ def withdraw(
 
     Example: claims withdraw rl.bench.weirdml --reason "family dropped from the review"
     """
-    with db.session_scope(db.open_engine(db_)) as session:
-        result = provenance.withdraw(session, key, actor=by or default_actor(), reason=reason)
-    _status_change(result, fmt)
+    from claimsdb import provenance
+
+    with db.session_of(db_) as session:
+        result = provenance.withdraw(session, key, actor=_actor(by), reason=reason)
+    emit(fmt, _status_change(result))
 
 
 def supersede(
-    key: Annotated[str, typer.Argument(help="The claim being replaced.")],
-    new_key: Annotated[str, typer.Option("--by", help="The claim that replaces it.", show_default=False)],
-    actor: Annotated[Optional[str], typer.Option("--actor", help="Who is recording this. Default: git's user.name, else the login name.", show_default=False)] = None,
-    reason: Annotated[Optional[str], typer.Option("--reason", help="Why.")] = None,
-    db_: DbOption = None,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Mark a claim superseded by another; it is never exported again.
-
-    Example: claims supersede pipelines.kimi-k2-k3.post-train --by rl.weight-sync.kimi-checkpoint-engine
-    """
-    with db.session_scope(db.open_engine(db_)) as session:
-        result = provenance.supersede(session, key, by=new_key, actor=actor or default_actor(), reason=reason)
-    _status_change(result, fmt)
-
-
-def _rank_change(result: dict, fmt: OutputFormat) -> None:
-    if fmt is OutputFormat.json:
-        emit_json(result)
-        return
-    ev = result["event"]
-    console.print(Text(f"{result['key']}: {result['rank_before']} → {result['rank_after']}  "
-                       f"({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)"))
-    for key in result["demoted"]:
-        console.print(Text(f"  {key}: preferred → normal"))
-
-
-def prefer(
-    key: Annotated[str, typer.Argument(help="The claim whose value to use.")],
+    key: Annotated[str, typer.Argument(help="The claim being replaced.", metavar="KEY", show_default=False)],
+    replacement: Annotated[str, typer.Option("--with", help="The claim that replaces it (its key).", metavar="NEWKEY", show_default=False)],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Make a claim the preferred value of its quantity (the one exports use); the value preferred
-    before becomes normal. Imports never override it.
+    """Mark a claim superseded by another; it is never exported again.
+
+    Example: claims supersede pipelines.kimi-k2-k3.post-train --with rl.weight-sync.kimi-checkpoint-engine --reason "the README measures it"
+    """
+    from claimsdb import provenance
+
+    with db.session_of(db_) as session:
+        result = provenance.supersede(session, key, by=replacement, actor=_actor(by), reason=reason)
+    emit(fmt, _status_change(result))
+
+
+def _rank_change(result: dict) -> Output:
+    def show() -> None:
+        ev = result["event"]
+        console.print(f"{result['key']}: {result['rank_before']} → {result['rank_after']}  "
+                      f"({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)", markup=False)
+        for key in result["demoted"]:
+            console.print(f"  {key}: preferred → normal", markup=False)
+
+    return _change(result, "rank_before", "rank_after", show)
+
+
+def prefer(
+    key: Annotated[str, typer.Argument(help="The claim whose value to use.", metavar="KEY", show_default=False)],
+    reason: ReasonOption,
+    by: ActorOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Make a claim the preferred value of its quantity (the one exports use); the value preferred before
+    becomes normal. Imports never override it.
 
     Example: claims prefer rl.weight-sync.kimi-checkpoint-engine --reason "the checkpoint-engine README says about 20 s"
     """
-    with db.session_scope(db.open_engine(db_)) as session:
-        result = provenance.prefer(session, key, actor=by or default_actor(), reason=reason)
-    _rank_change(result, fmt)
+    from claimsdb import provenance
+
+    with db.session_of(db_) as session:
+        result = provenance.prefer(session, key, actor=_actor(by), reason=reason)
+    emit(fmt, _rank_change(result))
 
 
 def deprecate(
-    key: Annotated[str, typer.Argument(help="The claim whose value not to use.")],
+    key: Annotated[str, typer.Argument(help="The claim whose value not to use.", metavar="KEY", show_default=False)],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -189,20 +221,15 @@ def deprecate(
 
     Example: claims deprecate pipelines.kimi-k2-k3.post-train --reason "the README measures about 20 s"
     """
-    with db.session_scope(db.open_engine(db_)) as session:
-        result = provenance.deprecate(session, key, actor=by or default_actor(), reason=reason)
-    _rank_change(result, fmt)
+    from claimsdb import provenance
 
-
-class HistoryFormat(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-    prov = "prov"
+    with db.session_of(db_) as session:
+        result = provenance.deprecate(session, key, actor=_actor(by), reason=reason)
+    emit(fmt, _rank_change(result))
 
 
 def history(
-    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    key: KeyArgument,
     db_: DbOption = None,
     fmt: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json, csv, or prov (W3C PROV-JSON: versions, activities, agents).")] = HistoryFormat.table,
 ) -> None:
@@ -210,13 +237,15 @@ def history(
 
     Example: claims history rl.fleet.kimi-k25-tasks --format prov
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    texts = {}
+    with db.session_of(db_) as session:
         result = queries.history(session, key)
         if fmt is HistoryFormat.prov:
             from claimsdb import lineage
 
-            sys.stdout.write(lineage.render(lineage.document(session, [queries.get_claim(session, key)])))
-            return
+            texts["prov"] = lineage.render(lineage.document(session, [queries.get_claim(session, key)]))
     rows = [{"key": key, **e, "detail": json.dumps(e["detail"], ensure_ascii=False) if e["detail"] else None}
             for e in result["events"]]
 
@@ -232,9 +261,9 @@ def history(
             ],
         )
 
-    emit(OutputFormat(fmt.value), result,
-         columns=("key", "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "sha256"),
-         rows=rows, table=table)
+    emit(fmt, Output(
+        result, ("key", "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "sha256"),
+        rows, table, texts))
 
 
 def _details(e: dict) -> str:
@@ -247,4 +276,3 @@ def _details(e: dict) -> str:
             elif k != "url":
                 parts.append(f"{k}: {v}")
     return "; ".join(parts)
-

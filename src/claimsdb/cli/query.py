@@ -1,25 +1,25 @@
-"""Read commands: trace, show, list, sources, tags. None of them imports Alembic or httpx."""
+"""Read commands: trace, show, list, tags, values. They load the queries only when they run, and never
+Alembic, httpx or the lint, verify and export modules (tests/test_db.py checks)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
-from claimsdb import db, queries
+from claimsdb import db
 from claimsdb.cli.options import (
-    DbOption, FormatOption, OutputFormat, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter,
-    TagFilter, TrustFilter, claim_filter,
+    DbOption, FormatOption, KeyArgument, OutputFormat, SearchFilter, SourceFilter, StageFilter, StatusFilter,
+    SubjectFilter, TagFilter, TrustFilter, claim_filter,
 )
 from claimsdb.cli.output import (
-    CLAIM_CSV_COLUMNS, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
+    CLAIM_CSV_COLUMNS, Output, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
 )
 from claimsdb.errors import ExitCode
 
 
 def trace(
-    number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".')],
+    number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".', metavar="FIGURE", show_default=False)],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -32,7 +32,9 @@ def trace(
 
     Example: claims trace 2048
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    with db.session_of(db_) as session:
         result = queries.trace(session, number)
     found = result["matches"] or result["nearest"]
     rows = [{"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in found]
@@ -46,17 +48,17 @@ def trace(
             print_claim(m["claim"], figure=label)
             console.print()
 
-    emit(fmt, result, columns=("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows=rows, table=table)
+    emit(fmt, Output(result, ("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows, table))
     if not result["matches"]:
-        err_console.print(f"no figure matches {number!r}" + ("; the nearest:" if result["nearest"] else ""))
+        err_console.print(f"no figure matches {number!r}" + ("; the nearest:" if result["nearest"] else ""), markup=False)
         for m in result["nearest"]:
             err_console.print(f"  {m['figure']['raw']}  {m['claim']['key']} ({m['claim']['subject']}): "
-                              f"{m['match']}, {m['reason']}")
+                              f"{m['match']}, {m['reason']}", markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def show(
-    key: Annotated[str, typer.Argument(help="The claim's key.")],
+    key: KeyArgument,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -64,9 +66,11 @@ def show(
 
     Example: claims show pipelines.llama3.pretrain
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    with db.session_of(db_) as session:
         view = queries.show(session, key)
-    emit(fmt, view, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(view)], table=lambda: print_claim(view, full=True))
+    emit(fmt, Output(view, CLAIM_CSV_COLUMNS, [claim_row(view)], lambda: print_claim(view, full=True)))
 
 
 def list_(
@@ -85,8 +89,10 @@ def list_(
 
     Example: claims list --trust unverified --stage "Agentic RL"
     """
+    from claimsdb import queries
+
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
-    with db.session_scope(db.open_engine(db_)) as session:
+    with db.session_of(db_) as session:
         views = queries.list_claims(session, filters, stale=stale)
 
     def table() -> None:
@@ -104,7 +110,7 @@ def list_(
             whole=("tag",),
         )
 
-    emit(fmt, views, columns=CLAIM_CSV_COLUMNS, rows=[claim_row(v) for v in views], table=table)
+    emit(fmt, Output(views, CLAIM_CSV_COLUMNS, [claim_row(v) for v in views], table))
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
@@ -112,25 +118,29 @@ def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
 
     Example: claims tags
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    with db.session_of(db_) as session:
         rows = queries.list_tags(session)
+
+    from rich.text import Text
+
     def yes_no(flag: bool) -> Text:
         return Text("passes", style="green") if flag else Text("blocked", style="bold red")
 
-    emit(
-        fmt, rows, columns=("name", "trust", "passes", "passes_strict", "claims", "description"), rows=rows,
-        table=lambda: emit_table(
+    emit(fmt, Output(
+        rows, ("name", "trust", "passes", "passes_strict", "claims", "description"), rows,
+        lambda: emit_table(
             "tags", ("tag", "trust", "export", "--strict", "claims", "description"),
             [(r["name"], tag_text(r["trust"], r["trust"], show_trust=False), yes_no(r["passes"]),
               yes_no(r["passes_strict"]), r["claims"], r["description"]) for r in rows],
             whole=("tag",),
         ),
-    )
-
+    ))
 
 
 def values(
-    quantity: Annotated[Optional[str], typer.Argument(help="A quantity's key; all quantities when left out.", show_default=False)] = None,
+    quantity: Annotated[Optional[str], typer.Argument(help="A quantity's key; all quantities when left out.", metavar="QUANTITY", show_default=False)] = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -138,7 +148,9 @@ def values(
 
     Example: claims values kimi.checkpoint-engine.update-1t
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    with db.session_of(db_) as session:
         result = queries.values(session, quantity)
     rows = [{"quantity": q["key"], "rank": v["rank"], **claim_row(v), "rank_reason": v["rank_reason"]}
             for q in result for v in q["values"]]
@@ -154,4 +166,4 @@ def values(
                 whole=("rank", "tag"),
             )
 
-    emit(fmt, result, columns=("quantity", "rank", *CLAIM_CSV_COLUMNS, "rank_reason"), rows=rows, table=table)
+    emit(fmt, Output(result, ("quantity", "rank", *CLAIM_CSV_COLUMNS, "rank_reason"), rows, table))

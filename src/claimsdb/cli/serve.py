@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import DbOption
-from claimsdb.cli.verify import SourcesDirOption
+from claimsdb.cli.options import DbOption, SourcesDirOption, snapshots_root
 from claimsdb.errors import BadQuery
 
 
@@ -35,7 +33,7 @@ def serve(
     allow_from: Annotated[Optional[list[str]], typer.Option("--allow-from", help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.", show_default=False)] = None,
     by: Annotated[Optional[str], typer.Option("--by", help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).", show_default=False)] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags are paper-safe (the queue then holds secondary claims too).")] = False,
-    sources_dir: SourcesDirOption = Path("sources"),
+    sources_dir: SourcesDirOption = None,
     db_: DbOption = None,
 ) -> None:
     """Serve the store in a browser: the stage grid, the claims, each claim's page, and a re-read queue.
@@ -52,18 +50,21 @@ def serve(
     from claimsdb.web.app import Settings, create_app
     from claimsdb.web.guard import Access
 
+    db.open_engine(db_, create=False)  # a missing database is an error here, not an empty store served
+    root = snapshots_root(sources_dir, db_)
     try:
         access = Access.build(host, allow_from or ())
     except ValueError as exc:
         raise BadQuery(f"--allow-from: {exc}") from None
     try:
-        app = create_app(Settings(db=db_, sources_dir=sources_dir, reader=by, strict=strict, access=access))
+        app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access))
     except ValueError as exc:
         raise BadQuery(str(exc)) from None
     sock = listen(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"claims serve: http://{shown}:{bound}/  (database {db.describe_url(db.resolve_url(db_))}; "
+               f"snapshots in {root / 'snapshots'}; "
                f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from or ())}; "
                "Ctrl-C stops)", err=False)
     config = uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,

@@ -6,29 +6,31 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
-from claimsdb import db, queries, sources as registry
+from claimsdb import db
+from claimsdb.cli.commands import command, group
 from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit, emit_json, emit_table, err_console
-from claimsdb.models import SOURCE_KINDS
+from claimsdb.cli.output import Output, console, emit, emit_table
 
-app = typer.Typer(help="The sources that claims cite: list, register (add) and show them.",
-                  invoke_without_command=True)
+app = group("The sources that claims cite: list, register (add) and show them.", invoke_without_command=True)
 
 LIST_COLUMNS = ("key", "kind", "title", "url", "publisher", "date", "path", "cite_key", "authors", "accessed", "claims")
+# models.SOURCE_KINDS, written out so that `--help` need not load the models (a test checks they agree).
+KINDS_HELP = "paper, report, blog, readme, note, code, docs, news or other"
 
 
 def _list(db_: str | None, fmt: OutputFormat) -> None:
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import queries
+
+    with db.session_of(db_) as session:
         rows = queries.list_sources(session)
-    emit(
-        fmt, rows, columns=LIST_COLUMNS, rows=rows,
-        table=lambda: emit_table(
+    emit(fmt, Output(
+        rows, LIST_COLUMNS, rows,
+        lambda: emit_table(
             f"{len(rows)} source(s)", ("key", "kind", "title", "url", "claims"),
             [(r["key"], r["kind"], r["title"], r["url"] or r["path"], r["claims"]) for r in rows],
         ),
-    )
+    ))
 
 
 @app.callback()
@@ -41,7 +43,7 @@ def sources(ctx: typer.Context, db_: DbOption = None, fmt: FormatOption = Output
         _list(db_, fmt)
 
 
-@app.command("list")
+@command(app, "list")
 def list_(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """List the registered sources with how many claims cite each.
 
@@ -50,13 +52,30 @@ def list_(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     _list(db_, fmt)
 
 
-@app.command("add")
+def _one(shown: dict) -> Output:
+    """A source as JSON, as one CSV row per claim citing it, and as a block for people."""
+    def table() -> None:
+        console.print(f"{shown['key']}: {shown['title']}", style="bold", markup=False)
+        for field in ("kind", "url", "path", "authors", "publisher", "date", "accessed", "cite_key"):
+            if shown.get(field):
+                console.print(f"  {field}: {shown[field]}", markup=False)
+        console.print(f"  snapshots: {shown['snapshots']}", markup=False)
+        for s in shown["latest_snapshots"]:
+            console.print(f"    {s['fetched_at'][:19]}Z {s['outcome']} {s['status'] or ''} {(s['sha256'] or '')[:12]}", markup=False)
+        emit_table(f"{len(shown['claims'])} claim(s) cite it", ("claim", "tag", "locator", "quote", "added by"),
+                   [(c["key"], c["tag"], c["locator"], c["quote"], c["added_by"]) for c in shown["claims"]])
+
+    rows = [{"source": shown["key"], **c} for c in shown["claims"]]
+    return Output(shown, ("source", "key", "tag", "locator", "quote", "added_by"), rows, table)
+
+
+@command(app, "add")
 def add(
-    key: Annotated[str, typer.Argument(help="A stable key: lowercase letters, digits, '.', '_', '-'.")],
+    key: Annotated[str, typer.Argument(help="A stable key: lowercase letters, digits, '.', '_', '-'.", metavar="KEY", show_default=False)],
     url: Annotated[Optional[str], typer.Option("--url", help="The page's public http(s) URL.")] = None,
     path: Annotated[Optional[Path], typer.Option("--path", help="A local copy of the page (PDF, HTML, Markdown, text).")] = None,
     title: Annotated[Optional[str], typer.Option("--title", help="Its title. Default: the URL or the file name.")] = None,
-    kind: Annotated[str, typer.Option("--kind", help=f"One of: {', '.join(SOURCE_KINDS)}.")] = "other",
+    kind: Annotated[str, typer.Option("--kind", help=f"One of: {KINDS_HELP}.")] = "other",
     cite_key: Annotated[Optional[str], typer.Option("--cite-key", help="The LaTeX citation key (default: the key).")] = None,
     authors: Annotated[Optional[str], typer.Option("--authors", help='Who wrote it: "A. Author and B. Author".')] = None,
     date: Annotated[Optional[str], typer.Option("--year", "--date", help="When it was published: YYYY, YYYY-MM or YYYY-MM-DD.")] = None,
@@ -72,23 +91,23 @@ def add(
 
     Example: claims sources add llama3-report --url https://arxiv.org/abs/2407.21783 --kind paper --title "The Llama 3 Herd of Models" --year 2024
     """
+    from claimsdb import sources as registry
+
     if url is None and path is None and kind != "note":
         raise typer.BadParameter("give --url or --path", param_hint="--url / --path")
     fields = {"key": key, "url": url, "path": str(path) if path else None, "kind": kind, "cite_key": cite_key,
               "title": title or url or (path.name if path else key), "authors": authors, "date": date,
               "publisher": publisher, "accessed": accessed}
-    with db.session_scope(db.open_engine(db_)) as session:
+    with db.session_of(db_, create=True) as session:
         registry.add_source(session, fields)
         shown = registry.show(session, key)
-    if fmt is OutputFormat.json:
-        emit_json(shown)
-    else:
-        console.print(Text(f"registered source {key}: {shown['title']} ({shown['kind']}) {shown['url'] or shown['path']}"))
+    emit(fmt, Output(shown, LIST_COLUMNS[:-1], [shown], lambda: console.print(
+        f"registered source {key}: {shown['title']} ({shown['kind']}) {shown['url'] or shown['path']}", markup=False)))
 
 
-@app.command("show")
+@command(app, "show")
 def show(
-    key: Annotated[str, typer.Argument(help="The source's key.")],
+    key: Annotated[str, typer.Argument(help="The source's key.", metavar="KEY", show_default=False)],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -96,24 +115,8 @@ def show(
 
     Example: claims sources show llama3-report
     """
-    with db.session_scope(db.open_engine(db_)) as session:
+    from claimsdb import sources as registry
+
+    with db.session_of(db_) as session:
         shown = registry.show(session, key)
-
-    def table() -> None:
-        console.print(Text(f"{shown['key']}: {shown['title']}", style="bold"))
-        for field in ("kind", "url", "path", "authors", "publisher", "date", "accessed", "cite_key"):
-            if shown.get(field):
-                console.print(Text(f"  {field}: {shown[field]}"))
-        console.print(Text(f"  snapshots: {shown['snapshots']}"))
-        for s in shown["latest_snapshots"]:
-            console.print(Text(f"    {s['fetched_at'][:19]}Z {s['outcome']} {s['status'] or ''} {(s['sha256'] or '')[:12]}"))
-        emit_table(f"{len(shown['claims'])} claim(s) cite it", ("claim", "tag", "locator", "quote", "added by"),
-                   [(c["key"], c["tag"], c["locator"], c["quote"], c["added_by"]) for c in shown["claims"]])
-
-    emit(fmt, shown, columns=("key", "tag", "locator", "quote", "added_by"), rows=shown["claims"], table=table)
-
-
-def print_registered(source: str, registered: bool) -> None:
-    """Say so when a URL given to --source was registered as a new source."""
-    if registered:
-        err_console.print(f"registered {source} as a new source (see `claims sources show {source}`)", markup=False)
+    emit(fmt, _one(shown))

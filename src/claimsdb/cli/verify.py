@@ -7,19 +7,13 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.text import Text
 
-from claimsdb import db, verification
-from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import console, emit_json, emit_table, err_console
+from claimsdb import db
+from claimsdb.cli.options import DbOption, FormatOption, OutputFormat, SourcesDirOption, snapshots_root
+from claimsdb.cli.output import Output, console, emit, emit_table, err_console, progress
 from claimsdb.errors import BadQuery, ExitCode
 
-SourcesDirOption = Annotated[
-    Path,
-    typer.Option("--sources-dir", envvar="CLAIMS_SOURCES",
-                 help="Folder for fetched snapshots. Env: CLAIMS_SOURCES. Default: ./sources."),
-]
+RESULT_COLUMNS = ("claim", "subject", "source", "outcome", "changes", "missing", "error", "snapshot", "passage")
 AllowLocalOption = Annotated[
     bool,
     typer.Option("--allow-local", envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
@@ -44,7 +38,7 @@ def verify(
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")] = 8,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
     max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")] = 20_000_000,
-    sources_dir: SourcesDirOption = Path("sources"),
+    sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root: LocalRootOption = None,
     db_: DbOption = None,
@@ -62,38 +56,36 @@ def verify(
     What is fetched: http and https URLs whose host resolves to public addresses only, checked again on
     every redirect (--allow-local adds loopback and private ones); local copies only inside the local
     root (--local-root, default the database's folder), never under /proc, /dev or /sys. Anything else
-    is unreachable, with the reason.
+    is unreachable, with the reason. Snapshots are kept in the snapshots/ folder of --sources-dir (default:
+    beside the database file); the command names the folder it used.
 
     Example: claims verify --all
     """
+    from claimsdb import verification
     from claimsdb.verify.fetch import FetchLimits
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore
 
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
-    engine = db.open_engine(db_)
+    engine = db.open_engine(db_, create=False)
     with db.session_scope(engine) as session:
         the_plan = verification.plan(session, keys or [], source=source, everything=everything)
     limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes, policy=policy)
-    with Progress(TextColumn("fetching"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                  console=err_console, transient=True, disable=offline or not the_plan.sources) as progress:
-        task = progress.add_task("", total=len(the_plan.sources))
-        fetched = verification.fetch(
-            the_plan, limits, offline=offline,
-            on_fetched=lambda r: progress.update(task, advance=1, description=r.source),
-        )
-    store = SnapshotStore(sources_dir)
+    with progress("fetching", total=len(the_plan.sources)) as advance:
+        fetched = verification.fetch(the_plan, limits, offline=offline, on_fetched=lambda r: advance(item=r.source))
+    store = SnapshotStore(snapshots_root(sources_dir, db_))
     with db.session_scope(engine) as session:
         results, log = verification.record(session, the_plan, fetched, store, offline=offline)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.outcome] = counts.get(r.outcome, 0) + 1
     ok = all(r.outcome in verification.GOOD_OUTCOMES for r in results)
-    if fmt is OutputFormat.json:
-        emit_json({"ok": ok, "offline": offline, "counts": counts, "results": [asdict(r) for r in results],
-                   "fetches": log, "skipped": the_plan.skipped})
-    else:
-        _print(results, log, the_plan.skipped, counts)
+    data = {"ok": ok, "offline": offline, "snapshots": str(store.dir), "counts": counts,
+            "results": [asdict(r) for r in results], "fetches": log, "skipped": the_plan.skipped}
+    rows = [{**asdict(r), "changes": "; ".join(f"{old} → {new}" for old, new in r.changes),
+             "missing": " | ".join(r.missing)} for r in results]
+    emit(fmt, Output(data, RESULT_COLUMNS, rows, lambda: _print(results, log, the_plan.skipped, counts)))
+    err_console.print(f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False)
     if not ok:
         raise typer.Exit(int(ExitCode.FINDINGS))
 
@@ -109,6 +101,8 @@ def _local_root(given: Path | None, db_: str | None) -> Path | None:
 
 
 def _print(results, log, skipped, counts) -> None:
+    from rich.text import Text
+
     emit_table(
         f"{len(results)} check(s) of {len({r.claim for r in results})} claim(s) against {len(log)} source(s)",
         ("claim", "source", "outcome", "what changed"),

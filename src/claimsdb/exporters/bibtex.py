@@ -1,4 +1,6 @@
-"""BibTeX entries for the sources the exported claims cite (the keys `\\cite{}` uses)."""
+"""BibTeX entries for the sources the exported claims cite (the keys `\\cite{}` uses): author, title,
+publisher or institution, year, URL and the date it was accessed, each when the source has it. The access
+date is written twice: `urldate` for biblatex, and a `note` that plain BibTeX styles print."""
 
 from __future__ import annotations
 
@@ -22,7 +24,10 @@ def render(export: Export) -> str:
     for cite_key, c in sorted(seen.items()):
         key = bibtex_key(cite_key, f"the citation key of source {c['key']!r}")
         entry = ENTRY_TYPE.get(c["kind"], "misc")
-        fields = {"title": f"{{{bibtex_field(c['title'])}}}"}
+        fields = {}
+        if c.get("authors"):
+            fields["author"] = f"{{{bibtex_field(c['authors'])}}}"
+        fields["title"] = f"{{{bibtex_field(c['title'])}}}"
         if c.get("publisher"):
             fields["institution" if entry == "techreport" else "publisher"] = f"{{{bibtex_field(c['publisher'])}}}"
         if c.get("date"):
@@ -33,6 +38,9 @@ def render(export: Export) -> str:
         if address:
             fields["howpublished"] = f"{{\\url{{{address}}}}}"
             fields["url"] = f"{{{address}}}"
+        if c.get("accessed"):
+            fields["urldate"] = f"{{{bibtex_field(c['accessed'])}}}"
+            fields["note"] = f"{{Accessed {bibtex_field(c['accessed'])}}}"
         body = ",\n".join(f"  {k} = {v}" for k, v in fields.items())
         lines += ["", f"@{entry}{{{key},\n{body}\n}}"]
     return "\n".join(lines) + "\n"

@@ -1,6 +1,9 @@
-"""CSV: one row per claim (list) or per subject (grid). Manifest and any DRAFT heading as leading '#' lines.
+"""CSV: one row per claim (list) or per subject (grid), plain CSV that any reader takes as it is.
 
-Every cell goes through `csv_cell`: a cell a spreadsheet would run as a formula starts with a quote.
+The manifest (with `draft`) is not in the file: the CLI writes it beside it (FILE.manifest.json) or to
+standard error. A draft's unsafe rows say so in their own cells: `paper_safe` false and the marker (list),
+a dagger and the `not_re_read` keys (grid). Every cell goes through `csv_cell`: a cell a spreadsheet would
+run as a formula starts with a quote.
 """
 
 from __future__ import annotations
@@ -10,21 +13,12 @@ import io
 
 from claimsdb.escaping import csv_cell
 from claimsdb.export import NOT_REREAD, Export, cell_text, grid
-from claimsdb.exporters.common import manifest_comments
 
 LIST_COLUMNS = ("key", "subject", "stage", "statement", "figure", "sources", "tag", "trust", "paper_safe", "marker")
 
 
-def _heading(export: Export) -> list[str]:
-    lines = []
-    if export.draft:
-        lines.append(f"# DRAFT: rows with paper_safe=false are {NOT_REREAD}; not for a paper")
-    return lines + manifest_comments(export, "# ")
-
-
 def render(export: Export) -> str:
     buf = io.StringIO()
-    buf.write("\n".join(_heading(export)) + "\n")
     writer = csv.writer(buf, lineterminator="\n")
 
     def row(cells: list) -> None:

@@ -1,4 +1,11 @@
-"""LaTeX tables with booktabs, \\cite{} from the sources' citation keys, and the manifest as comments."""
+"""LaTeX tables that fit the page: booktabs rules, \\cite{} from the sources' citation keys, the manifest
+as comments.
+
+The list is a `longtable` (it breaks across pages, repeating its header) whose columns share the line
+width. The grid (subjects by stages) is as wide as the text too: its stages are wrapped, GRID_STAGES to a
+table, each table listing the subjects that have a claim in its stages. Both need
+`\\usepackage{booktabs,longtable,array}`.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,21 @@ from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
 from claimsdb.exporters.common import manifest_comments
 
 DAGGER = r"\textsuperscript{\dag}"
+PACKAGES = r"\usepackage{booktabs,longtable,array}"
+# The list's columns as shares of the line: subject, stage, statement, figure, source.
+LIST_SHARES = (0.19, 0.13, 0.32, 0.2, 0.16)
+GRID_STAGES = 4  # stages side by side in one grid table: about 2.7 cm each on an A4 or letter page
+SUBJECT_SHARE = 0.19
+FONT = "\\small"  # a table's cells are narrower than the text: one size down, as most papers set tables
+
+
+def _text(text: str) -> str:
+    """LaTeX text for a narrow cell: an identifier's underscores may end a line (max_staleness_steps)."""
+    return latex_text(text).replace("\\_", "\\_\\allowbreak{}")
 
 
 def _mark(text: str, row: ExportRow) -> str:
-    return latex_text(text) if row.paper_safe else f"{latex_text(text)}{DAGGER}"
+    return _text(text) if row.paper_safe else f"{_text(text)}{DAGGER}"
 
 
 def cite(row: ExportRow) -> str:
@@ -18,34 +36,64 @@ def cite(row: ExportRow) -> str:
     return f"\\cite{{{','.join(keys)}}}" if keys else ""
 
 
+def _columns(shares: tuple[float, ...]) -> str:
+    """Ragged-right paragraph columns whose widths and gaps add up to the line width exactly. The
+    \\hspace{0pt} lets TeX hyphenate a cell's first word, which it never does at a paragraph's start."""
+    gaps = 2 * (len(shares) - 1)
+    return "@{}" + "".join(
+        f">{{\\raggedright\\arraybackslash\\hspace{{0pt}}}}p{{\\dimexpr {share:.4f}\\linewidth-{gaps / len(shares):.4f}\\tabcolsep\\relax}}"
+        for share in shares
+    ) + "@{}"
+
+
+def _table(shares: tuple[float, ...], header: list[str], rows: list[str]) -> list[str]:
+    head = " & ".join(header) + r" \\"
+    return [
+        f"\\begingroup{FONT}\\setlength{{\\tabcolsep}}{{4pt}}",
+        f"\\begin{{longtable}}{{{_columns(shares)}}}",
+        "\\toprule", head, "\\midrule", "\\endfirsthead",
+        "\\toprule", head, "\\midrule", "\\endhead",
+        "\\bottomrule", "\\endlastfoot",
+        *rows,
+        "\\end{longtable}",
+        "\\endgroup",
+    ]
+
+
+def _list(export: Export) -> list[str]:
+    rows = []
+    for r in export.rows:
+        figure = ", ".join(r.figures)
+        figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
+        rows.append(f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
+                    f"{figure_cell} & {cite(r)} \\\\")
+    return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows)
+
+
+def _grid(export: Export) -> list[str]:
+    stages, subjects = grid(export.rows)
+    lines: list[str] = []
+    for start in range(0, len(stages), GRID_STAGES):
+        part = stages[start:start + GRID_STAGES]
+        shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
+        rows = [
+            f"{_text(subject)} & " + " & ".join(
+                "; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "---" for s in part) + r" \\"
+            for subject, cells in subjects if any(cells.get(s) for s in part)
+        ]
+        if lines:
+            lines.append("\\bigskip")
+        lines += _table(shares, ["Subject", *[_text(s or "(no stage)") for s in part]], rows)
+    return lines or _table((0.3, 0.7), ["Subject", "(no stage)"], [])
+
+
 def render(export: Export) -> str:
     lines = manifest_comments(export, "% claimsdb export: ")
-    lines.append("% needs \\usepackage{booktabs}")
+    lines.append(f"% needs {PACKAGES}")
     if export.draft:
         lines.append(f"% DRAFT: figures marked with a dagger are {NOT_REREAD}; not for a paper")
         lines.append(f"\\noindent\\textbf{{DRAFT}}: figures marked {DAGGER} are {NOT_REREAD}.\\par")
-    if export.layout == "grid":
-        stages, subjects = grid(export.rows)
-        lines.append("\\begin{tabular}{l" + "p{2.6cm}" * len(stages) + "}")
-        lines.append("\\toprule")
-        lines.append("Subject & " + " & ".join(latex_text(s or "(no stage)") for s in stages) + " \\\\")
-        lines.append("\\midrule")
-        for subject, cells in subjects:
-            parts = ["; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "---" for s in stages]
-            lines.append(f"{latex_text(subject)} & " + " & ".join(parts) + " \\\\")
-    else:
-        lines.append("\\begin{tabular}{llp{6cm}ll}")
-        lines.append("\\toprule")
-        lines.append("Subject & Stage & Statement & Figure & Source \\\\")
-        lines.append("\\midrule")
-        for r in export.rows:
-            figure = ", ".join(r.figures)
-            figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
-            lines.append(
-                f"{latex_text(r.subject)} & {latex_text(r.stage or '')} & {_mark(r.statement, r)} & {figure_cell} & {cite(r)} \\\\"
-            )
-    lines.append("\\bottomrule")
-    lines.append("\\end{tabular}")
+    lines += _grid(export) if export.layout == "grid" else _list(export)
     if any(not r.paper_safe for r in export.rows):
         lines.append(f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
                      f"paper-safe under the {latex_text(export.policy.name)} policy.}}")

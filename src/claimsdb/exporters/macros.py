@@ -4,7 +4,8 @@
 `\\claim[2]{KEY}` its second, `\\claim[NAME]{KEY}` the figure with that name. An unknown key is a LaTeX
 error. A claim that is not paper-safe is a LaTeX error too, unless the document says `\\claimsdraft`,
 in which case the figure is printed with a red "unverified" mark. So the file can hold every selected
-claim: the guard travels with the figure into the paper.
+claim: the guard travels with the figure into the paper. Exported with --draft, the file says
+`\\claimsdraft` itself; with --skip-unsafe it holds the paper-safe claims only (an unsafe key is unknown).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def render(export: Export) -> str:
     lines += ["% Use: \\input{this file} in the preamble; \\claim{KEY}, \\claim[2]{KEY}, \\claim[NAME]{KEY}.",
               "% Claims that are not paper-safe stop the build unless the document says \\claimsdraft.",
               PREAMBLE.rstrip("\n")]
+    if export.mode == "draft":  # --draft: the file itself declares the draft, so unsafe figures print marked
+        lines += ["% DRAFT (claims export --draft): figures that are not paper-safe print with a red \"unverified\"",
+                  "\\claimsdraft"]
     for row in export.rows:
         if not row.figures:
             continue

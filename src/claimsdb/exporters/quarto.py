@@ -4,11 +4,13 @@ Quarto reads dots in a variable name as nesting, so each claim key becomes a pat
 holds `fig` (its first figure), `fig1`, `fig2`, ... and its figures' names. Only paper-safe claims are
 written, unless the export is a draft: then unsafe ones are written with an "[unverified]" mark.
 Every name and value is a double-quoted YAML scalar (`yaml_string`); a name that would stand for two
-things (a figure named like another claim's key segment) is refused rather than overwritten.
+things (a figure named like another claim's key segment) is refused rather than overwritten. A shortcode's
+arguments are split at spaces, so a figure name's spaces become underscores (`{{< var KEY.Longmino_stage >}}`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from claimsdb.errors import ExportConflict
@@ -17,6 +19,11 @@ from claimsdb.export import NOT_REREAD, Export
 from claimsdb.exporters.common import manifest_comments, named_figures
 
 UNVERIFIED = " [unverified]"
+
+
+def variable_name(name: str) -> str:
+    """A figure's name as one word of a `{{< var ... >}}` shortcode."""
+    return re.sub(r"\s+", "_", name.strip())
 
 
 def _conflict(path: list[str]) -> ExportConflict:
@@ -37,6 +44,7 @@ def _tree(export: Export) -> dict[str, Any]:
                 raise _conflict(path)
         mark = "" if row.paper_safe else UNVERIFIED
         for name, raw in named_figures(row, "fig", lambda i: f"fig{i}"):
+            name = variable_name(name)
             if name in node:
                 raise _conflict([*path, name])
             node[name] = raw + mark

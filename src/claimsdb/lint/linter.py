@@ -12,6 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -377,9 +378,10 @@ def kind_of(path: str) -> str:
     return EXTENSIONS[ext]
 
 
-def lint_files(session: Session, paths: list[str], policy: Policy) -> Report:
+def lint_files(session: Session, paths: list[str], policy: Policy, *,
+               on_file: Callable[[str], None] | None = None) -> Report:
     """Lint each file against the store; every file is read before the store is. Unknown extensions and
-    unreadable files raise BadQuery naming the file."""
+    unreadable files raise BadQuery naming the file. `on_file(name)` hears of each file linted (a progress bar)."""
     texts = []
     for path in paths:
         kind = kind_of(str(path))
@@ -394,4 +396,6 @@ def lint_files(session: Session, paths: list[str], policy: Policy) -> Report:
     report = Report()
     for name, kind, text in texts:
         report.extend(lint_report(text, name=name, kind=kind, store=store))
+        if on_file is not None:
+            on_file(name)
     return report

@@ -49,7 +49,7 @@ class Settings:
     """What `claims serve` was started with."""
 
     db: str | None = None
-    sources_dir: Path = Path("sources")
+    sources_dir: Path | None = None  # the snapshots' folder; None: the database's (db.files_folder)
     reader: str | None = None  # --by: every re-read is recorded as this person
     strict: bool = False
     access: Access = field(default_factory=Access)
@@ -78,7 +78,7 @@ class Site:
         self.settings = settings
         self.engine = db.open_engine(settings.db)  # a database at another revision fails here, at start
         self.policy = Policy(strict=settings.strict)
-        self.store = SnapshotStore(settings.sources_dir)
+        self.store = SnapshotStore(settings.sources_dir or db.files_folder(db.resolve_url(settings.db)))
         self.csrf = Csrf()
         if settings.reader is not None and reader_name(settings.reader) is None:
             raise ValueError(f"--by must be a name of at most {MAX_NAME} characters")

@@ -1,0 +1,205 @@
+"""One output path: every command runs with every --format it declares, and what it writes parses (JSON with
+json.loads, CSV with csv.reader and rows of equal length); a format it does not declare is refused."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from html.parser import HTMLParser
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from claimsdb.cli.app import app
+from tests.cli.test_app import COMMANDS
+from tests.conftest import DATA_FILES
+
+# What each command is run with on the bundled data ({dir}: the test's folder). Writers get a fresh copy.
+ARGS = {
+    "import": ["{dir}/more.json"],
+    "add": ["--subject", "Orchard", "--statement", "Orchard ran on 64 GPUs.", "--figure", "64 GPUs",
+            "--source", "llama3-report", "--by", "T"],
+    "trace": ["466"],
+    "show": ["pipelines.obs.llama3-failures"],
+    "list": ["--stage", "Pretrain"],
+    "tags": [],
+    "history": ["pipelines.obs.llama3-failures"],
+    "reread": ["pipelines.obs.llama3-failures", "--locator", "Table 5", "--yes", "--by", "T"],
+    "retag": ["pipelines.llama3.pretrain", "prior-note", "--reason", "from the note", "--by", "T"],
+    "withdraw": ["rl.bench.weirdml", "--reason", "dropped", "--by", "T"],
+    "supersede": ["pipelines.kimi-k2-k3.post-train", "--with", "rl.weight-sync.kimi-checkpoint-engine",
+                  "--reason", "measured", "--by", "T"],
+    "values": ["orchard.update-1t"],
+    "prefer": ["orchard.readme", "--reason", "the README", "--by", "T"],
+    "deprecate": ["orchard.table", "--reason", "the README", "--by", "T"],
+    "export": ["--draft"],
+    "verify": ["pipelines.obs.llama3-failures", "--offline", "--sources-dir", "{dir}/snap"],
+    "lint": ["{dir}/paper.md"],
+    "sources list": [],
+    "sources add": ["orchard-page", "--url", "https://example.org/orchard", "--authors", "A. Author"],
+    "sources show": ["llama3-report"],
+    "db upgrade": [],
+    "db current": [],
+    "db check": [],
+    "db copy": ["--to", "{dir}/copy.db"],
+}
+# `claims sources` alone lists them: the group's own --format.
+GROUP_ARGS = {"sources": []}
+NO_FORMAT = {"serve"}  # a server, not an output
+POSTGRES_ONLY = {"db grant"}  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
+
+
+def declared_formats(name: str) -> tuple[str, ...]:
+    cmd = COMMANDS[name] if name in COMMANDS else typer.main.get_command(app).get_command(None, name)
+    for param in cmd.params:
+        if "--format" in getattr(param, "opts", ()):
+            return tuple(str(getattr(c, "value", c)) for c in param.type_descriptor.choices)
+    return ()
+
+
+MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_formats(name)]
+
+
+def test_every_command_is_in_the_matrix_or_says_why_not():
+    assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
+    assert declared_formats("serve") == ()
+    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "macros", "quarto", "prov", "html")
+    assert declared_formats("history") == ("table", "json", "csv", "prov")
+    assert all(declared_formats(name) == ("table", "json", "csv")
+               for name in COMMANDS if name not in ("export", "history", "serve"))
+
+
+# Two competing values of one quantity (the bundled data names none), for values, prefer and deprecate.
+RANKED = {
+    "quantities": [{"key": "orchard.update-1t", "subject": "Orchard", "measure": "update time of a 1T model"}],
+    "claims": [
+        {"key": f"orchard.{name}", "subject": "Orchard", "statement": f"Orchard updates a 1T model in {fig}.",
+         "tag": "prior-note", "basis": "a note", "quantity": "orchard.update-1t", "figures": [fig],
+         "evidence": [{"source": "llama3-report"}]}
+        for name, fig in (("table", "< 30 s"), ("readme", "about 20 s"))
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("formats")
+    (folder / "ranked.json").write_text(json.dumps(RANKED), encoding="utf-8")
+    files = [*map(str, DATA_FILES), str(folder / "ranked.json")]
+    result = CliRunner().invoke(app, ["import", *files, "--db", str(folder / "claims.db")])
+    assert result.exit_code == 0, result.output
+    return folder / "claims.db"
+
+
+@pytest.fixture
+def run(template, tmp_path, monkeypatch):
+    monkeypatch.delenv("CLAIMS_DB", raising=False)
+    shutil.copy(template, tmp_path / "claims.db")
+    (tmp_path / "more.json").write_text(json.dumps({"claims": [{
+        "key": "orchard.fleet", "subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
+        "tag": "agent-reported", "basis": "a sweep", "evidence": [{"source": "llama3-report"}]}]}), encoding="utf-8")
+    (tmp_path / "paper.md").write_text("Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8")
+
+    def invoke(name: str, fmt: str, *extra: str):
+        args = [a.format(dir=tmp_path) for a in {**ARGS, **GROUP_ARGS}[name]]
+        argv = [*name.split(), *args, *extra, "--format", fmt, "--db", str(tmp_path / "claims.db")]
+        return CliRunner().invoke(app, argv, catch_exceptions=False)
+
+    return invoke
+
+
+class _Html(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("meta", "link", "br", "img", "input", "hr", "col"):
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.open and self.open.pop() == tag, tag
+
+
+def parse(fmt: str, text: str) -> object:
+    """What a script would do with the output; fails when it does not parse."""
+    if fmt in ("json", "prov"):
+        return json.loads(text)
+    if fmt == "csv":
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert rows and len({len(r) for r in rows}) == 1, rows[:3]
+        return rows
+    if fmt == "markdown":
+        table = [line for line in text.splitlines() if line.startswith("|")]
+        assert len({line.replace("\\|", "").count("|") for line in table}) == 1
+        return table
+    if fmt == "html":
+        parser = _Html()
+        parser.feed(text)
+        return parser
+    if fmt == "quarto":  # one double-quoted YAML scalar a line, keys nested by indentation
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                key, sep, value = line.strip().partition(": ")
+                json.loads(key.rstrip(":"))
+                if sep:
+                    json.loads(value)
+        return text
+    if fmt in ("latex", "macros", "bibtex"):  # compiled with TeX in test_export.py and test_hostile_export.py
+        assert text.count("{") - text.count("\\{") == text.count("}") - text.count("\\}")
+        return text
+    assert fmt == "table" and text.strip(), text
+    return text
+
+
+@pytest.mark.parametrize("name, fmt", MATRIX, ids=[f"{n}-{f}" for n, f in MATRIX])
+def test_every_command_writes_every_format_it_declares_and_it_parses(run, name, fmt):
+    result = run(name, fmt)
+    assert result.exit_code in (0, 1), result.output  # 1: verify finds no snapshot offline, lint an error
+    parse(fmt, result.stdout)
+    if fmt == "csv" and name == "export":
+        manifest = json.loads(result.stderr.split("manifest: ", 1)[1].splitlines()[0])
+        assert manifest["mode"] == "draft"
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "csv", "json", "latex"])
+def test_every_layout_format_also_parses_as_a_grid(run, fmt):
+    result = run("export", fmt, "--grid")
+    assert result.exit_code == 0, result.output
+    parse(fmt, result.stdout)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in COMMANDS if n not in NO_FORMAT))
+def test_a_format_a_command_does_not_declare_is_refused_with_exit_2(run, name):
+    args = [a.format(dir="/nonexistent") for a in ARGS.get(name, [])]
+    result = CliRunner().invoke(app, [*name.split(), *args, "--format", "yaml"])
+    assert result.exit_code == 2 and "Invalid value for '--format'" in result.stderr, result.output
+
+
+def test_serve_has_no_format_and_says_so(run):
+    result = CliRunner().invoke(app, ["serve", "--format", "json"])
+    assert result.exit_code == 2 and "No such option: --format" in result.stderr
+
+
+def test_grant_writes_every_format_it_declares(pg_url, claims):
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    role = f"f_{make_url(pg_url).database[-12:]}"
+    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE ROLE {role} LOGIN"))
+    try:
+        assert claims("db", "upgrade", db=pg_url).exit_code == 0
+        for fmt in declared_formats("db grant"):
+            result = claims("db", "grant", role, "--as", "reader", "--format", fmt, db=pg_url)
+            assert result.exit_code == 0, result.output
+            parse(fmt, result.stdout)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP OWNED BY {role}"))
+            conn.execute(text(f"DROP ROLE {role}"))
+        admin.dispose()
