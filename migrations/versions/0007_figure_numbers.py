@@ -34,12 +34,12 @@ def upgrade() -> None:
         sa.Column("position", sa.Integer(), nullable=False),
         sa.Column("lo", sa.Float(), nullable=False),
         sa.Column("hi", sa.Float(), nullable=False),
-        sa.Column("span", sa.Boolean(), nullable=False),
+        sa.Column("tier", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(["claim_id"], ["claim.id"]),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_figure_number_claim_id", "figure_number", ["claim_id"], unique=False)
-    op.create_index("ix_figure_number_reach", "figure_number", ["span", "lo", "hi"], unique=False)
+    op.create_index("ix_figure_number_reach", "figure_number", ["tier", "lo", "hi"], unique=False)
     op.add_column("claim", sa.Column("record_sha256", sa.String(), nullable=True))
     for index, table in (("ix_figure_value", "figure"), ("ix_figure_low", "figure"), ("ix_figure_claim_id", "figure"),
                          ("ix_evidence_claim_id", "evidence"), ("ix_claim_subject", "claim"), ("ix_claim_stage", "claim")):
@@ -51,8 +51,8 @@ def upgrade() -> None:
     for r in op.get_bind().execute(sa.text(f"SELECT claim_id, position, {columns} FROM figure")):
         m = dict(r._mapping)
         m["steps"] = json.loads(m["steps"]) if m["steps"] else []
-        for lo, hi, span in reach(as_quantity({k: m[k] for k in FIGURE_FIELDS})):
-            rows.append({"claim_id": m["claim_id"], "position": m["position"], "lo": lo, "hi": hi, "span": span})
+        for lo, hi, tier in reach(as_quantity({k: m[k] for k in FIGURE_FIELDS})):
+            rows.append({"claim_id": m["claim_id"], "position": m["position"], "lo": lo, "hi": hi, "tier": tier})
     if rows:
         table = sa.table("figure_number", *(sa.column(c) for c in rows[0]))
         op.bulk_insert(table, rows)

@@ -259,12 +259,12 @@ def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
     from claimsdb.models import Figure, FigureNumber
 
     def rounded(rows):
-        return sorted((c, p, round(lo, 6), round(hi, 6), bool(span)) for c, p, lo, hi, span in rows)
+        return sorted((c, p, round(lo, 6), round(hi, 6), tier) for c, p, lo, hi, tier in rows)
 
-    implied = rounded((f.claim_id, f.position, lo, hi, span) for f in session.scalars(select(Figure))
-                      for lo, hi, span in reach(as_quantity(f)))
+    implied = rounded((f.claim_id, f.position, lo, hi, tier) for f in session.scalars(select(Figure))
+                      for lo, hi, tier in reach(as_quantity(f)))
     stored = rounded(session.execute(select(FigureNumber.claim_id, FigureNumber.position, FigureNumber.lo,
-                                            FigureNumber.hi, FigureNumber.span)).all())
+                                            FigureNumber.hi, FigureNumber.tier)).all())
     if implied == stored:
         return Check("trace index", True, f"{len(stored)} numbers")
     wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]

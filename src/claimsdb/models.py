@@ -151,14 +151,14 @@ class FigureNumber(SQLModel, table=True):
     index on both engines instead of scanning every figure."""
 
     __tablename__ = "figure_number"
-    __table_args__ = (Index("ix_figure_number_reach", "span", "lo", "hi"),)
+    __table_args__ = (Index("ix_figure_number_reach", "tier", "lo", "hi"),)
 
     id: int | None = Field(default=None, primary_key=True)
     claim_id: int = Field(foreign_key="claim.id", index=True)
     position: int  # the figure's position in its claim
     lo: float
     hi: float
-    span: bool = False  # a stored range (any width); otherwise a number widened by its rounding
+    tier: int  # how wide its reach may be (figures.REACH_TIERS), or figures.SPAN for a stored range
 
 
 class Event(SQLModel, table=True):

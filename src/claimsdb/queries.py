@@ -18,9 +18,12 @@ from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, Verification
 from claimsdb.policy import Policy
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
-from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME, Context, match
+from claimsdb.figures.matching import (
+    CONTAINED, DIFFERENT, MAGNITUDE, REACH_TIERS, ROUNDED, SAME, SPAN, Context, match,
+)
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
+TRACE_LIMIT = 100  # matches shown in full by default: a common figure in a large store has thousands
 # A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
 STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
@@ -226,7 +229,7 @@ TRACE_NEAREST = 5  # figures shown when nothing matches
 _TRACE_LABELS = {SAME: "stated", ROUNDED: "rounded", CONTAINED: "inside range"}
 
 
-def trace(session: Session, number: str) -> dict[str, Any]:
+def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> dict[str, Any]:
     """Every stored figure that states `number`, rounds to it or overlaps it, with its claim.
 
     `number` is a figure as written: a value, a range or a transition ("32–33T", "4K → 128K"); a unit or
@@ -257,6 +260,9 @@ def trace(session: Session, number: str) -> dict[str, Any]:
             if verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
                 nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
     matches.sort(key=lambda m: (m[0], m[3].key, m[2].position))  # stated, then roundings, then ranges that hold it
+    total = len(matches)
+    if limit is not None:
+        matches = matches[:limit]
     nearest = sorted(nearest, key=lambda m: m[:2])[:TRACE_NEAREST]
     shown = [(v, f, c) for _, v, f, c in matches] or [(v, f, c) for *_, v, f, c in nearest]
     views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in shown}.values()))}
@@ -269,12 +275,13 @@ def trace(session: Session, number: str) -> dict[str, Any]:
         "parsed": {"kind": q.kind, "value": q.value, "low": q.low, "high": q.high, "steps": list(q.steps),
                    "unit": q.unit, "counted": q.counted},
         "matches": [row(v, f, c, _TRACE_LABELS[v.verdict]) for _, v, f, c in matches],
+        "total": total,  # every match; "matches" holds the first `limit` of them
         "nearest": [] if matches else [row(v, f, c, "same value" if v.value_agrees else "close value")
                                        for *_, v, f, c in nearest],
     }
 
 
-NEIGHBOURS = 50  # stated numbers read on each side of a query number when nothing matches
+NEIGHBOURS = 20  # stated numbers read on each side of a query number, per tier, when nothing matches
 
 
 def _query_intervals(q: Quantity) -> list[tuple[float, float]]:
@@ -292,23 +299,29 @@ def _within_reach(session: Session, q: Quantity) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
     for lo, hi in _query_intervals(q):
         # a point's reach is never wider than [x/2, 3x/2], so its low end lies within [lo/3, hi]
-        points = select(n.claim_id, n.position).where(n.span.is_(False), n.lo >= lo / 3.0001, n.lo <= hi, n.hi >= lo)
-        spans = select(n.claim_id, n.position).where(n.span.is_(True), n.lo <= hi, n.hi >= lo)
-        for stmt in (points, spans):
+        # a point of tier t reaches at most w = REACH_TIERS[t] of its value: its low end is >= lo(1 - w)/(1 + w)
+        points = [select(n.claim_id, n.position).where(n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12),
+                                                        n.lo <= hi, n.hi >= lo)
+                  for t, w in enumerate(REACH_TIERS)]
+        spans = select(n.claim_id, n.position).where(n.tier == SPAN, n.lo <= hi, n.hi >= lo)
+        for stmt in (*points, spans):
             found.update((r.claim_id, r.position) for r in session.execute(stmt))
     return found
 
 
 def _neighbours(session: Session, q: Quantity) -> set[tuple[int, int]]:
-    """The stated numbers closest to each of the query's, below and above (an index walk each way)."""
+    """The stated numbers closest to each of the query's, below and above: an index walk each way in
+    each tier (figures.REACH_TIERS), so that no query sorts more than NEIGHBOURS rows."""
     n = FigureNumber
     found: set[tuple[int, int]] = set()
     for x in {abs(float(v)) for v in q.numbers()}:
-        for stmt in (
-            select(n.claim_id, n.position).where(n.span.is_(False), n.lo >= x, n.lo <= x * MAGNITUDE).order_by(n.lo),
-            select(n.claim_id, n.position).where(n.span.is_(False), n.lo < x, n.lo >= x / MAGNITUDE).order_by(n.lo.desc()),
-        ):
-            found.update((r.claim_id, r.position) for r in session.execute(stmt.limit(NEIGHBOURS)))
+        for tier in range(len(REACH_TIERS)):
+            for stmt in (
+                select(n.claim_id, n.position).where(n.tier == tier, n.lo >= x, n.lo <= x * MAGNITUDE).order_by(n.lo),
+                select(n.claim_id, n.position).where(n.tier == tier, n.lo < x, n.lo >= x / MAGNITUDE)
+                .order_by(n.lo.desc()),
+            ):
+                found.update((r.claim_id, r.position) for r in session.execute(stmt.limit(NEIGHBOURS)))
     return found
 
 

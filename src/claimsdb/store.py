@@ -633,9 +633,9 @@ def _insert_children(
             (cid, i, f.name, *_figure_values(f.quantity)) for cid, rec in pairs for i, f in enumerate(rec.figures)
         ], FIGURE_ROW)
         insert_rows(session, FigureNumber.__table__, [
-            (cid, i, lo, hi, span)
-            for cid, rec in pairs for i, f in enumerate(rec.figures) for lo, hi, span in _reach(f.quantity)
-        ], ("claim_id", "position", "lo", "hi", "span"))
+            (cid, i, lo, hi, tier)
+            for cid, rec in pairs for i, f in enumerate(rec.figures) for lo, hi, tier in _reach(f.quantity)
+        ], ("claim_id", "position", "lo", "hi", "tier"))
     if evidence:
         insert_rows(session, Evidence.__table__, [
             (cid, source_ids[e.source], i, e.locator, e.quote) for cid, rec in pairs for i, e in enumerate(rec.evidence)

@@ -190,3 +190,14 @@ def test_list_csv_neutralises_formula_cells(claims, write_json, sample):
     rows = list(csv.reader(io.StringIO(claims("list", "--format", "csv").stdout)))
     statement = next(r for r in rows if r[0] == "widget.pretrain")[3]
     assert statement.startswith("'=HYPERLINK(")
+
+
+def test_trace_shows_the_first_matches_and_counts_them_all(claims, write_json, sample):
+    sample["claims"] = [
+        {"key": f"many.{i}", "subject": f"System {i}", "statement": f"System {i} used 512 GPUs.", "tag": "prior-note",
+         "basis": "b", "figures": ["512 GPUs"], "evidence": [{"source": "lab-notes"}]} for i in range(12)]
+    assert claims("import", write_json(sample)).exit_code == 0
+    result = claims("trace", "512 GPUs", "--limit", "5")
+    assert result.exit_code == 0 and "12 figure(s) match '512 GPUs'; the first 5 (--limit)" in result.stdout
+    data = json.loads(claims("trace", "512", "--format", "json", "--limit", "5").stdout)
+    assert data["total"] == 12 and [m["claim"]["key"] for m in data["matches"]] == [f"many.{i}" for i in (0, 1, 10, 11, 2)]

@@ -20,6 +20,7 @@ from claimsdb.errors import ExitCode
 
 def trace(
     number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".', metavar="FIGURE", show_default=False)],
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Show at most this many matches (the count says how many there are).")] = 100,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -35,14 +36,15 @@ def trace(
     from claimsdb import queries
 
     with db.session_of(db_) as session:
-        result = queries.trace(session, number)
+        result = queries.trace(session, number, limit=limit)
     found = result["matches"] or result["nearest"]
     rows = [{"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in found]
 
     def table() -> None:
         if not result["matches"]:
             return
-        console.print(f"{len(result['matches'])} figure(s) match {number!r}\n")
+        shown = "" if result["total"] == len(result["matches"]) else f"; the first {len(result['matches'])} (--limit)"
+        console.print(f"{result['total']} figure(s) match {number!r}{shown}\n")
         for m in result["matches"]:
             label = m["figure"]["raw"] + ("" if m["match"] == "stated" else f"  ({m['match']}: {m['reason']})")
             print_claim(m["claim"], figure=label)

@@ -273,22 +273,30 @@ def describe_unit(q: Quantity) -> str:
     return " ".join(normalize_unit(m) if m == q.unit else m for m in (q.counted, q.unit) if m)
 
 
-def reach(stored: Quantity) -> list[tuple[float, float, bool]]:
+# How far a point's reach may extend, relative to its value, by tier; the last tier is a stored range.
+# Trace scans each tier's index for low ends within [x(1 - w)/(1 + w), x]: narrow tiers scan little.
+REACH_TIERS = (1e-9, 1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.5)
+SPAN = len(REACH_TIERS)
+
+
+def reach(stored: Quantity) -> list[tuple[float, float, int]]:
     """The magnitudes a written figure may have for `match` to find this stored one the same, a rounding
-    of it, or within it: intervals (low, high, is_span) over absolute values. A point is a stated number
-    widened by its rounding step (half the last digit's place) or by APPROXIMATE for "~" figures, and
-    is never wider than [x/2, 3x/2]; a span is a stored range. The store indexes these for trace."""
-    out: list[tuple[float, float, bool]] = []
+    of it, or within it: intervals (low, high, tier) over absolute values. A point is a stated number
+    widened by its rounding step (half the last digit's place) or by APPROXIMATE for "~" figures, never
+    wider than [x/2, 3x/2]; its tier is the narrowest of REACH_TIERS that holds its relative width. A
+    stored range is one interval of tier SPAN. The store indexes these for trace."""
+    out: list[tuple[float, float, int]] = []
     for i, n in enumerate(stored.numbers()):
         x = abs(float(n))
-        width = x * 1e-9
+        width = x * REACH_TIERS[0]
         if i == 0 and stored.kind == "value":
             step = _step(stored) or 0.0
             width = max(width, min(step / 2, x / 2))
             if stored.comparator == "~":
                 width = max(width, APPROXIMATE * x)
-        out.append((x - width, x + width, False))
+        tier = next((t for t, w in enumerate(REACH_TIERS) if width <= w * x * (1 + 1e-12)), len(REACH_TIERS) - 1)
+        out.append((x - width, x + width, tier))
     if stored.kind == "range" and stored.low is not None and stored.high is not None:
         lo, hi = sorted((abs(float(stored.low)), abs(float(stored.high))))
-        out.append((lo, hi, True))
+        out.append((lo, hi, SPAN))
     return out
