@@ -1,4 +1,6 @@
-"""Shared fixtures: real SQLite files in tmp_path, the real CLI through CliRunner, data files the tests write."""
+"""Shared fixtures: the test's own database (a real SQLite file in tmp_path, or with
+CLAIMS_TEST_ENGINE=postgresql a fresh database on a real PostgreSQL server), the real CLI through
+CliRunner, data files the tests write."""
 
 from __future__ import annotations
 
@@ -60,7 +62,127 @@ def sample() -> dict:
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
+    """Where the SQLite database file is (or would be): tests about the file itself use it."""
     return tmp_path / "claims.db"
+
+
+# --- The engine under test -----------------------------------------------------------------------
+# SQLite by default. CLAIMS_TEST_ENGINE=postgresql runs every test that uses `store` (and the fixtures
+# built on it: `claims`, `engine`, `loaded`) against a fresh database on the server that
+# $CLAIMS_TEST_POSTGRES names; a test that holds only on SQLite is marked `sqlite_only(why)`.
+
+ENGINE_ENV = "CLAIMS_TEST_ENGINE"
+ENGINES = ("sqlite", "postgresql")
+ENGINE = os.environ.get(ENGINE_ENV, "sqlite")
+
+
+def pytest_configure(config):
+    if ENGINE not in ENGINES:
+        raise pytest.UsageError(f"{ENGINE_ENV}={ENGINE!r}: use one of {', '.join(ENGINES)}")
+    if ENGINE == "postgresql" and not os.environ.get(POSTGRES_ENV):
+        raise pytest.UsageError(f"{ENGINE_ENV}=postgresql needs a server: set {POSTGRES_ENV} "
+                                "(eval \"$(.ci/postgres start)\")")
+
+
+STORE_FIXTURES = {"store", "stores", "pg_url", "pg_databases", "pg_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under CLAIMS_TEST_ENGINE=postgresql, run the tests that use a database; the rest (the figure
+    parser, escaping, the HTTP fetcher...) do not depend on the engine and ran on the SQLite pass."""
+    if ENGINE == "sqlite":
+        return
+    keep = [item for item in items if STORE_FIXTURES & set(getattr(item, "fixturenames", ()))]
+    dropped = [item for item in items if item not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def sqlite_only(why: str):
+    """Mark a test that holds only on SQLite, saying why; it skips under CLAIMS_TEST_ENGINE=postgresql."""
+    return pytest.mark.skipif(ENGINE != "sqlite", reason=f"SQLite-specific: {why}")
+
+
+@pytest.fixture
+def store(db_path: Path, tmp_path: Path, request, monkeypatch) -> str:
+    """The test's database, as --db takes it: the SQLite file db_path, or a fresh PostgreSQL database
+    (whose snapshots then go to the user's data folder: the test's own)."""
+    if ENGINE == "postgresql":
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+        return request.getfixturevalue("pg_databases")()
+    return str(db_path)
+
+
+def store_digest(url: str) -> str | None:
+    """What a database holds, as one digest, to show that a refused command left it exactly as it was:
+    the file's bytes on SQLite (None when there is no file); on PostgreSQL every table's rows in key
+    order and the triggers with their state (sequences are left out: a rolled-back insert advances them)."""
+    if "://" not in url:
+        path = Path(url)
+        return file_digest(path) if path.exists() else None
+    from sqlalchemy import create_engine, inspect, text
+
+    digest = hashlib.sha256()
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            for table in sorted(inspect(conn).get_table_names()):
+                digest.update(f"\0table {table}\0".encode())
+                for row in conn.execute(text(f'SELECT * FROM "{table}" ORDER BY 1')):
+                    digest.update(repr(tuple(row)).encode())
+            triggers = conn.execute(text("SELECT tgrelid::regclass::text, tgname, tgenabled FROM pg_trigger "
+                                         "WHERE NOT tgisinternal ORDER BY 1, 2"))
+            digest.update(repr([tuple(r) for r in triggers]).encode())
+    finally:
+        engine.dispose()
+    return digest.hexdigest()
+
+
+def _refusals() -> tuple[type[Exception], ...]:
+    import sqlite3
+
+    from sqlalchemy.exc import DBAPIError
+
+    return sqlite3.DatabaseError, DBAPIError
+
+
+REFUSED = _refusals()  # what run_sql raises when the database refuses a statement, on either engine
+
+
+def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
+    """Run SQL on a test's database from outside claimsdb, as its shell would (sqlite3, psql), in one
+    transaction. Each statement is a string, or (sql, params) with `?` placeholders. without_triggers:
+    as someone who has dropped the append-only triggers (SQLite) or, as the tables' owner, switched them
+    off (PostgreSQL)."""
+    steps = [(s, ()) if isinstance(s, str) else (s[0], tuple(s[1])) for s in statements]
+    if "://" not in url:
+        import sqlite3
+
+        con = sqlite3.connect(url)
+        try:
+            if without_triggers:
+                for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+                    con.execute(f'DROP TRIGGER "{name}"')
+            for sql, params in steps:
+                con.execute(sql, params)
+            con.commit()
+        finally:
+            con.close()
+        return
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            if without_triggers:  # as the owner may: switched off, which `claims db check` reports as missing
+                for (table,) in conn.exec_driver_sql("SELECT DISTINCT tgrelid::regclass::text FROM pg_trigger "
+                                                     "WHERE NOT tgisinternal").fetchall():
+                    conn.exec_driver_sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            for sql, params in steps:
+                conn.exec_driver_sql(sql.replace("?", "%s"), params)
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture
@@ -74,12 +196,12 @@ def write_json(tmp_path: Path):
 
 
 @pytest.fixture
-def claims(db_path: Path, monkeypatch):
+def claims(store: str, monkeypatch):
     """Run `claims ...` against the test's database; returns the click Result."""
     monkeypatch.delenv("CLAIMS_DB", raising=False)
     runner = CliRunner()
 
-    def run(*args: str, db: Path | None = db_path, input: str | None = None):
+    def run(*args: str, db: Path | str | None = store, input: str | None = None):
         argv = [str(a) for a in args]
         if db is not None:
             argv += ["--db", str(db)]
@@ -114,14 +236,16 @@ def file_digest(path: Path) -> str:
 
 
 @pytest.fixture
-def engine(db_path, write_json, sample):
+def engine(store, write_json, sample):
     """A migrated database holding SAMPLE, loaded through the importer (tests may override it)."""
-    from claimsdb import db, store
+    from claimsdb import db
+    from claimsdb import store as store_
 
-    engine = db.open_engine(str(db_path), create=True)
+    engine = db.open_engine(store, create=True)
     with db.session_scope(engine) as session:
-        store.import_files(session, [str(write_json(sample))])
-    return engine
+        store_.import_files(session, [str(write_json(sample))])
+    yield engine
+    engine.dispose()
 
 
 # --- PostgreSQL: a real server, when CLAIMS_TEST_POSTGRES names one (.ci/run starts one) -----------
@@ -129,25 +253,99 @@ def engine(db_path, write_json, sample):
 POSTGRES_ENV = "CLAIMS_TEST_POSTGRES"
 
 
-@pytest.fixture
-def pg_url():
-    """A fresh, empty database on the PostgreSQL server named by $CLAIMS_TEST_POSTGRES (an admin URL,
-    e.g. postgresql+psycopg://claims@127.0.0.1:55432/postgres), dropped afterwards."""
+class PostgresServer:
+    """The server named by $CLAIMS_TEST_POSTGRES (an admin URL, e.g.
+    postgresql+psycopg://claims@127.0.0.1:55432/postgres): databases made and dropped for the tests."""
+
+    def __init__(self, admin: str):
+        from sqlalchemy import create_engine
+
+        self.admin = admin
+        self.engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+
+    def create(self, template: str | None = None) -> str:
+        """A new database, empty or a copy of `template` (a URL this server made); its URL."""
+        import uuid
+
+        from sqlalchemy import text
+        from sqlalchemy.engine import make_url
+
+        name = f"claims_test_{uuid.uuid4().hex[:12]}"
+        with self.engine.connect() as conn:
+            if template is None:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            else:  # a copy needs the template to itself: close what the commands left open on it
+                source = make_url(template).database
+                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                  "WHERE datname = :d AND pid <> pg_backend_pid()"), {"d": source})
+                conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{source}"'))
+        return make_url(self.admin).set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, url: str) -> None:
+        from sqlalchemy import text
+        from sqlalchemy.engine import make_url
+
+        with self.engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_server():
     admin = os.environ.get(POSTGRES_ENV)
     if not admin:
         pytest.skip(f"no PostgreSQL server: set {POSTGRES_ENV} (.ci/run starts one)")
-    import uuid
+    server = PostgresServer(admin)
+    yield server
+    server.engine.dispose()
 
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
 
-    name = f"claims_test_{uuid.uuid4().hex[:12]}"
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(admin).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+@pytest.fixture
+def pg_databases(pg_server):
+    """Make fresh, empty databases on the test server; all are dropped afterwards."""
+    made = []
+
+    def make() -> str:
+        made.append(pg_server.create())
+        return made[-1]
+
+    yield make
+    for url in made:
+        pg_server.drop(url)
+
+
+@pytest.fixture
+def pg_url(pg_databases):
+    """A fresh, empty PostgreSQL database (another one than `store`'s, under CLAIMS_TEST_ENGINE=postgresql)."""
+    return pg_databases()
+
+
+class Stores:
+    """Databases on the engine under test for tests that build one store and copy it for each test:
+    SQLite files, or (CLAIMS_TEST_ENGINE=postgresql) databases on the server, copied as templates."""
+
+    def __init__(self, server: PostgresServer | None):
+        self.server = server
+
+    def new(self, folder: Path) -> str:
+        """An empty store (a SQLite file in `folder`, not yet created)."""
+        return self.server.create() if self.server else str(folder / "claims.db")
+
+    def copy(self, source: str, folder: Path) -> str:
+        """A copy of a store, to change freely (a SQLite copy goes into `folder`)."""
+        if self.server:
+            return self.server.create(template=source)
+        import shutil
+
+        target = folder / "claims.db"
+        shutil.copy(source, target)
+        return str(target)
+
+    def drop(self, url: str) -> None:
+        """Remove a copy (a SQLite file goes with its temporary folder)."""
+        if self.server:
+            self.server.drop(url)
+
+
+@pytest.fixture(scope="session")
+def stores(request) -> Stores:
+    return Stores(request.getfixturevalue("pg_server") if ENGINE == "postgresql" else None)

@@ -63,9 +63,9 @@ NOTE = "note-production-pipelines"
 
 
 @pytest.fixture(scope="module")
-def stored(tmp_path_factory) -> list[dict]:
+def stored(tmp_path_factory, stores) -> list[dict]:
     """The bundled data imported into a fresh store, read back as `claims list` gives it."""
-    db = str(tmp_path_factory.mktemp("note") / "claims.db")
+    db = stores.new(tmp_path_factory.mktemp("note"))
     runner = CliRunner()
     imported = runner.invoke(app, ["import", *map(str, DATA_FILES), "--db", db], catch_exceptions=False)
     assert imported.exit_code == 0, imported.output
@@ -73,6 +73,7 @@ def stored(tmp_path_factory) -> list[dict]:
     assert listed.exit_code == 0, listed.output
     claims = json.loads(listed.stdout)
     assert claims and all(c["status"] == "active" for c in claims)
+    stores.drop(db)
     return claims
 
 

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -141,15 +140,15 @@ FIGURE_ONLY = ("macros", "quarto")  # formats that carry figures, not statements
 
 
 @pytest.fixture(scope="module")
-def template_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("template") / "claims.db"
-    db.upgrade(db.resolve_url(str(path)))
-    return path
+def template_db(tmp_path_factory, stores):
+    path = stores.new(tmp_path_factory.mktemp("template"))
+    db.upgrade(db.resolve_url(path))
+    yield path
+    stores.drop(path)
 
 
-def build_database(template: Path, workdir: Path, claims: list[dict]) -> tuple[Path, list[dict]]:
-    path = workdir / "claims.db"
-    shutil.copy(template, path)
+def build_database(stores, template: str, workdir: Path, claims: list[dict]) -> tuple[str, list[dict]]:
+    path = stores.copy(template, workdir)
     records = []
     for i, c in enumerate(claims):
         token = f"{10_007 + 13 * i:,} H100"
@@ -170,7 +169,7 @@ def build_database(template: Path, workdir: Path, claims: list[dict]) -> tuple[P
            "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement]}
     data = workdir / "data.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
-    engine = db.open_engine(str(path))
+    engine = db.open_engine(path)
     with db.session_scope(engine) as session:
         store.import_files(session, [str(data)])
     engine.dispose()
@@ -214,10 +213,10 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(claims=st.lists(claim_strategy, min_size=1, max_size=7))
-def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db, claims):
+def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db, stores, claims):
     with tempfile.TemporaryDirectory() as tmp:
-        path, records = build_database(template_db, Path(tmp), claims)
-        engine = db.open_engine(str(path))
+        path, records = build_database(stores, template_db, Path(tmp), claims)
+        engine = db.open_engine(path)
         for strict in (False, True):
             policy = Policy(strict=strict)
             active = [r for r in records if r["status"] == "active"]
@@ -251,6 +250,7 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
                             if r not in unsafe and r in carried:
                                 assert r["token"] in text  # the check above is not vacuous
         engine.dispose()
+        stores.drop(path)
 
 
 def prepare_at(engine, policy, mode, layout):

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from claimsdb import db, history, provenance, queries, store
 from claimsdb.models import Claim, Event
-from tests.conftest import file_digest
+from tests.conftest import file_digest, run_sql, sqlite_only
 
 
 def do(engine, fn, *args, **kwargs):
@@ -150,6 +150,7 @@ REFUSED = {
 }
 
 
+@sqlite_only("SQLite's own statements (INSERT OR REPLACE) and messages; PostgreSQL's: test_postgresql_refuses_the_same_bypasses")
 @pytest.mark.parametrize("sql", sorted(REFUSED))
 def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db_path, sql):
     engine.dispose()
@@ -162,6 +163,7 @@ def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db
     assert file_digest(db_path) == before
 
 
+@sqlite_only("INSERT OR REPLACE is SQLite's; PostgreSQL has no statement that replaces a row")
 @pytest.mark.parametrize("table", ["snapshot", "verification"])
 def test_snapshots_and_verifications_are_never_replaced(engine, db_path, table):
     con = sqlite3.connect(db_path)
@@ -176,14 +178,8 @@ def test_snapshots_and_verifications_are_never_replaced(engine, db_path, table):
 # --- tampering with the triggers dropped: found on read and by `claims db check` -----------------
 
 
-def tamper(db_path, *statements):
-    con = sqlite3.connect(db_path)
-    for trigger in [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")]:
-        con.execute(f"DROP TRIGGER {trigger}")
-    for sql in statements:
-        con.execute(sql)
-    con.commit()
-    con.close()
+def tamper(store, *statements):
+    run_sql(store, *statements, without_triggers=True)
 
 
 @pytest.mark.parametrize("sql, problem", [
@@ -192,8 +188,8 @@ def tamper(db_path, *statements):
     ("UPDATE claim SET statement = 'Gadget runs 99K sandboxes.' WHERE key = 'gadget.fleet'", "differ from what its history recorded"),
     ("UPDATE event SET actor = 'mallory' WHERE claim_id = 3", "does not match its hash"),
 ])
-def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify(loaded, claims, db_path, tmp_path, sql, problem):
-    tamper(db_path, sql)
+def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify(loaded, claims, store, tmp_path, sql, problem):
+    tamper(store, sql)
     shown = claims("show", "gadget.fleet")
     assert shown.exit_code == 0 and "TAMPERED: " in shown.stdout and problem in shown.stdout
     manuscript = tmp_path / "paper.md"
@@ -211,22 +207,22 @@ def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify
     assert "gadget.fleet" in report["claims agree with their history"]["detail"]
 
 
-def test_db_check_names_an_edited_event_and_a_removed_one(loaded, claims, db_path):
+def test_db_check_names_an_edited_event_and_a_removed_one(loaded, claims, store):
     assert claims("db", "check").exit_code == 0
-    tamper(db_path, "UPDATE event SET detail = '{\"record\": \"forged\"}' WHERE id = 2")
+    tamper(store, "UPDATE event SET detail = '{\"record\": \"forged\"}' WHERE id = 2")
     result = claims("db", "check")
     assert result.exit_code == 1
     assert "history chain: event 2 (imported of widget.context by import" in result.stderr
     assert "does not match its hash" in result.stderr
-    tamper(db_path, "DELETE FROM event WHERE id = 2")
+    tamper(store, "DELETE FROM event WHERE id = 2")
     result = claims("db", "check")
     assert result.exit_code == 1 and "event 3 " in result.stderr and "does not follow event 1" in result.stderr
 
 
-def test_a_withdrawal_undone_behind_the_triggers_is_refused(loaded, claims, db_path):
+def test_a_withdrawal_undone_behind_the_triggers_is_refused(loaded, claims, store):
     assert claims("withdraw", "gadget.fleet", "--reason", "wrong system", "--by", "bo").exit_code == 0
     assert claims("export", "--skip-unsafe").exit_code == 0
-    tamper(db_path, "UPDATE claim SET status = 'active' WHERE key = 'gadget.fleet'")
+    tamper(store, "UPDATE claim SET status = 'active' WHERE key = 'gadget.fleet'")
     result = claims("export", "--draft")
     assert result.exit_code == 2 and "its status is 'active' but its history says 'withdrawn'" in result.stderr
 
@@ -256,6 +252,7 @@ def test_the_export_manifest_names_the_head_of_the_history(engine):
 # --- the migration from 0004: the chain is built for the events already there ---------------------
 
 
+@sqlite_only("writes 0004-era rows with SQLite's loose column types")
 def test_upgrade_from_0004_builds_the_chain_and_links_earlier_rereads(db_path, claims):
     url = db.resolve_url(str(db_path))
     db.upgrade(url, "0004")
@@ -306,22 +303,23 @@ def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json
 
 
 @pytest.mark.parametrize("sql, problem", [
-    ("INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
-     "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 't', 't')", "has no history"),
+    ("INSERT INTO claim (key, subject, statement, tag, basis, status, rank, created_at, updated_at) "
+     "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 'normal', '2026-12-01 00:00:00', "
+     "'2026-12-01 00:00:00')", "has no history"),
     # REPLACE deletes the old row without a DELETE trigger in the plain shell: the new row is refused on read
-    ("INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
-     "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
-     "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'"),
+    pytest.param(
+        "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+        "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+        "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'",
+        marks=sqlite_only("INSERT OR REPLACE is SQLite's"), id="insert-or-replace"),
     # an event that names the right predecessor passes the trigger, but its own hash is not its content's
     ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
      "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "
      "(SELECT sha256 FROM event ORDER BY id DESC LIMIT 1), 'feed'; "
      "UPDATE claim SET tag = 'spot-checked' WHERE id = 3", "does not match its hash"),
 ])
-def test_rows_written_past_the_tool_with_the_triggers_in_place_are_refused(loaded, claims, db_path, sql, problem):
-    con = sqlite3.connect(db_path)
-    con.executescript(sql)
-    con.commit()
+def test_rows_written_past_the_tool_with_the_triggers_in_place_are_refused(loaded, claims, store, sql, problem):
+    run_sql(store, *sql.split("; "))
     result = claims("export", "--skip-unsafe")
     assert result.exit_code == 2 and problem in result.stderr
 
@@ -362,15 +360,13 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing
 
 
-def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, db_path, write_json, sample):
+def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, store, write_json, sample):
     sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
     assert claims("import", write_json(sample)).exit_code == 0
     assert json.loads(claims("trace", "25T", "--format", "json").stdout)["matches"][0]["claim"]["key"] == "widget.pretrain"
     assert claims("trace", "21.5T").exit_code == 1  # the old figure's numbers left the index with it
     report = {c["name"]: c for c in json.loads(claims("db", "check", "--format", "json").stdout)["checks"]}
     assert report["trace index"]["ok"]
-    con = sqlite3.connect(db_path)
-    con.execute("DELETE FROM figure_number WHERE claim_id = 1")
-    con.commit()
+    run_sql(store, "DELETE FROM figure_number WHERE claim_id = 1")
     result = claims("db", "check")
     assert result.exit_code == 1 and "trace index: differs from the figures (first at claim widget.pretrain" in result.stderr

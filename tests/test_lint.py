@@ -29,8 +29,8 @@ def bundled(claims):
 
 
 @pytest.fixture
-def engine(bundled, db_path):
-    return db.open_engine(str(db_path))
+def engine(bundled, store):
+    return db.open_engine(store)
 
 
 @pytest.fixture
@@ -302,7 +302,7 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
     assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
     text = "Orchard-9 trained on 4,096 GPUs.\n"
     assert run(text) == []
-    verified = claims("verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots")
+    verified = claims("verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots", "--local-root", tmp_path)
     assert verified.exit_code == 1, verified.output  # figure-changed
     f = only(run(text))
     assert (f.severity, f.claims, f.tags) == ("warning", ("orchard.gpus",), ("spot-checked",))

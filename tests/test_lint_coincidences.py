@@ -12,9 +12,9 @@ from tests.conftest import DATA_FILES
 
 
 @pytest.fixture
-def lint_md(claims, db_path):
+def lint_md(claims, store):
     assert claims("import", *DATA_FILES).exit_code == 0
-    engine = db.open_engine(str(db_path))
+    engine = db.open_engine(store)
 
     def run(text: str, kind: str = "md"):
         with db.session_scope(engine) as session:

@@ -38,7 +38,7 @@ def sentence(i: int, case) -> str:
 
 
 @pytest.fixture(scope="module")
-def store_db(tmp_path_factory):
+def store_db(tmp_path_factory, stores):
     from typer.testing import CliRunner
 
     from claimsdb.cli.app import app
@@ -56,10 +56,11 @@ def store_db(tmp_path_factory):
     }
     data = folder / "cases.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
-    db_path = folder / "cases.db"
-    result = CliRunner().invoke(app, ["import", str(data), "--db", str(db_path)])
+    store = stores.new(folder)
+    result = CliRunner().invoke(app, ["import", str(data), "--db", store])
     assert result.exit_code == 0, result.output
-    return str(db_path)
+    yield store
+    stores.drop(store)
 
 
 def numbered(predicate):

@@ -10,12 +10,12 @@ from sqlalchemy import insert, select
 from claimsdb import db, provenance, store
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import Claim, Event, Figure
-from tests.conftest import file_digest
+from tests.conftest import store_digest
 
 
 @pytest.fixture
-def engine(db_path):
-    return db.open_engine(str(db_path))
+def engine(store):
+    return db.open_engine(store)
 
 
 def run_import(engine, *paths, dry_run=False):
@@ -48,15 +48,15 @@ def test_first_import_adds_everything_with_an_imported_event(engine, write_json,
     assert raws == ["3,072 H100", "21.5T tokens", "8K → 256K", "40–60K sandboxes"]
 
 
-def test_importing_the_same_file_again_changes_nothing(engine, write_json, sample, db_path):
+def test_importing_the_same_file_again_changes_nothing(engine, write_json, sample, store):
     path = write_json(sample)
     run_import(engine, path)
-    before = file_digest(db_path)
+    before = store_digest(store)
     plan = run_import(engine, path)
     assert plan.added == [] and plan.updated == {} and len(plan.unchanged) == 3
     assert plan.sources_added == plan.sources_updated == plan.tags_added == []
     engine.dispose()
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_json, sample):
@@ -114,16 +114,16 @@ def test_a_person_owned_tag_survives_a_data_change_while_the_data_still_updates(
     assert (row.tag, row.statement) == ("spot-checked", "Gadget runs 40–60K sandboxes concurrently.")
 
 
-def test_dry_run_plans_but_writes_nothing(engine, write_json, sample, db_path):
+def test_dry_run_plans_but_writes_nothing(engine, write_json, sample, store):
     run_import(engine, write_json(sample))
     sample["claims"][1]["basis"] = "Changed basis."
     sample["claims"].append({**sample["claims"][2], "key": "gadget.extra"})
     engine.dispose()
-    before = file_digest(db_path)
+    before = store_digest(store)
     plan = run_import(engine, write_json(sample), dry_run=True)
     assert plan.added == ["gadget.extra"] and plan.updated == {"widget.context": ["basis"]}
     engine.dispose()
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 BAD_CASES = {
@@ -138,20 +138,20 @@ BAD_CASES = {
 
 
 @pytest.mark.parametrize("case", BAD_CASES)
-def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engine, write_json, sample, db_path, case):
+def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engine, write_json, sample, store, case):
     run_import(engine, write_json(sample, "good.json"))
     # A good file in the same call, whose new claim must not land either.
     good_too = {"claims": [{**sample["claims"][2], "key": "gadget.second"}]}
     mutate, field, reason = BAD_CASES[case]
     mutate(sample)
     engine.dispose()
-    before = file_digest(db_path)
+    before = store_digest(store)
     with pytest.raises(InvalidRecord) as info:
         run_import(engine, write_json(good_too, "other.json"), write_json(sample, "bad.json"))
     assert info.value.field == field and reason in info.value.reason
     assert info.value.file.endswith("bad.json")
     engine.dispose()
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 def test_duplicate_key_across_two_files_names_both(engine, write_json, sample):
@@ -195,15 +195,15 @@ def small_batches(monkeypatch):
 
 
 @pytest.mark.usefixtures("small_batches")
-def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, write_json, sample, tmp_path, db_path):
+def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, write_json, sample, tmp_path, store):
     run_import(engine, write_json(sample))
     engine.dispose()
-    before = file_digest(db_path)
+    before = store_digest(store)
     lines = [numbered(i) for i in range(10)] + [numbered(10, tag="gossip")]
     with pytest.raises(InvalidRecord, match=r"record 'c.010' \(line 11\), field 'tag'"):
         run_import(engine, write_lines(tmp_path, lines))
     engine.dispose()
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 @pytest.mark.usefixtures("small_batches")
@@ -242,11 +242,11 @@ def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_chan
     assert sorted(validated) == sorted(digests)  # new rules: every record is read again
 
 
-def test_a_dry_run_streams_like_an_import_and_is_rolled_back(engine, write_json, sample, tmp_path, db_path):
+def test_a_dry_run_streams_like_an_import_and_is_rolled_back(engine, write_json, sample, tmp_path, store):
     run_import(engine, write_json(sample))
     engine.dispose()
-    before = file_digest(db_path)
+    before = store_digest(store)
     plan = run_import(engine, write_lines(tmp_path, [numbered(i) for i in range(7)]), dry_run=True)
     assert len(plan.added) == 7
     engine.dispose()
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import exists, func, select, tuple_
+from sqlalchemy import exists, func, select
 from sqlmodel import Session
 
 from claimsdb import history as chain
@@ -246,38 +246,41 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
     rank = {SAME: 0, ROUNDED: 1, CONTAINED: 2}
     matches, nearest = [], []
     candidates = _within_reach(session, q)
-    for fig, claim in _figures(session, candidates):
+    for fig in _figures(session, candidates):
         stored = as_quantity(fig)
         verdict = match(stored, q, Context.query())
         if verdict.verdict in rank:
-            matches.append((rank[verdict.verdict], verdict, fig, claim))
+            matches.append((rank[verdict.verdict], verdict, fig))
         elif verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
-            nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
+            nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
     if not matches:  # the closest stated numbers on either side, judged the same way
-        for fig, claim in _figures(session, _neighbours(session, q) - candidates):
+        for fig in _figures(session, _neighbours(session, q) - candidates):
             stored = as_quantity(fig)
             verdict = match(stored, q, Context.query())
             if verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
-                nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig, claim))
-    matches.sort(key=lambda m: (m[0], m[3].key, m[2].position))  # stated, then roundings, then ranges that hold it
+                nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
+    matches.sort(key=lambda m: (m[0], m[2].claim_key, m[2].position))  # stated, then roundings, then ranges that hold it
     total = len(matches)
     if limit is not None:
         matches = matches[:limit]
     nearest = sorted(nearest, key=lambda m: m[:2])[:TRACE_NEAREST]
-    shown = [(v, f, c) for _, v, f, c in matches] or [(v, f, c) for *_, v, f, c in nearest]
-    views = {v["key"]: v for v in claim_views(session, list({c.id: c for _, _, c in shown}.values()))}
+    shown = [(v, f) for _, v, f in matches] or [(v, f) for *_, v, f in nearest]
+    # only the claims shown are read whole (a common figure in a large store has thousands of matches)
+    ids = sorted({f.claim_id for _, f in shown})
+    claims = list(session.scalars(select(Claim).where(Claim.id.in_(ids)))) if ids else []
+    views = {v["key"]: v for v in claim_views(session, claims)}
 
-    def row(verdict, fig, claim, label):
-        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": views[claim.key]}
+    def row(verdict, fig, label):
+        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": views[fig.claim_key]}
 
     return {
         "query": number,
         "parsed": {"kind": q.kind, "value": q.value, "low": q.low, "high": q.high, "steps": list(q.steps),
                    "unit": q.unit, "counted": q.counted},
-        "matches": [row(v, f, c, _TRACE_LABELS[v.verdict]) for _, v, f, c in matches],
+        "matches": [row(v, f, _TRACE_LABELS[v.verdict]) for _, v, f in matches],
         "total": total,  # every match; "matches" holds the first `limit` of them
-        "nearest": [] if matches else [row(v, f, c, "same value" if v.value_agrees else "close value")
-                                       for *_, v, f, c in nearest],
+        "nearest": [] if matches else [row(v, f, "same value" if v.value_agrees else "close value")
+                                       for *_, v, f in nearest],
     }
 
 
@@ -325,16 +328,18 @@ def _neighbours(session: Session, q: Quantity) -> set[tuple[int, int]]:
     return found
 
 
-def _figures(session: Session, where: set[tuple[int, int]]) -> list[tuple[Figure, Claim]]:
-    """The figures (with their claims) at these (claim id, position) places."""
+def _figures(session: Session, where: set[tuple[int, int]]) -> list[Any]:
+    """The figure rows at these (claim id, position) places, each with its claim's key (`claim_key`):
+    plain rows, not ORM objects, since a common figure has thousands."""
     out = []
-    places = sorted(where)
-    for i in range(0, len(places), 500):
-        chunk = places[i : i + 500]
-        out += session.execute(
-            select(Figure, Claim).join(Claim, Claim.id == Figure.claim_id)
-            .where(tuple_(Figure.claim_id, Figure.position).in_(chunk))
+    ids = sorted({claim_id for claim_id, _ in where})
+    columns = (*Figure.__table__.c, Claim.key.label("claim_key"))
+    for i in range(0, len(ids), 500):
+        # by claim id, the index's first column: a (claim_id, position) row-value IN scans on SQLite
+        rows = session.execute(
+            select(*columns).join(Claim, Claim.id == Figure.claim_id).where(Figure.claim_id.in_(ids[i : i + 500]))
         ).all()
+        out += [r for r in rows if (r.claim_id, r.position) in where]
     return out
 
 

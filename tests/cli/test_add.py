@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import file_digest, show_json
+from tests.conftest import show_json, store_digest
 
 
 @pytest.mark.usefixtures("loaded")
@@ -37,12 +37,12 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
     (["--figure", "12..5 GPUs"], "cannot parse figure '12..5 GPUs'"),
     (["--source", "nowhere"], "unknown source 'nowhere'"),
 ])
-def test_add_refuses_bad_input_and_changes_nothing(claims, db_path, args, message):
-    before = file_digest(db_path)
+def test_add_refuses_bad_input_and_changes_nothing(claims, store, args, message):
+    before = store_digest(store)
     base = ["--subject", "Gadget", "--statement", "Gadget runs 70K sandboxes.", "--source", "widget-report"]
     result = claims("add", *base, *args)  # a repeated option takes its last value
     assert result.exit_code == 2 and message in result.stderr, result.output
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 @pytest.mark.usefixtures("loaded")
@@ -65,8 +65,8 @@ def test_import_from_standard_input_reads_json_lines(claims):
 
 
 @pytest.mark.usefixtures("loaded")
-def test_a_bad_line_on_standard_input_names_the_line_and_changes_nothing(claims, db_path):
-    before = file_digest(db_path)
+def test_a_bad_line_on_standard_input_names_the_line_and_changes_nothing(claims, store):
+    before = store_digest(store)
     good = {"key": "sweep.one", "subject": "Orchard", "statement": "Orchard uses 512 GPUs.", "tag": "agent-reported",
             "basis": "b", "figures": ["512 GPUs"], "evidence": [{"source": "widget-report"}]}
     bad = {**good, "key": "sweep.two", "tag": "gossip"}
@@ -76,7 +76,7 @@ def test_a_bad_line_on_standard_input_names_the_line_and_changes_nothing(claims,
         "(known: agent-reported, note-2026-09-21, note-2026-10-04, prior-note, spot-checked)"
     broken = claims("import", "-", input=f"{json.dumps(good)}\n{{not json\n")
     assert broken.exit_code == 2 and broken.stderr.startswith("error: <stdin>, record line 2: not valid JSON")
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 def test_a_jsonl_file_imports_like_standard_input(claims, tmp_path):

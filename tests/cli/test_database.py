@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 
-from claimsdb.db import HEAD_REVISION
+from claimsdb.db import HEAD_REVISION, describe_url, resolve_url
+from tests.conftest import run_sql, sqlite_only
 
 
-def test_upgrade_then_current(claims, db_path):
+def test_upgrade_then_current(claims, store):
     result = claims("db", "upgrade")
     assert result.exit_code == 0, result.output
     assert f"schema revision none → {HEAD_REVISION}" in result.stdout
     info = json.loads(claims("db", "current", "--format", "json").stdout)
-    assert info == {"database": str(db_path), "revision": HEAD_REVISION, "head": HEAD_REVISION, "up_to_date": True}
+    assert info == {"database": describe_url(resolve_url(store)), "revision": HEAD_REVISION, "head": HEAD_REVISION,
+                    "up_to_date": True}
+    assert "://" in store or info["database"] == store  # a SQLite store is named by its path
 
 
+@sqlite_only("a database file that does not exist (a server's database always does)")
 def test_current_on_a_missing_database_says_where_it_looked_and_does_not_create_it(claims, db_path):
     result = claims("db", "current")
     assert result.exit_code == 2
@@ -22,14 +26,13 @@ def test_current_on_a_missing_database_says_where_it_looked_and_does_not_create_
     assert not db_path.exists()
 
 
-def test_current_on_a_blank_database_says_it_is_blank(claims, db_path):
-    import sqlite3
-
-    sqlite3.connect(db_path).execute("CREATE TABLE other (x)")
+def test_current_on_a_blank_database_says_it_is_blank(claims, store):
+    run_sql(store, "CREATE TABLE other (x INTEGER)")
     result = claims("db", "current")
     assert result.exit_code == 0 and "revision none" in result.stdout and "blank" in result.stdout
 
 
+@sqlite_only("the variable names a file, checked on disk")
 def test_claims_db_environment_variable_is_used(claims, tmp_path, monkeypatch):
     target = tmp_path / "from-env.db"
     monkeypatch.setenv("CLAIMS_DB", str(target))

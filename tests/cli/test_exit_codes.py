@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from claimsdb.errors import EXIT_CODES_HELP
-from tests.conftest import REPO
+from tests.conftest import REPO, run_sql, sqlite_only
 
 
 def test_0_success(claims, loaded):
@@ -37,10 +37,8 @@ def test_1_lint_error(claims, loaded, tmp_path):
     assert result.exit_code == 1 and "error" in result.stdout
 
 
-def test_1_broken_history(claims, loaded, db_path):
-    con = sqlite3.connect(db_path)
-    con.execute("DROP TRIGGER event_no_update")
-    con.commit()
+def test_1_broken_history(claims, loaded, store):
+    run_sql(store, "DROP TRIGGER event_no_update" if "://" not in store else "DROP TRIGGER event_append_only ON event")
     assert claims("db", "check").exit_code == 1
 
 
@@ -76,7 +74,7 @@ def test_2_the_users_input_or_environment(claims, loaded, tmp_path, args, says):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
     argv = [a.format(dir=tmp_path) for a in args]
-    result = claims(*argv, db=None if "--db" in argv else tmp_path / "claims.db")
+    result = claims(*argv, **({"db": None} if "--db" in argv else {}))  # else the loaded store
     assert result.exit_code == 2, result.output
     assert says in result.stderr and "Traceback" not in result.output
 
@@ -89,6 +87,7 @@ def test_2_a_missing_database_driver(claims, monkeypatch):
         "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'")
 
 
+@sqlite_only("SQLite's file lock; PostgreSQL writers wait for each other (tests/test_concurrency.py)")
 def test_2_a_database_still_locked_after_the_retry_window(claims, loaded, db_path, monkeypatch):
     monkeypatch.setattr("claimsdb.db.BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db_path, isolation_level=None)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from html.parser import HTMLParser
 
 import pytest
@@ -85,19 +84,22 @@ RANKED = {
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory, stores):
     folder = tmp_path_factory.mktemp("formats")
     (folder / "ranked.json").write_text(json.dumps(RANKED), encoding="utf-8")
     files = [*map(str, DATA_FILES), str(folder / "ranked.json")]
-    result = CliRunner().invoke(app, ["import", *files, "--db", str(folder / "claims.db")])
+    store = stores.new(folder)
+    result = CliRunner().invoke(app, ["import", *files, "--db", store])
     assert result.exit_code == 0, result.output
-    return folder / "claims.db"
+    yield store
+    stores.drop(store)
 
 
 @pytest.fixture
-def run(template, tmp_path, monkeypatch):
+def run(template, stores, tmp_path, monkeypatch):
     monkeypatch.delenv("CLAIMS_DB", raising=False)
-    shutil.copy(template, tmp_path / "claims.db")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # a server store's snapshots
+    store = stores.copy(template, tmp_path)
     (tmp_path / "more.json").write_text(json.dumps({"claims": [{
         "key": "orchard.fleet", "subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
         "tag": "agent-reported", "basis": "a sweep", "evidence": [{"source": "llama3-report"}]}]}), encoding="utf-8")
@@ -105,10 +107,11 @@ def run(template, tmp_path, monkeypatch):
 
     def invoke(name: str, fmt: str, *extra: str):
         args = [a.format(dir=tmp_path) for a in {**ARGS, **GROUP_ARGS}[name]]
-        argv = [*name.split(), *args, *extra, "--format", fmt, "--db", str(tmp_path / "claims.db")]
+        argv = [*name.split(), *args, *extra, "--format", fmt, "--db", store]
         return CliRunner().invoke(app, argv, catch_exceptions=False)
 
-    return invoke
+    yield invoke
+    stores.drop(store)
 
 
 class _Html(HTMLParser):

@@ -8,12 +8,12 @@ import csv
 import io
 import json
 import re
-import sqlite3
 
 import pytest
 from markdown_it import MarkdownIt
 
 from tests.latex import assert_contained, build, needs_tex
+from tests.conftest import run_sql
 
 # TeX that would read a file, write one, run a shell, or end the table or the document, if not escaped.
 TEX_ATTACK = ("\\input{/etc/passwd}\\immediate\\openout5=pwned.tex\\immediate\\write5{x}\\immediate\\write18{touch pwned}"
@@ -146,14 +146,6 @@ def test_macros_compile_keep_the_guard_and_print_the_attack_as_text(hostile, tmp
 # --- identifiers that cannot be escaped, written into the database past the importer ----------------------
 
 
-def tamper(db_path, sql: str, *params) -> None:
-    con = sqlite3.connect(db_path)
-    con.execute("DROP TRIGGER IF EXISTS no_update_event")  # not needed for these tables; harmless
-    con.execute(sql, params)
-    con.commit()
-    con.close()
-
-
 @pytest.mark.parametrize(
     "sql, params, fmt, message",
     [
@@ -167,9 +159,9 @@ def tamper(db_path, sql: str, *params) -> None:
          "macros", "claim evil.pretrain disagrees with its history"),
     ],
 )
-def test_an_unsafe_stored_identifier_stops_the_export_and_writes_nothing(hostile, db_path, tmp_path, sql, params, fmt,
+def test_an_unsafe_stored_identifier_stops_the_export_and_writes_nothing(hostile, store, tmp_path, sql, params, fmt,
                                                                         message):
-    tamper(db_path, sql, *params)
+    run_sql(store, (sql, params))
     out = tmp_path / "out.txt"
     result = hostile("export", "--format", fmt, "--draft" if fmt != "macros" else "--strict", "-o", out)
     assert result.exit_code == 2, result.output

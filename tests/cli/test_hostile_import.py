@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 import time
 
 import jsonschema
@@ -15,7 +14,7 @@ import pytest
 
 from claimsdb import records
 from claimsdb.db import HEAD_REVISION
-from tests.conftest import REPO, SAMPLE, file_digest
+from tests.conftest import REPO, SAMPLE, run_sql, store_digest
 
 SCHEMA = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
@@ -90,27 +89,28 @@ CASES = {
 }
 
 
-def run_case(claims, write_json, db_path, doc_text: str):
+def run_case(claims, write_json, store, doc_text: str):
     """Import the sample, then `doc_text` next to a good file: exit 2, one line, nothing written."""
     sample = copy.deepcopy(SAMPLE)
-    assert claims("import", write_json(sample, "good.json")).exit_code == 0
-    before = file_digest(db_path)
-    bad = db_path.parent / "bad.json"
+    good = write_json(sample, "good.json")
+    assert claims("import", good).exit_code == 0
+    before = store_digest(store)
+    bad = good.parent / "bad.json"
     bad.write_text(doc_text, encoding="utf-8", errors="surrogatepass")
     result = claims("import", write_json({"claims": [{**sample["claims"][2], "key": "gadget.second"}]}, "other.json"),
                     bad)
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1 and len(result.stderr) < 600
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
     return result.stderr
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_a_hostile_record_is_refused_naming_file_record_and_field(claims, write_json, sample, db_path, case):
+def test_a_hostile_record_is_refused_naming_file_record_and_field(claims, write_json, sample, store, case):
     change, record, field, reason, _ = CASES[case]
     change(sample)
-    stderr = run_case(claims, write_json, db_path, json.dumps(sample))
+    stderr = run_case(claims, write_json, store, json.dumps(sample))
     where = "bad.json" + (f", record {record}" if record else "") + (f", field {field!r}" if field else "") + ": "
     assert where in stderr and reason in stderr, stderr
 
@@ -141,8 +141,8 @@ def with_number(sample, literal: str) -> str:
         (lambda s: with_number(s, "1e400"), f"record {W}, field 'figures[1].value': must be a finite number"),
     ],
 )
-def test_hostile_json_text_is_refused_without_a_crash(claims, write_json, sample, db_path, text, reason):
-    assert reason in run_case(claims, write_json, db_path, text(sample))
+def test_hostile_json_text_is_refused_without_a_crash(claims, write_json, sample, store, text, reason):
+    assert reason in run_case(claims, write_json, store, text(sample))
 
 
 def test_json_with_a_byte_order_mark_is_read(claims, write_json, sample, tmp_path):
@@ -188,12 +188,12 @@ def test_csv_keeps_a_quoted_line_break_and_reads_a_byte_order_mark(claims, tmp_p
     ],
 )
 @pytest.mark.usefixtures("loaded")
-def test_hostile_csv_is_refused_naming_the_row(claims, tmp_path, db_path, body, where, reason):
-    before = file_digest(db_path)
+def test_hostile_csv_is_refused_naming_the_row(claims, tmp_path, store, body, where, reason):
+    before = store_digest(store)
     result = claims("import", csv_file(tmp_path, body))
     assert result.exit_code == 2, result.output
     assert f"flat.csv, {where}" in result.stderr and reason in result.stderr, result.stderr
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 def test_csv_without_a_source_column_is_refused(claims, tmp_path):
@@ -207,18 +207,16 @@ def test_csv_without_a_source_column_is_refused(claims, tmp_path):
 
 
 @pytest.mark.parametrize("command", [["db", "upgrade"], ["list"], ["import", "good.json"]])
-def test_a_database_written_by_a_newer_claimsdb_is_refused(claims, write_json, sample, db_path, command):
-    assert claims("import", write_json(sample, "good.json")).exit_code == 0
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE alembic_version SET version_num = '0042'")
-    con.commit()
-    con.close()
-    before = file_digest(db_path)
-    result = claims(*[str(db_path.parent / a) if a.endswith(".json") else a for a in command])
+def test_a_database_written_by_a_newer_claimsdb_is_refused(claims, write_json, sample, store, command):
+    good = write_json(sample, "good.json")
+    assert claims("import", good).exit_code == 0
+    run_sql(store, "UPDATE alembic_version SET version_num = '0042'")
+    before = store_digest(store)
+    result = claims(*[str(good) if a.endswith(".json") else a for a in command])
     assert result.exit_code == 2, result.output
     assert result.stderr == (f"error: this database was written by a newer claimsdb (revision 0042); this claimsdb "
                              f"knows revisions up to {HEAD_REVISION}: install the newer claimsdb to use it\n")
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 # --- the longest values the limits allow stay quick in every output command -------------------------------
@@ -276,12 +274,12 @@ ADD = ["add", "--subject", "Gadget", "--statement", "Gadget runs 40–60K sandbo
         (["sources", "add", "evil", "--url", "javascript:alert(1)"], "is not an http(s) URL"),
     ],
 )
-def test_commands_that_record_one_claim_or_source_apply_the_same_rules(claims, db_path, args, message):
-    before = file_digest(db_path)
+def test_commands_that_record_one_claim_or_source_apply_the_same_rules(claims, store, args, message):
+    before = store_digest(store)
     result = claims(*args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "Traceback" not in result.output
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 LINE = {"key": "probe.line", "subject": "Probe", "statement": "Probe uses 8 GPUs.", "tag": "agent-reported",
@@ -300,12 +298,12 @@ LINE = {"key": "probe.line", "subject": "Probe", "statement": "Probe uses 8 GPUs
          "record 'probe.two' (line 2), field 'evidence': is required"),
     ],
 )
-def test_json_lines_on_standard_input_are_held_to_the_same_rules(claims, db_path, lines, message):
-    before = file_digest(db_path)
+def test_json_lines_on_standard_input_are_held_to_the_same_rules(claims, store, lines, message):
+    before = store_digest(store)
     result = claims("import", "-", input="\n".join(lines) + "\n")
     assert result.exit_code == 2, result.output
     assert message in result.stderr, result.stderr
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 @pytest.mark.usefixtures("loaded")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import file_digest
+from tests.conftest import store_digest
 
 
 def test_import_reports_counts_and_a_second_import_is_unchanged(claims, write_json, sample):
@@ -25,11 +25,11 @@ def test_dry_run_lists_the_plan(claims, write_json, sample):
     assert json.loads(claims("list", "--format", "json").stdout) == []
 
 
-def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims, write_json, sample, db_path):
+def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims, write_json, sample, store):
     assert claims("import", write_json(sample)).exit_code == 0
     sample["claims"][2]["tag"] = "rumour"
     bad = write_json(sample, "bad.json")
-    before = file_digest(db_path)
+    before = store_digest(store)
     result = claims("import", bad)
     assert result.exit_code == 2
     assert result.stdout == ""
@@ -38,21 +38,21 @@ def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims
         "(known: agent-reported, note-2026-09-21, note-2026-10-04, prior-note, spot-checked)"
     )
     assert "Traceback" not in result.output
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
-def test_malformed_json_exit_2(claims, tmp_path, db_path):
+def test_malformed_json_exit_2(claims, tmp_path, store):
     assert claims("db", "upgrade").exit_code == 0
     path = tmp_path / "x.json"
     path.write_text("{not json", encoding="utf-8")
-    before = file_digest(db_path)
+    before = store_digest(store)
     result = claims("import", path)
     assert result.exit_code == 2 and "not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
-def test_conflict_is_reported_in_the_output(claims, write_json, sample, db_path):
+def test_conflict_is_reported_in_the_output(claims, write_json, sample):
     path = write_json(sample)
     claims("import", path)
     assert claims("retag", "widget.context", "agent-reported", "--reason", "not in the note", "--by", "grace").exit_code == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -40,13 +39,13 @@ operation = st.one_of(
 )
 
 
-def run(db: Path, *args: str) -> tuple[int, str]:
+def run(db: Path | str, *args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, [*map(str, args), "--db", str(db)], catch_exceptions=False)
     assert result.exit_code in (0, 1, 2), result.output  # never an internal error
     return result.exit_code, result.stdout
 
 
-def apply(op: tuple, db: Path, work: Path, unverified: set[str]) -> None:
+def apply(op: tuple, db: Path | str, work: Path, unverified: set[str]) -> None:
     kind = op[0]
     if kind == "retag":
         code, _ = run(db, "retag", op[1], op[2], "--reason", "hypothesis", "--by", "h")
@@ -76,13 +75,15 @@ def apply(op: tuple, db: Path, work: Path, unverified: set[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    path = tmp_path_factory.mktemp("bypass") / "claims.db"
-    data = path.parent / "data.json"
+def template(tmp_path_factory, stores):
+    folder = tmp_path_factory.mktemp("bypass")
+    path = stores.new(folder)
+    data = folder / "data.json"
     data.write_text(json.dumps(DATA), encoding="utf-8")
     code, _ = run(path, "import", data)
     assert code == 0
-    return path
+    yield path
+    stores.drop(path)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -94,21 +95,28 @@ def template(tmp_path_factory):
 @example(ops=[("add", "spot-checked", 7)])
 @example(ops=[("withdraw", "gadget.fleet"), ("import", "gadget.fleet", " (revised)")])
 @example(ops=[("supersede", "widget.serve", "gadget.queue"), ("retag", "gadget.queue", "note-2026-10-04")])
-def test_no_sequence_without_a_reread_makes_an_agent_reported_claim_paper_safe(template, ops):
+def test_no_sequence_without_a_reread_makes_an_agent_reported_claim_paper_safe(template, stores, ops):
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        db = work / "claims.db"
-        shutil.copy(template, db)
-        unverified = {c["key"] for c in DATA["claims"] if c["tag"] == "agent-reported"}
-        for op in ops:
-            apply(op, db, work, unverified)
-        for flags in ([], ["--strict"]):
-            code, out = run(db, "export", "--draft", "--format", "json", *flags)
-            assert code == 0
-            rows = {r["key"]: r for r in json.loads(out)["rows"]}
-            leaked = [k for k in unverified if k in rows and rows[k]["paper_safe"]]
-            assert not leaked, (ops, leaked)
-            code, out = run(db, "export", "--skip-unsafe", "--format", "json", *flags)
-            assert not unverified & {r["key"] for r in json.loads(out)["rows"]}, ops
-        code, _ = run(db, "db", "check")
-        assert code == 0, ops  # every path above went through the history
+        db = stores.copy(template, work)
+        try:
+            check_sequence(ops, db, work)
+        finally:
+            stores.drop(db)
+
+
+def check_sequence(ops, db: str, work: Path) -> None:
+    """Apply the operations, then no unverified claim may be paper-safe and the history must be whole."""
+    unverified = {c["key"] for c in DATA["claims"] if c["tag"] == "agent-reported"}
+    for op in ops:
+        apply(op, db, work, unverified)
+    for flags in ([], ["--strict"]):
+        code, out = run(db, "export", "--draft", "--format", "json", *flags)
+        assert code == 0
+        rows = {r["key"]: r for r in json.loads(out)["rows"]}
+        leaked = [k for k in unverified if k in rows and rows[k]["paper_safe"]]
+        assert not leaked, (ops, leaked)
+        code, out = run(db, "export", "--skip-unsafe", "--format", "json", *flags)
+        assert not unverified & {r["key"] for r in json.loads(out)["rows"]}, ops
+    code, _ = run(db, "db", "check")
+    assert code == 0, ops  # every path above went through the history

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from tests.conftest import DATA_FILES
+from claimsdb.db import files_folder, resolve_url
+from tests.conftest import DATA_FILES, sqlite_only
 
 
 @pytest.mark.usefixtures("loaded")
@@ -71,6 +72,7 @@ def test_supersede_takes_the_replacing_claim_with_with_and_requires_a_reason(cla
     assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["status"] == "active"
 
 
+@sqlite_only("holds SQLite's write lock with the sqlite3 module; PostgreSQL's writers: tests/test_concurrency.py")
 def test_two_rereads_at_the_same_time_both_land(db_path, claims):
     assert claims("import", *DATA_FILES).exit_code == 0
     keys = ["pipelines.obs.llama3-failures", "pipelines.marin.open-athena.tokens"]
@@ -103,10 +105,11 @@ def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims):
 
 
 @pytest.mark.usefixtures("loaded", "terminal")
-def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, db_path):
+def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
     declined = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n")
     assert declined.exit_code == 1 and "nothing recorded" in declined.stderr
-    assert f"no snapshot of widget-report in {db_path.parent / 'snapshots'} yet" in declined.stderr
+    folder = files_folder(resolve_url(store)) / "snapshots"  # beside a SQLite file; the data folder for a server
+    assert f"no snapshot of widget-report in {folder} yet" in declined.stderr
     assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
     accepted = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import file_digest, show_json
+from tests.conftest import show_json, store_digest
 from tests.httpserver import LocalHTTPServer
 
 
@@ -38,11 +38,11 @@ def test_sources_add_then_show_and_list(claims):
     (["x", "--path", "/no/such/file.pdf"], "no such file"),
     (["x"], "give --url or --path"),
 ])
-def test_sources_add_refuses_bad_input_and_changes_nothing(claims, db_path, args, message):
-    before = file_digest(db_path)
+def test_sources_add_refuses_bad_input_and_changes_nothing(claims, store, args, message):
+    before = store_digest(store)
     result = claims("sources", "add", *args)
     assert result.exit_code == 2 and message in result.output, result.output
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 @pytest.mark.usefixtures("loaded")

@@ -46,7 +46,7 @@ def exports(claims, db) -> dict[str, str]:
 
 
 @pytest.fixture
-def busy_store(claims, db_path, tmp_path, monkeypatch):
+def busy_store(claims, store, tmp_path, monkeypatch):
     """The bundled data with a re-read, a retag, a withdrawal and a verification in its history."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764460800")  # exports of the same store are the same bytes
     monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")  # the test server is on 127.0.0.1
@@ -59,7 +59,7 @@ def busy_store(claims, db_path, tmp_path, monkeypatch):
                       "--sources-dir", tmp_path / "snap").exit_code in (0, 1)
     assert claims("retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "check again", "--by", "Bo").exit_code == 0
     assert claims("withdraw", "rl.bench.weirdml", "--reason", "family dropped", "--by", "Bo").exit_code == 0
-    return db_path
+    return store
 
 
 def test_copy_a_store_to_an_empty_sqlite_file_and_back(claims, busy_store, tmp_path):
@@ -142,6 +142,7 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url):
         admin.dispose()
 
 
-def test_grant_is_postgresql_only(claims, loaded):
-    result = claims("db", "grant", "alice", "--as", "writer")
+def test_grant_is_postgresql_only(claims, db_path):
+    assert claims("db", "upgrade", db=db_path).exit_code == 0  # a SQLite store, on either engine's run
+    result = claims("db", "grant", "alice", "--as", "writer", db=db_path)
     assert result.exit_code == 2 and "roles are PostgreSQL's" in result.stderr

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 
 import pytest
 
-from tests.conftest import SAMPLE, file_digest, show_json
+from tests.conftest import REFUSED, SAMPLE, run_sql, show_json, store_digest
 
 QUANTITY = {"key": "orchard.update-1t", "subject": "Orchard checkpoint engine", "measure": "update time of a 1T model"}
 DATA = copy.deepcopy(SAMPLE)
@@ -96,13 +95,13 @@ def test_a_data_file_may_rank_values_it_owns(claims, ranked, write_json):
     (lambda d: d["claims"][0].update(rank="preferred"), "name the quantity"),
     (lambda d: d["claims"][3].update(quantity="no.such"), "unknown quantity 'no.such'"),
 ])
-def test_bad_ranks_in_a_data_file_change_nothing(claims, ranked, write_json, db_path, change, message):
-    before = file_digest(db_path)
+def test_bad_ranks_in_a_data_file_change_nothing(claims, ranked, write_json, store, change, message):
+    before = store_digest(store)
     data = copy.deepcopy(DATA)
     change(data)
     result = claims("import", write_json(data, "bad.json"))
     assert result.exit_code == 2 and message in result.stderr, result.output
-    assert file_digest(db_path) == before
+    assert store_digest(store) == before
 
 
 def test_prefer_needs_a_quantity_and_a_reason(claims, ranked):
@@ -111,10 +110,9 @@ def test_prefer_needs_a_quantity_and_a_reason(claims, ranked):
     assert "no quantity 'nope'" in claims("values", "nope").stderr
 
 
-def test_the_rank_follows_the_history_in_the_database(claims, ranked, db_path):
-    con = sqlite3.connect(db_path)
-    with pytest.raises(sqlite3.IntegrityError, match="rank changes only with the event"):
-        con.execute("UPDATE claim SET rank = 'preferred' WHERE key = 'orchard.table'")
+def test_the_rank_follows_the_history_in_the_database(claims, ranked, store):
+    with pytest.raises(REFUSED, match="rank changes only with the event"):
+        run_sql(store, "UPDATE claim SET rank = 'preferred' WHERE key = 'orchard.table'")
 
 
 def test_quantities_and_ranks_survive_a_copy(claims, ranked, tmp_path):

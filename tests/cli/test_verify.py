@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from claimsdb.db import files_folder, resolve_url
 from tests.httpserver import LocalHTTPServer
 from tests.verify.pdfgen import make_pdf
 
@@ -177,13 +178,14 @@ def test_verify_needs_a_selection_and_skips_claims_without_a_page(claims, write_
     assert report["skipped"] == [{"claim": "gadget.fleet", "reason": "cites no primary page with a URL or a local copy"}]
 
 
-def test_a_local_copy_is_read_from_disk(claims, write_json, verify, tmp_path):
+def test_a_local_copy_is_read_from_disk(claims, write_json, verify, tmp_path, store):
     page = tmp_path / "copy.md"
     page.write_text(f"Notes\n\n{QUOTE}\n", encoding="utf-8")
     doc = {"sources": [{"key": "s", "title": "Local copy", "kind": "report", "path": str(page)}],
            "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
     claims("import", write_json(doc))
-    code, report = verify("c.one")
+    # beside a SQLite file its folder is the default root; a server's database has none: name one
+    code, report = verify("c.one", *(["--local-root", str(tmp_path)] if "://" in store else []))
     assert code == 0 and by_claim(report)["c.one"]["outcome"] == "confirmed"
     assert os.path.exists(verify.sources_dir)
 
@@ -242,7 +244,7 @@ def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, c
 # --- state beside the database ---------------------------------------------------------------------------
 
 
-def test_snapshots_go_beside_the_database_wherever_the_command_runs(server, claims, write_json, tmp_path,
+def test_snapshots_go_beside_the_database_wherever_the_command_runs(server, claims, write_json, tmp_path, store,
                                                                     monkeypatch):
     monkeypatch.delenv("CLAIMS_SOURCES", raising=False)
     server.add("/page.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
@@ -253,7 +255,8 @@ def test_snapshots_go_beside_the_database_wherever_the_command_runs(server, clai
     monkeypatch.chdir(elsewhere)  # a repository, a home folder: nothing is left here
     fetched = claims("verify", "c.one")
     assert fetched.exit_code == 0, fetched.output
-    folder = tmp_path / "snapshots"  # tmp_path holds the database (conftest's db_path)
+    folder = files_folder(resolve_url(store)) / "snapshots"  # the SQLite file's folder; for a server, the data folder
+    assert folder.parent == (tmp_path if "://" not in store else tmp_path / "xdg" / "claimsdb")
     assert f"snapshots kept in {folder}" in fetched.stderr
     assert any(folder.rglob("*")) and list(elsewhere.iterdir()) == []
     monkeypatch.chdir(tmp_path.parent)

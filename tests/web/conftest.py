@@ -92,10 +92,10 @@ def web_data(base: str) -> dict:
 
 
 @pytest.fixture(scope="session")
-def web_template(tmp_path_factory) -> SimpleNamespace:
-    """The data set, imported and verified once: the database file and the snapshot folder."""
+def web_template(tmp_path_factory, stores) -> SimpleNamespace:
+    """The data set, imported and verified once: the database (a file, or a server's) and the snapshot folder."""
     root = tmp_path_factory.mktemp("web")
-    db, sources = root / "claims.db", root / "sources"
+    db, sources = stores.new(root), root / "sources"
     runner = CliRunner()
     with pytest.MonkeyPatch.context() as mp, LocalHTTPServer() as pages:
         mp.setenv("NO_PROXY", "127.0.0.1,localhost")
@@ -111,14 +111,15 @@ def web_template(tmp_path_factory) -> SimpleNamespace:
                                       "--allow-local", "--timeout", "5", "--format", "json"], catch_exceptions=False)
         assert checked.exit_code in (0, 1), checked.output
         assert "confirmed" in checked.stdout, checked.stdout  # the pages on 127.0.0.1 were read
-    return SimpleNamespace(db=db, sources=sources)
+    yield SimpleNamespace(db=db, sources=sources)
+    stores.drop(db)
 
 
 @pytest.fixture
-def web_db(web_template, tmp_path) -> Path:
-    path = tmp_path / "claims.db"
-    shutil.copy(web_template.db, path)
-    return path
+def web_db(web_template, stores, tmp_path) -> str:
+    path = stores.copy(web_template.db, tmp_path)
+    yield path
+    stores.drop(path)
 
 
 @pytest.fixture
