@@ -8,6 +8,7 @@ import copy
 import hashlib
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ from typer.testing import CliRunner
 # Rich sizes tables from COLUMNS when output is not a terminal; wide enough to keep cells whole.
 os.environ["COLUMNS"] = "200"
 
+from sqlalchemy.exc import DBAPIError  # noqa: E402
+
 from claimsdb.cli.app import app  # noqa: E402
+from claimsdb.db import resolve_url, sqlite_file  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
@@ -118,8 +122,8 @@ def store_digest(url: str) -> str | None:
     """What a database holds, as one digest, to show that a refused command left it exactly as it was:
     the file's bytes on SQLite (None when there is no file); on PostgreSQL every table's rows in key
     order and the triggers with their state (sequences are left out: a rolled-back insert advances them)."""
-    if "://" not in url:
-        path = Path(url)
+    path = sqlite_file(resolve_url(url))
+    if path is not None:
         return file_digest(path) if path.exists() else None
     from sqlalchemy import create_engine, inspect, text
 
@@ -139,15 +143,7 @@ def store_digest(url: str) -> str | None:
     return digest.hexdigest()
 
 
-def _refusals() -> tuple[type[Exception], ...]:
-    import sqlite3
-
-    from sqlalchemy.exc import DBAPIError
-
-    return sqlite3.DatabaseError, DBAPIError
-
-
-REFUSED = _refusals()  # what run_sql raises when the database refuses a statement, on either engine
+REFUSED = (sqlite3.DatabaseError, DBAPIError)  # what run_sql raises when the database refuses a statement
 
 
 def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
@@ -156,10 +152,9 @@ def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
     as someone who has dropped the append-only triggers (SQLite) or, as the tables' owner, switched them
     off (PostgreSQL)."""
     steps = [(s, ()) if isinstance(s, str) else (s[0], tuple(s[1])) for s in statements]
-    if "://" not in url:
-        import sqlite3
-
-        con = sqlite3.connect(url)
+    path = sqlite_file(resolve_url(url))
+    if path is not None:
+        con = sqlite3.connect(path)
         try:
             if without_triggers:
                 for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():

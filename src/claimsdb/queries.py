@@ -301,7 +301,6 @@ def _within_reach(session: Session, q: Quantity) -> set[tuple[int, int]]:
     n = FigureNumber
     found: set[tuple[int, int]] = set()
     for lo, hi in _query_intervals(q):
-        # a point's reach is never wider than [x/2, 3x/2], so its low end lies within [lo/3, hi]
         # a point of tier t reaches at most w = REACH_TIERS[t] of its value: its low end is >= lo(1 - w)/(1 + w)
         points = [select(n.claim_id, n.position).where(n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12),
                                                         n.lo <= hi, n.hi >= lo)

@@ -20,6 +20,7 @@ from claimsdb.errors import ExitCode
 
 def trace(
     number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".', metavar="FIGURE", show_default=False)],
+    # 100 is queries.TRACE_LIMIT, written out so that building the command does not import the queries
     limit: Annotated[int, typer.Option("--limit", min=1, help="Show at most this many matches (the count says how many there are).")] = 100,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,

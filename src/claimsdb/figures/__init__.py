@@ -19,5 +19,6 @@ from claimsdb.figures.vocabulary import normalize_unit, same_unit
 
 __all__ = [
     "COMPARATORS", "KINDS", "REL_TOLERANCE", "VERDICTS", "Context", "FigureError", "Found", "Quantity", "Verdict",
-    "REACH_TIERS", "SPAN", "as_quantity", "figure_columns", "figure_dict", "match", "reach", "normalize_unit", "parse", "same_unit", "scan",
+    "REACH_TIERS", "SPAN", "as_quantity", "figure_columns", "figure_dict", "match", "reach", "normalize_unit", "parse",
+    "same_unit", "scan",
 ]
