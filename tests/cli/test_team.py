@@ -101,6 +101,29 @@ def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(claims, bu
     assert json.loads(claims("show", "rl.fleet.kimi-k25-tasks", "--format", "json", db=back).stdout)["tag"] == "spot-checked"
 
 
+def analyzed_tables(url: str) -> set[str]:
+    """The tables an ANALYZE command (not the autovacuum) has read, as the server's statistics say."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        names = set(conn.execute(text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL")).scalars())
+    engine.dispose()
+    return names
+
+
+def test_a_bulk_write_refreshes_the_planner_statistics_on_postgresql(claims, pg_databases, monkeypatch):
+    small, large, copied = pg_databases(), pg_databases(), pg_databases()
+    monkeypatch.setattr("claimsdb.db.STATISTICS_AFTER", 1_000)  # the bundled data has 180 claims
+    assert claims("import", *DATA_FILES, db=small).exit_code == 0
+    assert analyzed_tables(small) == set()  # a small import leaves it to the autovacuum
+    monkeypatch.setattr("claimsdb.db.STATISTICS_AFTER", 100)
+    assert claims("import", "--dry-run", *DATA_FILES, db=large).exit_code == 0
+    assert analyzed_tables(large) == set()  # a dry run wrote nothing
+    assert claims("import", *DATA_FILES, db=large).exit_code == 0
+    assert {"claim", "figure", "figure_number", "event"} <= analyzed_tables(large)
+    assert claims("db", "copy", "--to", copied, db=small).exit_code == 0
+    assert {"claim", "figure", "figure_number", "event"} <= analyzed_tables(copied)
+
+
 def as_role(url: str, role: str) -> str:
     return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
 

@@ -110,6 +110,7 @@ def copy(
     target = db.open_engine(target_url, create=True)
     with progress("copying rows") as advance:
         report = transfer.copy_store(source, target, on_rows=lambda n, total: advance(n, total=total))
+    db.refresh_statistics(target, report.rows.get("claim", 0))
     counts = ", ".join(f"{n} {t}" for t, n in report.rows.items())
     data = {"from": db.describe_url(db.resolve_url(db_)), "to": db.describe_url(target_url), "rows": report.rows,
             "history_head": report.head}

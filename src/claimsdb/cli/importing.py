@@ -35,8 +35,11 @@ def import_(
 
     with db.session_of(db_, create=True) as session, progress("importing claims") as advance:
         plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
+        engine = session.get_bind()
         if dry_run:
             session.rollback()
+    if not dry_run:
+        db.refresh_statistics(engine, len(plan.added) + len(plan.updated))
     emit(fmt, Output({**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, _plan_rows(plan),
                      lambda: _print_plan(plan, dry_run)))
 
