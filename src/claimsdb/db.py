@@ -6,6 +6,7 @@ Read commands check the schema revision with a plain query; Alembic is imported 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,6 +90,10 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+# Every engine this process made and still holds: the `claims` script closes their connections on exit.
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
 def make_engine(url: str) -> Engine:
     """The engine for a URL. It creates nothing: a SQLite file is made by the first write."""
     try:
@@ -104,7 +109,14 @@ def make_engine(url: str) -> Engine:
         # Let SQLAlchemy, not pysqlite, decide where transactions begin.
         event.listen(engine, "connect", lambda c, _r: setattr(c, "isolation_level", None))
         event.listen(engine, "begin", _sqlite_begin)
+    _ENGINES.add(engine)
     return engine
+
+
+def dispose_engines() -> None:
+    """Close every pooled connection of this process's engines (a server sees each session end)."""
+    for engine in list(_ENGINES):
+        engine.dispose()
 
 
 def files_folder(url: str) -> Path:

@@ -120,3 +120,47 @@ def test_the_readme_command_reference_matches_help():
         options = {opt for p in cmd.params for opt in (*p.opts, *getattr(p, "secondary_opts", ()))}
         mentioned = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", line))
         assert mentioned <= options | {"--help"}, (name, mentioned - options)
+
+
+SCRIPT = """
+import gc, json, sys
+from claimsdb import db, queries
+from claimsdb.cli.app import main
+
+seen = {}
+real_trace = queries.trace
+
+def trace(*args, **kwargs):  # what the command's own work sees
+    seen.update(collecting=gc.isenabled(), frozen=gc.get_freeze_count())
+    return real_trace(*args, **kwargs)
+
+queries.trace = trace
+sys.argv = ["claims", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    seen["exit"] = exc.code
+seen["after"] = gc.isenabled()
+seen["open_connections"] = sum(engine.pool.checkedin() + engine.pool.checkedout() for engine in db._ENGINES)
+print(json.dumps(seen))
+"""
+
+
+def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connections(db_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import DATA_FILES
+
+    env = {"CLAIMS_DB": str(db_path), "PATH": "/usr/bin:/bin"}
+    run = lambda *args: subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True,  # noqa: E731
+                                       timeout=120, env=env)
+    assert run("import", *map(str, DATA_FILES)).returncode == 0
+    done = run("trace", "466")
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    # the collector was paused only while the command loaded: its work runs with it, past the frozen modules
+    assert seen["collecting"] is True and seen["frozen"] > 0
+    assert seen["exit"] in (0, None) and seen["after"] is True
+    assert seen["open_connections"] == 0
