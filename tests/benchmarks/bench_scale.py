@@ -4,7 +4,7 @@ $CLAIMS_TEST_POSTGRES names a server (`eval "$(.ci/postgres start)"`), on Postgr
 latency in process, p50 and p95 over 100 queries of figures the store holds and some it does not.
 Prints figures; asserts nothing.
 
-    .venv/bin/python tests/benchmarks/bench_scale.py [--claims 1000000] [--queries 100]
+    .venv/bin/python tests/benchmarks/bench_scale.py [--claims 1000000] [--queries 100] [--engine both]
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--engine", choices=("both", "sqlite", "postgresql"), default="both")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -99,7 +100,10 @@ def main() -> None:
                 fh.write(json.dumps(claim(i)) + "\n")
         qs = queries(args.queries, args.claims)
         path = tmp / "scale.db"
-        measure(str(path), lines, args.claims, qs, lambda: path.stat().st_size)
+        if args.engine != "postgresql":
+            measure(str(path), lines, args.claims, qs, lambda: path.stat().st_size)
+        if args.engine == "sqlite":
+            return
         admin = os.environ.get("CLAIMS_TEST_POSTGRES")
         if not admin:
             print("postgresql skipped: set CLAIMS_TEST_POSTGRES (eval \"$(.ci/postgres start)\")")
