@@ -37,7 +37,7 @@ def import_(
         plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
         if dry_run:
             session.rollback()
-    emit(fmt, Output({**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, _plan_rows(plan),
+    emit(fmt, Output(lambda: {**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, lambda: _plan_rows(plan),
                      lambda: _print_plan(plan, dry_run)))
 
 
