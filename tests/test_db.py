@@ -168,3 +168,21 @@ def test_upgrade_from_the_first_revision_keeps_data(store):
     db.upgrade(url)
     assert db.current_revision(db.make_engine(url)) == db.HEAD_REVISION
     assert rows(store, "SELECT key FROM claim") == [("k",)]
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2 * (db.MAX_PARAMETERS // 3) + 5])
+def test_insert_rows_writes_every_row_across_statements(store, extra):
+    """insert_rows packs rows into multi-row statements (db.MAX_PARAMETERS each) and a shorter last one."""
+    from claimsdb.models import Tag
+
+    count = db.MAX_PARAMETERS // 3 + extra  # a tag row has three columns
+    url = db.resolve_url(store)
+    db.upgrade(url)
+    names = [f"bulk-{i:04d}" for i in range(count)]
+    with db.session_scope(db.make_engine(url)) as session:
+        db.insert_rows(session, Tag.__table__, [(n, "unverified", f"tag {n}") for n in names],
+                       ("name", "trust", "description"))
+        db.insert_rows(session, Tag.__table__, [{"name": "dict-row", "trust": "secondary", "description": "d"}])
+    got = [r for r in rows(store, "SELECT name, trust, description FROM tag ORDER BY name")
+           if r[0].startswith("bulk-") or r[0] == "dict-row"]
+    assert got == [(n, "unverified", f"tag {n}") for n in names] + [("dict-row", "secondary", "d")]

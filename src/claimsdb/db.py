@@ -9,6 +9,7 @@ import os
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 
 from sqlalchemy import event, text
@@ -251,10 +252,18 @@ def _make_folder(url: str) -> None:
         raise DatabaseProblem(f"cannot create the database {path}: {exc.strerror or exc}") from None
 
 
+# Bound parameters in one statement: SQLite's lowest limit (999 before 3.32); far below PostgreSQL's.
+MAX_PARAMETERS = 999
+
+
 def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns: Sequence[str] | None = None) -> None:
     """INSERT many rows through the driver's executemany: the plain DB-API call, for the big inserts of
     an import, where building each row's SQL parameters through SQLAlchemy costs more than the insert.
-    Rows are dicts (each with the first row's keys), or tuples in the order of `columns`."""
+    Rows are dicts (each with the first row's keys), or tuples in the order of `columns`.
+
+    Each statement inserts as many rows as MAX_PARAMETERS allows (one multi-row VALUES, portable SQL):
+    SQLite evaluates a table's CHECK (... IN (...)) constraints once per statement, not once per row,
+    and every statement executed costs a round of the driver either way."""
     if not rows:
         return
     connection = session.connection()
@@ -263,9 +272,16 @@ def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns
         columns = list(rows[0])
         rows = [tuple(r[c] for c in columns) for r in rows]
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    sql = (f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) "
-           f"VALUES ({', '.join([mark] * len(columns))})")
-    connection.exec_driver_sql(sql, rows)
+    head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) VALUES "
+    one = f"({', '.join([mark] * len(columns))})"
+    per = max(1, MAX_PARAMETERS // len(columns))
+    whole = len(rows) - len(rows) % per
+    if whole:
+        connection.exec_driver_sql(head + ", ".join([one] * per),
+                                   [tuple(chain.from_iterable(rows[i : i + per])) for i in range(0, whole, per)])
+    if whole < len(rows):
+        connection.exec_driver_sql(head + ", ".join([one] * (len(rows) - whole)),
+                                   tuple(chain.from_iterable(rows[whole:])))
 
 
 # Claims written by one command after which PostgreSQL's planner statistics are refreshed at once.

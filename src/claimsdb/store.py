@@ -386,8 +386,7 @@ class _Importer:
                  "record_sha256": digests.get(c.key)}
                 for c in added
             ])
-            for chunk in _chunks([c.key for c in added]):
-                new_ids.update(session.execute(select(Claim.key, Claim.id).where(Claim.key.in_(chunk))).all())
+            new_ids = {k: row[0] for k, row in _claim_columns(session, ("id",), [c.key for c in added]).items()}
             _insert_children(session, [(new_ids[c.key], c) for c in added], self.sources)
         # Events first: the database refuses a claim's new tag, status or rank before the event that sets it.
         events = [
@@ -482,15 +481,19 @@ def _as_declared(stored: tuple, raw: Any) -> bool:
 
 
 def _stored_digests(session: Session, keys: list[str]) -> dict[str, tuple]:
-    """key -> (record digest, tag, status, rank) of the claims already stored, by plain DB-API queries:
-    this runs for every record of every import, where building SQL per chunk would cost more than
-    the query."""
+    """key -> (record digest, tag, status, rank) of the claims already stored."""
+    return _claim_columns(session, ("record_sha256", "tag", "status", "rank"), keys)
+
+
+def _claim_columns(session: Session, columns: Sequence[str], keys: list[str]) -> dict[str, tuple]:
+    """key -> the named columns of each stored claim with one of `keys`, by plain DB-API queries: this
+    runs for every record of every import, where building SQL per chunk would cost more than the query."""
     connection = session.connection()
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     out: dict[str, tuple] = {}
     for chunk in _chunks(keys, 900):
         rows = connection.exec_driver_sql(
-            f"SELECT key, record_sha256, tag, status, rank FROM claim WHERE key IN ({', '.join([mark] * len(chunk))})",
+            f"SELECT key, {', '.join(columns)} FROM claim WHERE key IN ({', '.join([mark] * len(chunk))})",
             tuple(chunk),
         )
         out.update((r[0], tuple(r[1:])) for r in rows)

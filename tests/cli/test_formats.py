@@ -206,3 +206,27 @@ def test_grant_writes_every_format_it_declares(pg_url, claims):
             conn.execute(text(f"DROP OWNED BY {role}"))
             conn.execute(text(f"DROP ROLE {role}"))
         admin.dispose()
+
+
+def test_emit_builds_only_the_form_it_shows(capsys):
+    """Output's data and rows may be functions: each runs only for its own format (an import of a
+    million claims must not build a million CSV rows to print one summary line)."""
+    from claimsdb.cli.output import Output, emit
+
+    built: list[str] = []
+
+    def data():
+        built.append("data")
+        return {"n": 1}
+
+    def rows():
+        built.append("rows")
+        return [{"n": 1}]
+
+    out = Output(data, ("n",), rows, lambda: built.append("show"))
+    emit("table", out)
+    assert built == ["show"]
+    emit("json", out)
+    emit("csv", out)
+    assert built == ["show", "data", "rows"]
+    assert capsys.readouterr().out == '{\n  "n": 1\n}\nn\n1\n'

@@ -48,6 +48,9 @@ def read(raw):
         ("two and a half years", ("value", 2.5, "years")),
         ("half a million tasks", ("value", 500000.0, "tasks")),
         ("a thousand GPUs", ("value", 1000.0, "GPUs")),
+        ("A  Thousand GPUs", ("value", 1000.0, "GPUs")),
+        ("1 000 000 tokens", ("value", 1e6, "tokens")),
+        ("two halves", ("value", 1.0, None)),
         ("three quarters", ("value", 0.75, None)),
         ("two thirds", ("value", 0.666667, None)),
         ("1½ days", ("value", 1.5, "days")),
@@ -155,3 +158,18 @@ def test_a_tab_ends_a_figure_like_a_table_cell():
 
 def test_an_ordinal_in_words_is_not_a_figure():
     assert [f.raw for f in scan("the Thirty-Second AAAI Conference after a 30-second wait")] == ["30-second wait"]
+
+
+@pytest.mark.parametrize("raw", ["5.9T tokens", "16K H100", "466", "32–33T tokens", "4K → 128K", "~2,048 GPUs",
+                                 "355B-A32B", "(8B)", "10 000 GPUs", "3.8 × 10^25 FLOPs", "hundreds of GPUs",
+                                 "2 GPUs and 3 nodes"])
+def test_precision_is_the_same_whether_or_not_parse_read_the_figure_first(raw):
+    """parse remembers each figure's first number for precision (reach asks right after): never another one."""
+    parser_module._FIRST_TERMS.clear()
+    alone = parser_module.precision(raw)
+    parser_module._FIRST_TERMS.clear()
+    try:
+        parse(raw)
+    except Exception:
+        pass
+    assert parser_module.precision(raw) == alone

@@ -40,7 +40,7 @@ def import_(
             session.rollback()
     if not dry_run:
         db.refresh_statistics(engine, len(plan.added) + len(plan.updated))
-    emit(fmt, Output({**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, _plan_rows(plan),
+    emit(fmt, Output(lambda: {**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, lambda: _plan_rows(plan),
                      lambda: _print_plan(plan, dry_run)))
 
 

@@ -45,11 +45,13 @@ err_console = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 @dataclass
 class Output:
     """What a command shows, in each form: `data` for JSON, `rows` under `columns` for CSV, and `show()`
-    printing it for people. Every command renders through `emit`, so no --format is accepted and ignored."""
+    printing it for people. Every command renders through `emit`, so no --format is accepted and ignored.
+    `data` and `rows` may be functions that build them: then only the form shown is built (an import of
+    a million claims lists each one for JSON and CSV)."""
 
     data: Any
     columns: Sequence[str] = ()
-    rows: Sequence[dict[str, Any]] = ()
+    rows: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]] = ()
     show: Callable[[], None] = field(default=lambda: None)
     texts: dict[str, str] = field(default_factory=dict)  # any other format a command declares, rendered
 
@@ -58,9 +60,9 @@ def emit(fmt: Enum | str, out: Output) -> None:
     """The one place a command's result reaches standard output."""
     fmt = getattr(fmt, "value", fmt)
     if fmt == "json":
-        emit_json(out.data)
+        emit_json(out.data() if callable(out.data) else out.data)
     elif fmt == "csv":
-        emit_csv(out.columns, out.rows)
+        emit_csv(out.columns, out.rows() if callable(out.rows) else out.rows)
     elif fmt == "table":
         out.show()
     elif fmt in out.texts:

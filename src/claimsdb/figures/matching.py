@@ -40,6 +40,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
 from claimsdb.figures.vocabulary import normalize_unit, plural, unit_key
 
@@ -133,8 +134,6 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
 
 def _step(q: Quantity) -> float | None:
     """The precision the stored figure is written in: 0.1e12 for "5.9T", 1e3 for "16K", 1 for "466"."""
-    from claimsdb.figures.parser import precision  # the grammar knows how the number was written
-
     return precision(q.raw)
 
 

@@ -193,8 +193,13 @@ _CANONICAL = re.compile(
     rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
     re.I,
 )
-_TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_ ]|hundred|half|third|quarter|fifth|eighth|tenth|"
-                      rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}", re.I)
+# What some rewrite above needs: one of these, or a plain space where one can matter (between digits,
+# after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
+# scan ("2,048 H800", "14.8T tokens").
+_TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
+                      rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)",
+                      re.I)
+_HALVES = re.compile("halves", re.I)
 _WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
 _PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
 
@@ -287,7 +292,7 @@ class _OffsetMap:
 
 def _canonical(text: str) -> tuple[str, _OffsetMap | None]:
     """`text` in canonical spellings (see above) and the map back, or (text, None) if nothing changed."""
-    if not _TRIGGER.search(text):
+    if not _TRIGGER.search(text) and not (" " in text and _HALVES.search(text)):
         return text, None
     parts: list[str] = []
     omap = _OffsetMap()
@@ -586,7 +591,8 @@ def parse(raw: str) -> Quantity:
     """Parse one figure as written in a note. Raises FigureError with a short reason."""
     if not isinstance(raw, str):
         raise FigureError(raw, "a figure must be text")
-    s = _clean(_canonical(raw)[0])
+    canonical, omap = _canonical(raw)
+    s = _clean(canonical)
     if not s:
         raise FigureError(raw, "empty figure")
     s = _mask_groups(raw, s)
@@ -597,6 +603,8 @@ def parse(raw: str) -> Quantity:
     comparator, label, between, currency = _parse_prefix(raw, s[:start])
     first = _term(raw, s, start)
     assert first is not None  # _first_number found a number here
+    if omap is None:  # read from the figure as written: what `precision` would read
+        _remember_first(raw, (first.mant, first.exp))
     terms = [first]
     pos = first.end
     kind = "value"
@@ -694,20 +702,36 @@ def parse(raw: str) -> Quantity:
     return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
 
 
-@lru_cache(maxsize=4096)
+# raw -> its first number as read (digits, scale exponent), or None: what `precision` works from. `parse`
+# fills it for the figures it reads (an import asks each one's precision right after: `reach`).
+_FIRST_TERMS: dict[str, tuple[Decimal, int] | None] = {}
+_FIRST_TERMS_MAX = 16_384
+
+
+def _remember_first(raw: str, first: tuple[Decimal, int] | None) -> None:
+    if len(_FIRST_TERMS) >= _FIRST_TERMS_MAX:
+        _FIRST_TERMS.clear()
+    _FIRST_TERMS[raw] = first
+
+
 def precision(raw: str) -> float | None:
     """The step of the last digit of the figure's first number: 1e11 for "5.9T", 1e3 for "16K", 1 for
     "466". None if the figure has no number. Never raises."""
-    try:
-        s = _mask_groups(raw, _clean(raw))
-        start = _first_number(s)
-        t = _term(raw, s, start) if start is not None else None
-    except FigureError:
+    if raw in _FIRST_TERMS:
+        first = _FIRST_TERMS[raw]
+    else:
+        try:
+            s = _mask_groups(raw, _clean(raw))
+            start = _first_number(s)
+            t = _term(raw, s, start) if start is not None else None
+        except FigureError:
+            t = None
+        first = (t.mant, t.exp) if t is not None else None
+        _remember_first(raw, first)
+    if first is None:
         return None
-    if t is None:
-        return None
-    exponent = t.mant.as_tuple().exponent
-    return 10.0 ** (int(exponent) + t.exp) if isinstance(exponent, int) else None
+    exponent = first[0].as_tuple().exponent
+    return 10.0 ** (int(exponent) + first[1]) if isinstance(exponent, int) else None
 
 
 def _parse_vague(raw: str, s: str) -> Quantity:
