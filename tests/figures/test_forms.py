@@ -173,3 +173,9 @@ def test_precision_is_the_same_whether_or_not_parse_read_the_figure_first(raw):
     except Exception:
         pass
     assert parser_module.precision(raw) == alone
+
+
+@pytest.mark.parametrize("raw", ["1e400 steps", "no number here"])
+def test_precision_never_raises(raw):
+    parser_module._FIRST_TERMS.clear()
+    assert parser_module.precision(raw) is None

@@ -731,7 +731,12 @@ def precision(raw: str) -> float | None:
     if first is None:
         return None
     exponent = first[0].as_tuple().exponent
-    return 10.0 ** (int(exponent) + first[1]) if isinstance(exponent, int) else None
+    if not isinstance(exponent, int):
+        return None
+    try:
+        return 10.0 ** (int(exponent) + first[1])
+    except OverflowError:  # "1e400 steps": no float holds that step
+        return None
 
 
 def _parse_vague(raw: str, s: str) -> Quantity:
