@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from claimsdb import db, history, provenance, queries, store
-from claimsdb.models import Claim, Event
+from claimsdb.models import Event
 from tests.conftest import file_digest, run_sql, sqlite_only
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from claimsdb import db, lint
+from claimsdb import db
 from claimsdb.lint import linter
 from claimsdb.errors import BadQuery
 from claimsdb.lint import Finding, build_store, lint_files, lint_text

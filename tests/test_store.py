@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
 from claimsdb import db, provenance, store
 from claimsdb.errors import InvalidRecord

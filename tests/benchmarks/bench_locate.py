@@ -28,7 +28,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from claimsdb.figures import parse  # noqa: E402
 from claimsdb.records import load  # noqa: E402
 from claimsdb.verify.locate import locate  # noqa: E402
 from claimsdb.verify.text import extract_text  # noqa: E402

@@ -33,10 +33,9 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from decimal import Decimal
-from typing import Any
 
 __all__ = [
     "COMPARATORS",
@@ -53,7 +52,7 @@ __all__ = [
 from claimsdb.figures import vocabulary as V
 from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS, UNIT_ALIASES as _UNIT_ALIASES
 from claimsdb.figures.vocabulary import _is_plain_word, normalize_unit, same_unit
-from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
+from claimsdb.figures.quantity import COMPARATORS, KINDS, FigureError, Quantity
 
 # --- lexical pieces ----------------------------------------------------------------------------
 
