@@ -10,6 +10,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 
 from sqlalchemy import event, text
@@ -270,7 +271,8 @@ def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns
     quote = connection.dialect.identifier_preparer.quote
     if columns is None:
         columns = list(rows[0])
-        rows = [tuple(r[c] for c in columns) for r in rows]
+        pick = itemgetter(*columns)  # a tuple of the values, built in C
+        rows = [pick(r) for r in rows] if len(columns) > 1 else [(r[columns[0]],) for r in rows]
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) VALUES "
     one = f"({', '.join([mark] * len(columns))})"
