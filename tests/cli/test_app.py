@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from claimsdb.cli.app import app
-from tests.conftest import REPO
+from tests.conftest import DATA_FILES, REPO
 
 
 def all_commands():
@@ -147,12 +151,6 @@ print(json.dumps(seen))
 
 
 def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connections(db_path):
-    import json
-    import subprocess
-    import sys
-
-    from tests.conftest import DATA_FILES
-
     env = {"CLAIMS_DB": str(db_path), "PATH": "/usr/bin:/bin"}
     run = lambda *args: subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True,  # noqa: E731
                                        timeout=120, env=env)
