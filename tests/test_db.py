@@ -12,6 +12,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import event, inspect
 from sqlmodel import SQLModel
 
 from claimsdb import db, models  # noqa: F401
@@ -186,3 +187,47 @@ def test_insert_rows_writes_every_row_across_statements(store, extra):
     got = [r for r in rows(store, "SELECT name, trust, description FROM tag ORDER BY name")
            if r[0].startswith("bulk-") or r[0] == "dict-row"]
     assert got == [(n, "unverified", f"tag {n}") for n in names] + [("dict-row", "secondary", "d")]
+
+
+def test_insert_rows_leaves_out_a_column_null_in_every_row_and_stores_the_same_rows(store):
+    """A column NULL in every row is left out of the INSERT (fewer values to bind); one NULL in some rows
+    only is not. Either way the rows read back exactly as given."""
+    from claimsdb.models import Source
+
+    url = db.resolve_url(store)
+    db.upgrade(url)
+    engine = db.make_engine(url)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda _c, _cur, sql, *_a: statements.append(sql))
+    given = [(f"s{i}", f"Title {i}", "report", f"https://example.org/{i}" if i % 2 else None, None, "2026")
+             for i in range(db.MAX_PARAMETERS)]
+    try:
+        with db.session_scope(engine) as session:
+            db.insert_rows(session, Source.__table__, given, ("key", "title", "kind", "url", "publisher", "date"))
+    finally:
+        engine.dispose()
+    inserts = [s for s in statements if s.startswith("INSERT INTO source")]
+    assert inserts and all("publisher" not in s and "url" in s for s in inserts)
+    keys = {g[0] for g in given}
+    got = [r for r in rows(store, "SELECT key, title, kind, url, publisher, date FROM source ORDER BY id") if r[0] in keys]
+    assert got == given
+
+
+def test_every_column_insert_rows_may_leave_out_has_no_default_in_the_migrated_schema(store):
+    """insert_rows leaves a column out only where the models say the database then stores NULL; the
+    migrations must agree (a default the models do not know would be stored instead of the NULL)."""
+    url = db.resolve_url(store)
+    db.upgrade(url)
+    engine = db.make_engine(url)
+    try:
+        inspector = inspect(engine)
+        checked = 0
+        for table in SQLModel.metadata.sorted_tables:
+            defaults = {c["name"]: c.get("default") for c in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if db._defaults_to_null(column):
+                    assert defaults[column.name] is None, f"{table.name}.{column.name} has a default in the database"
+                    checked += 1
+    finally:
+        engine.dispose()
+    assert checked >= 40  # the nullable columns of claim, figure, event, evidence, source, ...

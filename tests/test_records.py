@@ -119,3 +119,39 @@ def test_nesting_is_counted_in_linear_time_even_in_hostile_text(tmp_path):
     with pytest.raises(InvalidRecord, match="not valid JSON"):
         load(path)
     assert time.perf_counter() - start < 1
+
+
+def test_no_printable_character_is_one_text_fields_refuse():
+    """Text that str.isprintable() passes skips the forbidden-character and line-break checks: that holds
+    only while every forbidden character and every line break is unprintable."""
+    import sys
+
+    from claimsdb.escaping import FORBIDDEN_CHARS
+
+    printable = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isprintable())
+    assert FORBIDDEN_CHARS.search(printable) is None
+    assert "\n" not in printable and "\r" not in printable
+    assert len(printable) > 100_000  # the check above ran over the printable characters, not none of them
+
+
+def test_nesting_is_counted_outside_strings_on_both_ways_of_finding_them():
+    """_depth finds strings by splitting at quotes when no quote is escaped, by the full pattern
+    otherwise; both leave brackets inside strings out, and leave the same brackets wherever the quick
+    way applies."""
+    import random
+
+    deep = "[" * 20
+    assert records._depth('{"a": "' + deep + '"}') == 1
+    assert records._depth('{"a": "\\"' + deep + '"}') == 1  # an escaped quote: the full pattern
+    assert records._depth('{"a": "' + deep) == 1  # an unterminated string runs to the end
+    assert records._depth('{"a": ' + deep + "]" * 20 + "}") > records.MAX_DEPTH
+    rng = random.Random(12)
+    tried = 0
+    for _ in range(5000):
+        text = "".join(rng.choice('[]{}"a\\ ') for _ in range(rng.randrange(1, 40)))
+        if '\\"' in text:
+            continue
+        tried += 1
+        brackets = records._NOT_BRACKET.sub  # (the pattern leaves a lone backslash at the very end; no bracket)
+        assert brackets("", "".join(text.split('"')[::2])) == brackets("", records._JSON_STRING.sub("", text)), text
+    assert tried > 1000

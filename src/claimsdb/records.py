@@ -310,8 +310,12 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 def _depth(text: str) -> int:
     """How deep objects and arrays nest, counted without parsing (so without recursion)."""
+    if '\\"' in text:
+        outside = _JSON_STRING.sub("", text)
+    else:  # no escaped quote: every quote opens or closes a string, so strings are every other piece
+        outside = "".join(text.split('"')[::2])
     depth = deepest = 0
-    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+    for ch in _NOT_BRACKET.sub("", outside):
         if ch in "[{":
             depth += 1
             if depth > deepest:
@@ -386,6 +390,8 @@ def _text(record: dict, field: str, name: str, label: str, *, required: bool = F
         return None
     if len(value) > rule.max_length:
         raise InvalidRecord(name, label, at, f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}")
+    if value.isprintable():  # most text: no control, format or surrogate character, so nothing below applies
+        return value
     bad = FORBIDDEN_CHARS.search(value)
     if bad:
         raise InvalidRecord(name, label, at, f"holds {bad.group()!r}, a control or bidirectional-override character")
