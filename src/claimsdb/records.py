@@ -305,15 +305,14 @@ def _line_entries(name: str, lines: Iterable[str]) -> Iterator[Entry]:
 # A string, or an unterminated one to the end: the closing quote is optional so that a match never
 # fails and is retried from the next quote (which would make a hostile file take quadratic time).
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_PLAIN_STRING = re.compile(r'"[^"]*"?')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _depth(text: str) -> int:
     """How deep objects and arrays nest, counted without parsing (so without recursion)."""
-    if '\\"' in text:
-        outside = _JSON_STRING.sub("", text)
-    else:  # no escaped quote: every quote opens or closes a string, so strings are every other piece
-        outside = "".join(text.split('"')[::2])
+    # with no escaped quote in the text, every quote opens or closes a string: the simpler pattern finds them
+    outside = (_JSON_STRING if '\\"' in text else _PLAIN_STRING).sub("", text)
     depth = deepest = 0
     for ch in _NOT_BRACKET.sub("", outside):
         if ch in "[{":
