@@ -186,7 +186,7 @@ _is_accel = lru_cache(maxsize=8192)(V.accelerator)  # pure, and asked for the sa
 _WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
 _SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_CANONICAL = re.compile(
+_CANONICAL_ALTERNATIVES = (
     r"(?P<sci>(?<![\w.])(?P<mant>[0-9]+(?:\.[0-9]+)?)[ \u00a0\u2009\u202f]*(?:[×xX·⋅]|\\times|\\cdot)"
     r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
     rf"(?:\^[ ]*\{{?[ ]*(?P<e1>[-−+]?[0-9]{{1,3}})[ ]*\}}?|(?P<e2>[⁻⁺]?[{_SUP}]+)|(?P<e3>[-−][0-9]{{1,2}}))(?![0-9]))"
@@ -202,8 +202,13 @@ _CANONICAL = re.compile(
     rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
     r"(?![\w-]))"
     r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
-    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
-    re.I,
+    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))"
+)
+# Every match above starts with a digit, a backslash, "*", "_" or a vulgar fraction, or at the start of a
+# word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap
+# test, which skips most positions of running text without trying each alternative there.
+_CANONICAL = re.compile(
+    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])(?:{_CANONICAL_ALTERNATIVES})", re.I
 )
 # What some rewrite above needs: one of these, or a plain space where one can matter (between digits,
 # after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
