@@ -65,7 +65,10 @@ _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in
 _WORDNUM_CORE = (
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
 )
-_WORDNUM = re.compile(rf"(?<![\w-]){_WORDNUM_CORE}(?!\w)", re.I)
+# The lookahead is implied by the words (each starts with one of these letters, matched the same way
+# under re.I); it lets a search skip every other position cheaply.
+_WORD_INITIALS = "".join(sorted({w[0] for w in (*_ONES, *_TENS)}))
+_WORDNUM = re.compile(rf"(?=[{_WORD_INITIALS}])(?<![\w-]){_WORDNUM_CORE}(?!\w)", re.I)
 
 # Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5").
 _NUM_START = re.compile(r"(?<![\w.])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
@@ -80,6 +83,10 @@ _SCALE_WORD = re.compile(r" (hundred|thousand|million|billion|trillion)(?!\w)", 
 _ACCEL = V.ACCELERATOR
 
 
+# The first character each of these may match (the letters only of "[^\W\d_]": isalnum).
+_SCALE_LETTERS = frozenset("KkMBT")  # _MOE, _GLUED_SCALE
+_LOWER_LETTERS = frozenset("bmt")  # _AMBIGUOUS_LOWER
+_X_LETTERS = frozenset("x×X")  # _GLUED_X
 _GLUED_X = re.compile(rf"[x×X](?:(?P<acc>{_ACCEL})s?)?(?![A-Za-z])")
 _GLUED_HYPHEN = re.compile(r"-(?P<w>[^\W\d_][\w]*)(?:-[^\W\d_][\w]*)*")
 _GLUED_LETTERS = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)?")
@@ -93,6 +100,8 @@ _TO = re.compile(r"\s+to\s+", re.I)
 # What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
 _SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
+# What _ARROW, _RANGE_SEP and _RATIO_SEP each need at least (each match starts like this): a cheap test first.
+_CONNECTOR = re.compile(r"[\s\x00]*[→⟶➔➝➞:/–—‒‐‑−-]|\s+to\s", re.I)
 
 _QUALIFIER_WORDS = V.QUALIFIER_WORDS
 _QUALIFIER_SYMBOLS = V.QUALIFIER_SYMBOLS
@@ -119,6 +128,7 @@ _PROSE_WORDS = _STOP_WORDS | {
     w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()
 } | set(_VAGUE_WORDS.split("|")) | {"approx.", "ca.", "no", "just", "well", "up"}
 _LABEL_WORD = re.compile(r"[^\W\d][\w.\-/'’]*")
+_PER_CENT = re.compile(r"^\s*per\s?cent(?!\w)", re.I)
 _PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
 _PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×")
 _CTRL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -146,8 +156,11 @@ class _Term:
 
 
 def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
-    sign, digits, e = mant.as_tuple()
-    scaled = Decimal((sign, digits, int(e) + exp))
+    if exp:
+        sign, digits, e = mant.as_tuple()
+        scaled = Decimal((sign, digits, int(e) + exp))
+    else:
+        scaled = mant  # the same sign, digits and exponent
     f = float(scaled)
     if not math.isfinite(f):
         raise FigureError(raw, f"number too large: {text!r}")
@@ -156,7 +169,7 @@ def _to_float(raw: str, mant: Decimal, exp: int, text: str) -> float:
     return f
 
 
-_is_accel = V.accelerator
+_is_accel = lru_cache(maxsize=8192)(V.accelerator)  # pure, and asked for the same few words
 
 
 # --- canonical forms ------------------------------------------------------------------------------
@@ -173,7 +186,7 @@ _is_accel = V.accelerator
 _WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
 _SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_CANONICAL = re.compile(
+_CANONICAL_ALTERNATIVES = (
     r"(?P<sci>(?<![\w.])(?P<mant>[0-9]+(?:\.[0-9]+)?)[ \u00a0\u2009\u202f]*(?:[×xX·⋅]|\\times|\\cdot)"
     r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
     rf"(?:\^[ ]*\{{?[ ]*(?P<e1>[-−+]?[0-9]{{1,3}})[ ]*\}}?|(?P<e2>[⁻⁺]?[{_SUP}]+)|(?P<e3>[-−][0-9]{{1,2}}))(?![0-9]))"
@@ -189,15 +202,22 @@ _CANONICAL = re.compile(
     rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
     r"(?![\w-]))"
     r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
-    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))",
-    re.I,
+    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))"
+)
+# Every match above starts with a digit, a backslash, "*", "_" or a vulgar fraction, or at the start of a
+# word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap
+# test, which skips most positions of running text without trying each alternative there.
+_CANONICAL = re.compile(
+    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])(?:{_CANONICAL_ALTERNATIVES})", re.I
 )
 # What some rewrite above needs: one of these, or a plain space where one can matter (between digits,
 # after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
 # scan ("2,048 H800", "14.8T tokens").
-_TRIGGER = re.compile(r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
-                      rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)",
-                      re.I)
+_TRIGGER_ALTERNATIVES = (r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
+                         rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)")
+# The lookahead holds the first character of every alternative: a cheap test that skips most positions.
+_TRIGGER = re.compile(rf"(?=[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_htqfe{''.join(V.VULGAR_FRACTIONS)}{{0-9a])"
+                      rf"(?:{_TRIGGER_ALTERNATIVES})", re.I)
 _HALVES = re.compile("halves", re.I)
 _WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
 _PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
@@ -316,14 +336,27 @@ def _canonical(text: str) -> tuple[str, _OffsetMap | None]:
 
 
 def _clean(raw: str) -> str:
+    if raw.isprintable():
+        # No control or zero-width character is printable, and the only printable white space is " ": the
+        # text is already clean unless it has a backquote or a space to trim or collapse.
+        s = raw.replace("`", " ")
+        if s[:1] == " " or s[-1:] == " " or "  " in s:
+            return " ".join(s.split())
+        return s
     s = _CTRL.sub(" ", raw)
     s = _ZERO_WIDTH.sub("", s)
     s = s.replace("`", " ")
     return " ".join(s.split())
 
 
+_BRACKET = re.compile(r"[(){}\[\]]")
+
+
 def _mask_groups(raw: str, s: str) -> str:
-    """Replace each bracketed group ("(YaRN)", "[12]") by a stop marker; its contents are ignored."""
+    """Replace each bracketed group ("(YaRN)", "[12]") by a stop marker; its contents are ignored.
+    `s` is text as `_clean` returns it, which is also what this returns when there is no bracket."""
+    if not _BRACKET.search(s):
+        return s
     while len(s) >= 2 and s[0] in _OPEN and _closing_index(s) == len(s) - 1:
         s = s[1:-1].strip()  # the whole figure in parentheses: "(8B)"
     out: list[str] = []
@@ -362,6 +395,8 @@ def _closing_index(s: str) -> int:
 def _first_number(s: str, start: int = 0, skip_one: bool = False) -> int | None:
     m = _NUM_START.search(s, start)
     pos = m.start() if m else None
+    if pos == start:
+        return pos  # no number word can start before it
     for w in _WORDNUM.finditer(s, start):
         if skip_one and w.group(0).lower() == "one":
             continue
@@ -376,17 +411,18 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
     m = _NUM.match(s, pos)
     word = False
     if m:
-        num = m["num"]
+        num, sign, exp = m.group("num", "sign", "exp")
         end = m.end("num")
-        if m["exp"] is None and num[-1] in ",." and len(num) > 1:
+        if exp is None and num[-1] in ",." and len(num) > 1:
             num, end = num[:-1], end - 1  # sentence punctuation: "2,048," / "12."
-        if not _VALID_NUM.fullmatch(num) or not any(c.isdigit() for c in num):
+        # num is never empty, and every non-empty text _VALID_NUM matches holds a digit
+        if not _VALID_NUM.fullmatch(num):
             raise FigureError(raw, f"malformed number {num!r}")
-        negative = m["sign"] in ("-", "−")
-        mant = Decimal(("-" if negative else "") + num.replace(",", "") + (m["exp"] or ""))
-        if m["exp"]:
+        negative = sign in ("-", "−")
+        mant = Decimal(("-" if negative else "") + num.replace(",", "") + (exp or ""))
+        scientific = exp is not None
+        if scientific:  # an exponent is never empty text
             end = m.end()
-        scientific = m["exp"] is not None
     else:
         m = _WORDNUM.match(s, pos)
         if not m:
@@ -398,9 +434,10 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
         mant, end, word, scientific = Decimal(n), m.end(), True, False
     t = _Term(mant=mant, exp=0, end=end, text=s[pos:end], scientific=scientific)
 
-    if not word and not scientific:
-        mm = _MOE.match(s, end)
-        if mm:
+    # Each expression below starts with one character: a test of that character skips most of them.
+    c = s[end : end + 1]
+    if not word and not scientific and c in _SCALE_LETTERS:
+        if mm := _MOE.match(s, end):
             inner = mm["num"]
             if inner[-1] in ",." or not _VALID_NUM.fullmatch(inner):
                 raise FigureError(raw, f"malformed number {inner!r}")
@@ -409,11 +446,12 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
             t.end = end = mm.end()
         elif mm := _GLUED_SCALE.match(s, end):
             t.exp, t.has_scale, end = _SCALES[mm.group(0)], True, mm.end()
-        elif mm := _AMBIGUOUS_LOWER.match(s, end):
+    elif not word and not scientific and c in _LOWER_LETTERS:
+        if mm := _AMBIGUOUS_LOWER.match(s, end):
             letter = mm.group(0)
             hint = {"b": "B for billion", "m": "M for million or 'min' for minutes", "t": "T for trillion"}[letter]
             raise FigureError(raw, f"ambiguous '{letter}' after a number (write {hint})")
-    if not t.has_scale and (mm := _SCALE_WORD.match(s, end)):
+    if not t.has_scale and s.startswith(" ", end) and (mm := _SCALE_WORD.match(s, end)):
         t.exp, t.has_scale, end = _SCALE_WORDS[mm.group(1).lower()], True, mm.end()
 
     if t.active is None:
@@ -428,17 +466,18 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
 def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
     """Read what is glued to a number: %, ×, "-token", "s", "GB", then "+" or "-ish"."""
     unit_done = False
-    if s.startswith("%", end):
+    c = s[end : end + 1]  # what each expression below must start with is tested first
+    if c == "%":
         t.unit, end, unit_done = "%", end + 1, True
-    elif (mm := _GLUED_X.match(s, end)) and not word:
+    elif c in _X_LETTERS and (mm := _GLUED_X.match(s, end)) and not word:
         t.unit, end, unit_done = "x", mm.end(), True
         if mm["acc"]:
             t.counted = mm["acc"]
-    elif mm := _GLUED_HYPHEN.match(s, end):
+    elif c == "-" and (mm := _GLUED_HYPHEN.match(s, end)):
         end = mm.end()
         _glued_word(raw, mm["w"], t, hyphen=True, word=word)
         unit_done = True
-    elif not word and (mm := _GLUED_LETTERS.match(s, end)):
+    elif not word and c.isalnum() and (mm := _GLUED_LETTERS.match(s, end)):
         end = mm.end()
         _glued_word(raw, mm.group(0), t, hyphen=False)
         unit_done = True
@@ -473,11 +512,11 @@ def _glued_word(raw: str, w: str, t: _Term, hyphen: bool, word: bool = False) ->
     elif acc := _is_accel(w):
         t.counted, t.unit = acc, "GPUs"
     elif hyphen:
-        t.unit = normalize_unit(w)
+        t.unit = _unit_of(w)
     elif w in _ORDINALS:
         raise FigureError(raw, f"an ordinal is not a figure: '{w}'")
     elif _glued_unit_ok(w):
-        t.unit = normalize_unit(w)
+        t.unit = _unit_of(w)
     else:
         raise FigureError(raw, f"unrecognised unit or scale glued to the number: '{w}'")
 
@@ -495,6 +534,8 @@ def _glued_unit_ok(w: str) -> bool:
 
 def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | None, str | None]:
     """Split the text before the first number into (comparator, label, between, currency)."""
+    if not prefix:
+        return None, None, None, None
     p = " ".join(prefix.replace("\x00", " ").split())
     comparator = label = currency = None
     between: str | None = None  # "between" (a range) or "from" (a change)
@@ -523,7 +564,8 @@ def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | 
 
 def _phrase(rest: str) -> list[str]:
     """The words after the number up to a stop word, punctuation or parenthetical."""
-    rest = re.sub(r"^\s*per\s?cent(?!\w)", "%", rest, flags=re.I)
+    if m := _PER_CENT.match(rest):  # anchored at the start: the one place re.sub could replace
+        rest = "%" + rest[m.end() :]
     words: list[str] = []
     for m in _PHRASE_TOKEN.finditer(rest):
         tok = m.group(0)
@@ -532,22 +574,38 @@ def _phrase(rest: str) -> list[str]:
             tok, last = tok[:-1], True
         if tok.lower() in ("and", "or") and words and all(_modifier(w) for w in words):
             continue  # "14.8T diverse and high-quality tokens": the adjectives are joined, the noun follows
-        if tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok) or V.is_verb(tok):
+        if _ends_phrase(tok):
             break
         words.append(tok)
         if last:
             break
-    while words and _modifier(words[-1]) and normalize_unit(words[-1]) not in _SYMBOL_UNITS:
+    while words and _modifier(words[-1]) and _unit_of(words[-1]) not in _SYMBOL_UNITS:
         words.pop()  # a unit or counted thing is a noun: never "diverse", "synthetically"
     return words
 
 
+# Pure functions of one word, asked again and again for the same few words ("tokens", "GPUs", "H100"):
+# remembered, a bounded number of them. Parser code calls them with text (str) only.
+_WORD_CACHE = 8192
+
+
+@lru_cache(maxsize=_WORD_CACHE)
+def _ends_phrase(tok: str) -> bool:
+    """A token that ends the unit phrase: a stop word, punctuation or a non-word, or a verb."""
+    return tok.lower() in _STOP_WORDS or not _PHRASE_WORD.fullmatch(tok) or V.is_verb(tok)
+
+
+@lru_cache(maxsize=_WORD_CACHE)
 def _modifier(word: str) -> bool:
     return V.is_modifier(word) and not V.accelerator(word)
 
 
-def _unit_from_phrase(raw: str, words: list[str], glued: str | None) -> tuple[str | None, str | None]:
-    """(unit, counted) from the words after the number, given the unit glued to it (if any)."""
+_unit_of = lru_cache(maxsize=_WORD_CACHE)(normalize_unit)
+
+
+def _phrase_unit(words: list[str], glued: str | None) -> tuple[str | None, str | None, str | None]:
+    """(unit, counted, None) from the words after the number, given the unit glued to it (if any), or
+    (None, None, reason) if they cannot be read."""
     counted = None
     accel_at = None
     for i, w in enumerate(words):
@@ -555,32 +613,61 @@ def _unit_from_phrase(raw: str, words: list[str], glued: str | None) -> tuple[st
             counted, accel_at = acc, i
             break
     if not words:
-        return glued, None
+        return glued, None, None
     first = words[0]
     if glued is not None:
-        other = normalize_unit(first)
+        other = _unit_of(first)
         if other in _SYMBOL_UNITS and not same_unit(other, glued):
-            raise FigureError(raw, f"the figure has two units: {glued!r} and {other!r}")
-        return glued, counted
+            return None, None, f"the figure has two units: {glued!r} and {other!r}"
+        return glued, counted, None
     if first in _AMBIGUOUS_AFTER:
-        raise FigureError(raw, f"ambiguous '{first}' after a number (glue the scale: 16K, 14.8T)")
+        return None, None, f"ambiguous '{first}' after a number (glue the scale: 16K, 14.8T)"
     if first.lower() in _PLURAL_SCALES:
-        raise FigureError(raw, f"'{first}' after a number is not an exact value")
+        return None, None, f"'{first}' after a number is not an exact value"
     if first.lower() in _SCALE_WORDS:
-        raise FigureError(raw, f"'{first}' after a number that already has a scale")
-    first_unit = normalize_unit(first)
+        return None, None, f"'{first}' after a number that already has a scale"
+    first_unit = _unit_of(first)
     if first_unit in _SYMBOL_UNITS:
-        return first_unit, counted
+        return first_unit, counted, None
     if accel_at is not None:
         last = words[-1]
         if accel_at == len(words) - 1 or not _is_plain_word(last):
-            return "GPUs", counted
-        return normalize_unit(last), counted
-    return normalize_unit(words[-1]), counted
+            return "GPUs", counted, None
+        return _unit_of(last), counted, None
+    return _unit_of(words[-1]), counted, None
+
+
+def _rest_unit_read(rest: str, glued: str | None) -> tuple[str | None, str | None, str | None]:
+    return _phrase_unit(_phrase(rest), glued)
+
+
+def _has_number_read(rest: str) -> bool:
+    return _first_number(rest, skip_one=True) is not None
+
+
+# What follows the numbers repeats from figure to figure (" H100", " tokens", " GPUs"): both readings of
+# it below are pure functions of that text, remembered for short texts (a bounded number of them).
+_REST_CACHE = 8192
+_REST_LONGEST = 64
+_rest_unit_cached = lru_cache(maxsize=_REST_CACHE)(_rest_unit_read)
+_has_number_cached = lru_cache(maxsize=_REST_CACHE)(_has_number_read)
+
+
+def _rest_unit(raw: str, rest: str, glued: str | None) -> tuple[str | None, str | None]:
+    """(unit, counted) from the text after the number, given the unit glued to it (if any)."""
+    if len(rest) <= _REST_LONGEST:
+        unit, counted, reason = _rest_unit_cached(rest, glued)
+    else:
+        unit, counted, reason = _rest_unit_read(rest, glued)
+    if reason is not None:
+        raise FigureError(raw, reason)
+    return unit, counted
 
 
 def _has_number(rest: str) -> bool:
-    return _first_number(rest, skip_one=True) is not None
+    if len(rest) <= _REST_LONGEST:
+        return _has_number_cached(rest)
+    return _has_number_read(rest)
 
 
 # --- parse ----------------------------------------------------------------------------------------
@@ -619,6 +706,8 @@ def parse(raw: str) -> Quantity:
             raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         terms.append(t)
         kind, pos = ("range" if between == "between" else "transition"), t.end
+    elif not _CONNECTOR.match(s, pos):
+        pass  # no arrow, dash, "to", colon or slash follows: none of the three below can match
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         kind = "transition"
         while t is not None:
@@ -644,16 +733,17 @@ def parse(raw: str) -> Quantity:
         if kind == "range" and _RANGE_SEP.match(rest):
             raise FigureError(raw, "a range has two ends")
         raise FigureError(raw, "more than one number: split it into separate figures")
-    if any(t.active is not None for t in terms[1:]):
+    single = len(terms) == 1  # most figures: the checks over every term below need only the first
+    if not single and any(t.active is not None for t in terms[1:]):
         raise FigureError(raw, "a MoE size cannot be part of a range, transition or ratio")
 
     # qualifiers glued to the number: "1,000+", "20-ish", "30-odd"
-    if any(t.vague for t in terms):
+    if first.vague if single else any(t.vague for t in terms):
         if len(terms) > 1:
             raise FigureError(raw, "a vague number cannot be part of a range, transition or ratio")
-        unit, counted = _unit_from_phrase(raw, _phrase(rest), None)
+        unit, counted = _rest_unit(raw, rest, None)
         return Quantity(raw=raw, kind="text", comparator=comparator or "=", unit=unit, counted=counted or label)
-    if any(t.plus or t.approx for t in terms):
+    if (first.plus or first.approx) if single else any(t.plus or t.approx for t in terms):
         if len(terms) > 1:
             raise FigureError(raw, "'+' or '-ish' only applies to a single number")
         glued_cmp = ">=" if first.plus else "~"
@@ -668,19 +758,26 @@ def parse(raw: str) -> Quantity:
     if kind == "range" and not first.has_scale and not first.scientific and terms[1].has_scale:
         first.exp = terms[1].exp
 
-    glued_units = [t.unit for t in terms if t.unit is not None]
-    for u in glued_units[1:]:
-        if not same_unit(u, glued_units[0]):
-            raise FigureError(raw, f"the numbers have different units: {glued_units[0]!r} and {u!r}")
-    glued = glued_units[0] if glued_units else None
+    if single:
+        glued = first.unit
+    else:
+        glued_units = [t.unit for t in terms if t.unit is not None]
+        for u in glued_units[1:]:
+            if not same_unit(u, glued_units[0]):
+                raise FigureError(raw, f"the numbers have different units: {glued_units[0]!r} and {u!r}")
+        glued = glued_units[0] if glued_units else None
     if currency is not None:
         if glued is not None:
             raise FigureError(raw, f"a currency amount cannot also be in {glued!r}")
         glued = currency
-    unit, counted = _unit_from_phrase(raw, _phrase(rest), glued)
-    counted = counted or next((t.counted for t in terms if t.counted), None) or label
+    unit, counted = _rest_unit(raw, rest, glued)
+    if not counted:
+        counted = (first.counted if single else next((t.counted for t in terms if t.counted), None)) or label
 
-    values = [_to_float(raw, t.mant, t.exp, t.text) for t in terms]
+    if single:
+        values = [_to_float(raw, first.mant, first.exp, first.text)]
+    else:
+        values = [_to_float(raw, t.mant, t.exp, t.text) for t in terms]
     if kind == "moe":
         mant, exp = first.active  # type: ignore[misc]
         active = _to_float(raw, mant, exp, first.text)
@@ -751,7 +848,7 @@ def _parse_vague(raw: str, s: str) -> Quantity:
     if not prefix or comparator != "=":
         rest = re.sub(r"^\s*of(?!\w)", "", s[m.end():], flags=re.I)
         try:
-            unit, counted = _unit_from_phrase(raw, _phrase(rest), None)
+            unit, counted = _rest_unit(raw, rest, None)
         except FigureError:
             unit = counted = None  # "thousands of K..." : no unit rather than an error on vague text
     return Quantity(raw=raw, kind="text", comparator=comparator, unit=unit, counted=counted)
@@ -954,7 +1051,7 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
             continue
         if low in _PROSE_WORDS or _WORDNUM.fullmatch(w) or V.is_verb(w):
             break
-        if _modifier(w) and normalize_unit(w) not in _SYMBOL_UNITS:
+        if _modifier(w) and _unit_of(w) not in _SYMBOL_UNITS:
             i = m.end()
             modifiers += 1
             if i < n and s[i] != " ":
@@ -966,7 +1063,7 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
             break  # "2,048 GPUs DeepSeek ...", "GPUs: 2,048\nFigure 3 ...", "8 GPUs trained ..."
         i = m.end()
         ends.append(i)
-        unit = normalize_unit(w)
+        unit = _unit_of(w)
         if unit in _SYMBOL_UNITS or (i < n and s[i] != " "):
             break  # a unit symbol is the whole unit ("20 s per step"); punctuation ends the phrase
         if unit == "GPUs" or low in _UNIT_ALIASES or _SCAN_PLURAL.fullmatch(w):
