@@ -54,6 +54,18 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
 
 
 @pytest.mark.usefixtures("bundled")
+def test_a_number_word_with_a_long_s_is_read_and_flagged_like_its_ascii_spelling(claims, tmp_path):
+    """"\u017f" (long s) matches "s" without case: the figure once stopped lint with an internal error."""
+    reports = []
+    for name, word in (("ascii.md", "sixty-six"), ("long-s.md", "\u017fixty-\u017fix")):
+        paper = tmp_path / name
+        paper.write_text(f"Llama 3 saw four hundred and {word} interruptions during pretraining.\n", encoding="utf-8")
+        reports.append(lint_json(claims, paper))
+    for code, report in reports:
+        assert code == 1 and [f["claims"] for f in report["findings"]] == [["pipelines.obs.llama3-failures"]]
+
+
+@pytest.mark.usefixtures("bundled")
 def test_untracked_figures_are_notes_and_do_not_fail(claims, tmp_path):
     paper = tmp_path / "paper.txt"
     paper.write_text("We used 7,777 GPUs for the ablation. Llama 3 ran on 16K H100.\n", encoding="utf-8")

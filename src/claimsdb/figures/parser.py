@@ -62,6 +62,17 @@ _SCALE_WORDS = V.SCALE_WORDS
 _ONES = V.ONES
 _TENS = V.TENS
 _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+# Without case, re.I also matches four letters outside ASCII to ASCII ones: "ſ" (long s) to s, "ı" and "İ"
+# to i, the Kelvin sign "K" to k. A word the patterns matched is looked up in the tables folded the same
+# way, so "ſix" reads as six and "2 bİllion" as 2 billion, as a reader sees them (`lower()` alone would
+# miss the tables: "İ".lower() is "i" and a combining dot).
+_ASCII_CASE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+
+
+def _folded(word: str) -> str:
+    """A matched word as the tables spell it: lowercase ASCII."""
+    return word.translate(_ASCII_CASE).lower()
+
 _WORDNUM_CORE = (
     rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
 )
@@ -224,7 +235,7 @@ _PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
 
 
 def _word_int(w: str) -> int:
-    w = w.lower()
+    w = _folded(w)
     if w in ("a", "one"):
         return 1
     if "-" in w:
@@ -265,11 +276,11 @@ def _canonical_piece(m: re.Match) -> str:
     if g == "hundred":
         return str(100 * _word_int(m["h"]) + (_word_int(m["hrest"]) if m["hrest"] else 0))
     if g == "andhalf":
-        return str(_word_int(m["whole"])) + _PART[m["part"].lower()][1:]
+        return str(_word_int(m["whole"])) + _PART[_folded(m["part"])][1:]
     if g == "halfa":
-        return f"0.5 {m['hscale'].lower()}"
+        return f"0.5 {_folded(m['hscale'])}"
     if g == "frac":
-        den = V.FRACTION_WORDS[m["fden"].lower()]
+        den = V.FRACTION_WORDS[_folded(m["fden"])]
         return f"{_word_int(m['fnum']) / den:.6g}"
     if g == "ascale":
         return "1 "
@@ -428,9 +439,9 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
         if not m:
             return None
         if m["ones"]:
-            n = _WORD_VALUES[m["ones"].lower()]
+            n = _WORD_VALUES[_folded(m["ones"])]
         else:
-            n = _WORD_VALUES[m["tens"].lower()] + (_WORD_VALUES[m["unit"].lower()] if m["unit"] else 0)
+            n = _WORD_VALUES[_folded(m["tens"])] + (_WORD_VALUES[_folded(m["unit"])] if m["unit"] else 0)
         mant, end, word, scientific = Decimal(n), m.end(), True, False
     t = _Term(mant=mant, exp=0, end=end, text=s[pos:end], scientific=scientific)
 
@@ -452,7 +463,7 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
             hint = {"b": "B for billion", "m": "M for million or 'min' for minutes", "t": "T for trillion"}[letter]
             raise FigureError(raw, f"ambiguous '{letter}' after a number (write {hint})")
     if not t.has_scale and s.startswith(" ", end) and (mm := _SCALE_WORD.match(s, end)):
-        t.exp, t.has_scale, end = _SCALE_WORDS[mm.group(1).lower()], True, mm.end()
+        t.exp, t.has_scale, end = _SCALE_WORDS[_folded(mm.group(1))], True, mm.end()
 
     if t.active is None:
         end = _glued(raw, s, end, t, word)
