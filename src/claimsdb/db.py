@@ -273,7 +273,7 @@ def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns
         columns = list(rows[0])
         rows = _pick(rows, columns)
     columns, rows = _without_null_columns(table, columns, rows)
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    mark = parameter_mark(connection)
     head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) VALUES "
     one = f"({', '.join([mark] * len(columns))})"
     per = max(1, MAX_PARAMETERS // len(columns))
@@ -284,6 +284,11 @@ def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns
     if whole < len(rows):
         connection.exec_driver_sql(head + ", ".join([one] * (len(rows) - whole)),
                                    tuple(chain.from_iterable(rows[whole:])))
+
+
+def parameter_mark(connection) -> str:
+    """How the connection's driver marks a bound parameter in SQL it is given as is: "?" or "%s"."""
+    return "?" if connection.dialect.paramstyle == "qmark" else "%s"
 
 
 def _pick(rows: Sequence, keys: Sequence) -> list[tuple]:

@@ -26,7 +26,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import history, records
-from claimsdb.db import insert_rows
+from claimsdb.db import insert_rows, parameter_mark
 from claimsdb.errors import BadQuery, InvalidRecord
 from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.figures import Quantity, figure_columns, reach
@@ -489,7 +489,7 @@ def _claim_columns(session: Session, columns: Sequence[str], keys: list[str]) ->
     """key -> the named columns of each stored claim with one of `keys`, by plain DB-API queries: this
     runs for every record of every import, where building SQL per chunk would cost more than the query."""
     connection = session.connection()
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    mark = parameter_mark(connection)
     out: dict[str, tuple] = {}
     for chunk in _chunks(keys, 900):
         rows = connection.exec_driver_sql(
