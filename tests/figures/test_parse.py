@@ -593,3 +593,23 @@ def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_c
             pass
         precision(text)
         scan(text)
+
+
+@pytest.mark.parametrize("text, value, unit", [
+    ("a 535-billion-parameter model", 535e9, "parameters"),  # the scale word, then the counted noun
+    ("535-billion parameters", 535e9, "parameters"),
+    ("the 1.5-trillion-token corpus", 1.5e12, "tokens"),
+    ("two-thousand GPUs", 2000, "GPUs"),
+])
+def test_a_scale_word_joined_by_a_hyphen_scales_the_number(text, value, unit):
+    from claimsdb.figures.parser import scan
+
+    (f,) = scan(text)
+    assert (f.quantity.value, f.quantity.unit) == (value, unit)
+
+
+@pytest.mark.parametrize("raw, step", [("\\num{16384}", 1.0), ("\\qty{20}{\\second}", 1.0), ("\\num{1.5e3}", 100.0)])
+def test_siunitx_figures_are_as_precise_as_the_number_they_typeset(raw, step):
+    from claimsdb.figures.parser import precision
+
+    assert precision(raw) == step

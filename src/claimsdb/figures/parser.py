@@ -90,7 +90,7 @@ _VALID_NUM = re.compile(r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?
 _MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)")
 _GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
 _AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
-_SCALE_WORD = re.compile(r" (hundred|thousand|million|billion|trillion)(?!\w)", re.I)
+_SCALE_WORD = re.compile(r"[ -](hundred|thousand|million|billion|trillion)(?!\w)", re.I)  # "535-billion-parameter"
 _ACCEL = V.ACCELERATOR
 
 
@@ -462,7 +462,7 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
             letter = mm.group(0)
             hint = {"b": "B for billion", "m": "M for million or 'min' for minutes", "t": "T for trillion"}[letter]
             raise FigureError(raw, f"ambiguous '{letter}' after a number (write {hint})")
-    if not t.has_scale and s.startswith(" ", end) and (mm := _SCALE_WORD.match(s, end)):
+    if not t.has_scale and s[end : end + 1] in (" ", "-") and (mm := _SCALE_WORD.match(s, end)):
         t.exp, t.has_scale, end = _SCALE_WORDS[_folded(mm.group(1))], True, mm.end()
 
     if t.active is None:
@@ -830,13 +830,9 @@ def precision(raw: str) -> float | None:
     if raw in _FIRST_TERMS:
         first = _FIRST_TERMS[raw]
     else:
-        try:
-            s = _mask_groups(raw, _clean(raw))
-            start = _first_number(s)
-            t = _term(raw, s, start) if start is not None else None
-        except FigureError:
-            t = None
-        first = (t.mant, t.exp) if t is not None else None
+        first = _first_term(raw)
+        if first is None and "\\" in raw:  # siunitx: "\num{16384}" is written as precisely as "16384"
+            first = _first_term(_canonical(raw)[0])
         _remember_first(raw, first)
     if first is None:
         return None
@@ -847,6 +843,16 @@ def precision(raw: str) -> float | None:
         return 10.0 ** (int(exponent) + first[1])
     except OverflowError:  # "1e400 steps": no float holds that step
         return None
+
+
+def _first_term(raw: str) -> tuple[Decimal, int] | None:
+    try:
+        s = _mask_groups(raw, _clean(raw))
+        start = _first_number(s)
+        t = _term(raw, s, start) if start is not None else None
+    except FigureError:
+        t = None
+    return (t.mant, t.exp) if t is not None else None
 
 
 def _parse_vague(raw: str, s: str) -> Quantity:
