@@ -30,6 +30,12 @@ def test_explicit_fields_override_the_parser(write_json, sample):
     assert (fig.name, fig.quantity.value, fig.quantity.unit) == ("tokens seen", 21.5e12, "tokens")
 
 
+def test_aliases_are_kept_in_their_order_one_per_line(write_json, sample):
+    sample["claims"][0]["aliases"] = [" Widget ", "W-7"]
+    assert load(write_json(sample)).claims[0].aliases == "Widget\nW-7"
+    assert load(write_json({**sample, "claims": sample["claims"][1:]})).claims[0].aliases is None
+
+
 def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write_json, sample):
     sample["claims"][0]["figures"] = [{"raw": "a dozen-ish", "kind": "text"}]
     assert load(write_json(sample)).claims[0].figures[0].quantity.value is None
@@ -51,6 +57,13 @@ def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write
         (lambda d: d["sources"][0].update(kind="tweet"), "'lab-notes'", "kind", "not one of"),
         (lambda d: d["tags"][0].update(trust="trusted"), "'note-2026-10-04'", "trust", "not one of"),
         (lambda d: d["claims"].append("just text"), "claims[3]", None, "must be an object"),
+        (lambda d: d["claims"][0].update(aliases="Widget"), "'widget.pretrain'", "aliases", "list of names"),
+        (lambda d: d["claims"][0].update(aliases=["W7", "w7"]), "'widget.pretrain'", "aliases[1]", "given twice"),
+        (lambda d: d["claims"][0].update(aliases=["7-7"]), "'widget.pretrain'", "aliases[0]", "no letter"),
+        (lambda d: d["claims"][0].update(aliases=["two\nlines"]), "'widget.pretrain'", "aliases[0]", "one line"),
+        (lambda d: d["claims"][0].update(aliases=[""]), "'widget.pretrain'", "aliases[0]", "empty"),
+        (lambda d: d["claims"][0].update(aliases=[f"W{i}" for i in range(21)]), "'widget.pretrain'", "aliases",
+         "most allowed is 20"),
     ],
 )
 def test_bad_records_name_file_record_and_field(write_json, sample, mutate, record, field, reason):
@@ -109,6 +122,7 @@ def test_the_schema_states_the_importers_limits():
     assert defs["short"]["maxLength"] == defs["figureName"]["maxLength"] == records.MAX_FIGURE
     steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
     assert claim["figures"]["maxItems"] == claim["evidence"]["maxItems"] == steps["maxItems"] == records.MAX_ITEMS
+    assert claim["aliases"]["maxItems"] == records.MAX_ALIASES
     assert str(records.MAX_DEPTH) in schema["description"]
 
 

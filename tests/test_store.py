@@ -10,7 +10,7 @@ from sqlalchemy import select
 from claimsdb import db, provenance, store
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import Claim, Event, Figure
-from tests.conftest import store_digest
+from tests.conftest import show_json, store_digest
 
 
 @pytest.fixture
@@ -71,6 +71,20 @@ def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_js
     with db.session_scope(engine) as session:
         figs = session.scalars(select(Figure.raw).join(Claim).where(Claim.key == "widget.pretrain").order_by(Figure.position)).all()
     assert figs == ["3,072 H100", "21.5T tokens", "~90 days"]
+
+
+def test_aliases_are_the_files_and_a_change_is_an_update(engine, write_json, sample, claims):
+    sample["claims"][0]["aliases"] = ["Widget"]
+    run_import(engine, write_json(sample))
+    assert claim_row(engine, "widget.pretrain").aliases == "Widget"
+    sample["claims"][0]["aliases"] = ["Widget", "W7"]
+    plan = run_import(engine, write_json(sample))
+    assert plan.updated == {"widget.pretrain": ["aliases"]}
+    assert claim_row(engine, "widget.pretrain").aliases == "Widget\nW7"
+    assert [k for k, *_ in events(engine, "widget.pretrain")] == ["imported", "updated"]
+    shown = claims("show", "widget.pretrain")
+    assert shown.exit_code == 0 and "Widget-7 (also Widget, W7)" in shown.stdout
+    assert show_json(claims, "widget.pretrain")["aliases"] == ["Widget", "W7"]
 
 
 def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sample):

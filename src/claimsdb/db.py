@@ -21,7 +21,7 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 
 # The triggers that keep the history append-only and the claims in step with it (migrations 0002–0005);
 # `claims db check` reports any that is missing.

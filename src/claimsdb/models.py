@@ -27,6 +27,8 @@ FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
 VERIFY_OUTCOMES = (
     "confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check", "unreachable",
 )
+# A claim's aliases are one-line names: a line break separates them in claim.aliases.
+ALIAS_SEPARATOR = "\n"
 # Events that a person recorded: an import never overrides what these set.
 PERSON_EVENT_KINDS = ("retagged", "reread", "status", "ranked")
 
@@ -34,6 +36,11 @@ PERSON_EVENT_KINDS = ("retagged", "reread", "status", "ranked")
 def utcnow() -> str:
     """UTC time as ISO 8601 text: sortable, and the same in SQLite and PostgreSQL."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def aliases_of(stored: str | None) -> list[str]:
+    """The names a claim's aliases column holds, as a list."""
+    return stored.split(ALIAS_SEPARATOR) if stored else []
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -94,6 +101,8 @@ class Claim(SQLModel, table=True):
     tag: str = Field(foreign_key="tag.name", index=True)
     basis: str
     section: str | None = None
+    # Other names of the subject a manuscript may use, one per line (records.ClaimRecord.aliases).
+    aliases: str | None = None
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None

@@ -15,7 +15,9 @@ from sqlmodel import Session
 
 from claimsdb import history as chain
 from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, Verification
+from claimsdb.models import (
+    Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, Verification, aliases_of,
+)
 from claimsdb.policy import Policy
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
@@ -174,6 +176,7 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
         out.append({
             "key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement,
             "tag": c.tag, "trust": trust.get(c.tag), "basis": c.basis, "section": c.section,
+            "aliases": aliases_of(c.aliases),
             "tag_reason": tag_reason(tag_event, c.basis),
             "status": c.status, "status_reason": c.status_reason, "superseded_by": c.superseded_by,
             "quantity": {"key": quantity.key, "subject": quantity.subject, "measure": quantity.measure}

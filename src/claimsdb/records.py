@@ -26,7 +26,9 @@ from claimsdb.errors import InvalidRecord, shown
 from claimsdb.escaping import (
     CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME,
 )
-from claimsdb.models import CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS
+from claimsdb.models import (
+    ALIAS_SEPARATOR, CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS,
+)
 from claimsdb.figures import FigureError, Quantity, parse
 
 # Limits: far above what a note needs, low enough that every output command stays quick on the longest.
@@ -111,6 +113,7 @@ class ClaimRecord:
     basis: str
     stage: str | None = None
     section: str | None = None
+    aliases: str | None = None  # other names of the subject, one per line (ALIAS_SEPARATOR); None for none
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None
@@ -489,9 +492,10 @@ def _date(record: dict, name: str, label: str, field: str, *, day: bool = False)
 
 
 CLAIM_FIELDS = {
-    "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
+    "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status", "status_reason",
     "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence",
 }
+MAX_ALIASES = 20
 
 
 def claim_record(record: Any, *, file: str, label: str | None = None) -> ClaimRecord:
@@ -530,6 +534,7 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         basis=_text(record, "basis", name, label, required=True),
         stage=_text(record, "stage", name, label),
         section=_text(record, "section", name, label),
+        aliases=_aliases(record, name, label),
         status=status,
         status_reason=_text(record, "status_reason", name, label, rule=TEXT),
         superseded_by=superseded_by,
@@ -541,6 +546,29 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         file=name,
         label=label,
     )
+
+
+def _aliases(record: dict, name: str, label: str) -> str | None:
+    """Other names of the claim's subject ("Open Athena" for "Open Athena 535B"): distinct one-line texts
+    with a letter in each, stored one per line."""
+    items = record.get("aliases")
+    if items is None:
+        return None
+    if not isinstance(items, list):
+        raise InvalidRecord(name, label, "aliases", "must be a list of names")
+    if len(items) > MAX_ALIASES:
+        raise InvalidRecord(name, label, "aliases", f"has {len(items):,} names; the most allowed is {MAX_ALIASES}")
+    out: list[str] = []
+    for i, item in enumerate(items):
+        at = f"aliases[{i}]"
+        alias = _text({"alias": item}, "alias", name, label, required=True, rule=SHORT, at=at)
+        assert alias is not None
+        if not any(ch.isalpha() for ch in alias):
+            raise InvalidRecord(name, label, at, f"{shown(alias)} is not a name: it has no letter")
+        if alias.casefold() in (a.casefold() for a in out):
+            raise InvalidRecord(name, label, at, f"{shown(alias)} is given twice")
+        out.append(alias)
+    return ALIAS_SEPARATOR.join(out) or None
 
 
 def _items(record: dict, field: str, name: str, label: str) -> list:

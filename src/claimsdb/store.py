@@ -36,7 +36,7 @@ from claimsdb.records import (
 
 IMPORT_ACTOR = "import"
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
-DATA_FIELDS = ("subject", "stage", "statement", "basis", "section")
+DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases")
 # What a person reads when re-reading a claim (history.content_digest covers these).
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
@@ -380,7 +380,8 @@ class _Importer:
         if added:
             insert_rows(session, Claim.__table__, [
                 {"key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
-                 "basis": c.basis, "section": c.section, "status": c.status, "status_reason": c.status_reason,
+                 "basis": c.basis, "section": c.section, "aliases": c.aliases, "status": c.status,
+                 "status_reason": c.status_reason,
                  "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
                  "quantity_id": self.quantities.get(c.quantity), "rank": c.rank,
                  "record_sha256": digests.get(c.key)}

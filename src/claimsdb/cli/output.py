@@ -148,6 +148,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         head.append(figure, style="bold cyan")
         head.append("  ")
     head.append(view["subject"], style="bold")
+    if view.get("aliases"):
+        head.append(f" (also {', '.join(view['aliases'])})")
     if view["stage"]:
         head.append(f" · {view['stage']}")
     head.append(f"  [{view['key']}]", style="dim")
