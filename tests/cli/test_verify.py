@@ -226,6 +226,28 @@ def test_without_a_quote_each_figure_is_found_on_its_own(server, claims, write_j
     assert table.exit_code == 0 and "5.9T tokens found as 5.93 trillion tokens" in table.stdout
 
 
+def test_a_table_cell_takes_what_it_counts_from_its_column_header(server, claims, write_json, verify):
+    # "5.93 Trillion" under "Training Tokens", in Orchard-9's row: a rounding of 5.9T tokens, in Markdown and
+    # HTML; the same cell under a header that says nothing of tokens is not the claim's figure.
+    markdown = ("# Orchard models\n\n| Size | Training Tokens | Layers |\n|---|---|---|\n"
+                "| Orchard-9 7B | 5.93 Trillion | 32 |\n| Orchard-9 32B | 5.50 Trillion | 64 |\n")
+    html = ("<table><tr><th>Size</th><th>Training Tokens</th></tr>"
+            "<tr><td>Orchard-9 7B</td><td>5.93 Trillion</td></tr></table>")
+    other = "| Size | Budget |\n|---|---|\n| Orchard-9 7B | 5.93 Trillion |\n"
+    server.add("/models.md", markdown.encode(), content_type="text/markdown")
+    server.add("/models.html", html.encode())
+    server.add("/other.md", other.encode(), content_type="text/markdown")
+    doc = {"sources": [source("md", server.url("/models.md")), source("html", server.url("/models.html")),
+                       source("other", server.url("/other.md"))],
+           "claims": [claim(f"c.{k}", k, ["5.9T tokens"], quote=None) for k in ("md", "html", "other")]}
+    assert claims("import", write_json(doc)).exit_code == 0
+    code, report = verify("--all")
+    results = by_claim(report)
+    assert {k: r["outcome"] for k, r in results.items()} == {
+        "c.md": "rounded", "c.html": "rounded", "c.other": "not-found"}
+    assert [(f["status"], f["found"]) for f in results["c.md"]["figures"]] == [("rounded", "5.93 Trillion")]
+
+
 def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, claims, write_json, verify):
     server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
     doc = {"sources": [source("s", server.url("/page.html"))], "claims": [

@@ -52,7 +52,7 @@ def test_html_blocks_and_br_become_lines():
     assert "Training" in lines(text)
     assert "Next line" in lines(text)
     assert "first item" in lines(text) and "second item" in lines(text)
-    assert "GPUs 3,328" in lines(text)  # table cells are separated, not glued
+    assert "GPUs\t3,328" in lines(text)  # a row is a line; its cells are separated by a tab, not glued
 
 
 def test_html_without_closing_head_keeps_the_body():
@@ -176,7 +176,7 @@ def test_markdown_markup_is_stripped_for_matching():
     assert "Kestrel used 2,048 H800 GPUs for 14.8T tokens, see the report." in ls
     assert "More in the appendix and https://a.example/raw." in ls
     assert "Context grew 4K → 128K." in ls
-    assert "Stage Tokens" in ls and "Pre 14.8T" in ls
+    assert "Stage\tTokens" in ls and "Pre\t14.8T" in ls  # a table keeps its columns, tab-separated
     assert "Quoted 20 s per step." in ls
     assert "first step" in ls
     assert "second old step with max_off_policy_steps = 8 and snake_case_name" in ls

@@ -231,10 +231,40 @@ _BEFORE_CHARS = 40  # the words before a page figure that may say what it counts
 
 
 def _context(text: str, f: Found, name: str | None = None) -> Context:
-    """The page is the claim's own source, so its subject counts as named."""
+    """The page is the claim's own source, so its subject counts as named. What the figure counts may
+    stand before it on its line, or head its table column."""
     before = text[max(0, f.start - _BEFORE_CHARS): f.start]
     cut = max(before.rfind("\n"), before.rfind(". "))  # only its own line and sentence
-    return Context(subject=True, words=before[cut + 1:], name=name)
+    return Context(subject=True, words=f"{_column(text, f.start)} {before[cut + 1:]}", name=name)
+
+
+_TABLE_LINES = 500  # how far up a table's header may be
+
+
+def _column(text: str, pos: int) -> str:
+    """The header of the table column that text[pos] stands in, or "". A page's table is a run of lines
+    of tab-separated cells (verify.text; an HTML table may leave a blank line between rows); its first
+    line is the header: "5.93 Trillion" under "Training Tokens" counts tokens."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    if "\t" not in text[start:end if end >= 0 else len(text)]:
+        return ""
+    column = text.count("\t", start, pos)
+    top = start
+    for _ in range(_TABLE_LINES):
+        if top == 0:
+            break
+        above = text.rfind("\n", 0, top - 1) + 1
+        if "\t" in text[above:top - 1]:
+            top = above
+        elif above == top - 1 and above > 0 and "\t" in text[text.rfind("\n", 0, above - 1) + 1:above - 1]:
+            top = text.rfind("\n", 0, above - 1) + 1  # a blank line between two rows
+        else:
+            break
+    if top == start:
+        return ""  # the header row itself
+    header = text[top:text.find("\n", top)].split("\t")
+    return header[column] if column < len(header) else ""
 
 
 def _verdict(q: Quantity, f: Found, text: str, name: str | None = None) -> Verdict:

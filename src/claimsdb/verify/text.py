@@ -15,16 +15,18 @@ Decisions:
   replacement characters: a mislabelled page still yields its (ASCII) figures.
 - HTML and Markdown are read by `claimsdb.prose.markup`, the reader `claims lint` uses, in its visible
   mode. HTML: text nodes only; script, style, noscript, template, svg and head (except its title)
-  dropped; block elements and <br> end a line, table cells are separated by a space; entities decoded.
+  dropped; block elements and <br> end a line, a table row is a line and its cells are separated by
+  tabs; entities decoded.
   Markdown: fences dropped but code kept; links keep their text, images and reference definitions
-  are dropped; emphasis, heading marks, quote marks, list markers and table pipes removed; HTML/JSX
-  tags and comments removed, front matter and MDX import/export lines dropped; entities decoded.
+  are dropped; emphasis, heading marks, quote marks and list markers removed, a table's pipes become
+  tabs; HTML/JSX tags and comments removed, front matter and MDX import/export lines dropped; entities
+  decoded.
 - PDF: the text layer via pypdf, pages separated by a blank line, a hyphen at a line end joined to the
   next line ("pre-\\ntraining" -> "pre-training"). An encrypted PDF that opens with the empty password
   (owner password only: any viewer shows it) is read; one that needs a password, a PDF pypdf cannot
   read, or one with no text layer (a scan) is unsupported.
-Lines are stripped, runs of spaces collapsed and blank lines kept to one; newlines stay, so a caller
-can tell paragraphs apart. Pure functions, no output.
+Lines are stripped, runs of spaces collapsed and blank lines kept to one; newlines and a table's tabs
+stay, so a caller can tell paragraphs apart and find a table cell's column header (`locate` does). Pure functions, no output.
 """
 
 from __future__ import annotations
@@ -210,11 +212,12 @@ def _pdf_text(content: bytes) -> str:
 
 # --- shared ------------------------------------------------------------------------------------------------
 
-_SPACES = re.compile(r"[^\S\n]+")
+_SPACES = re.compile(r"[^\S\n\t]+")
+_CELL_GAP = re.compile(r" *\t *")
 _BLANKS = re.compile(r"\n{3,}")
 
 
 def _tidy(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    lines = (_CELL_GAP.sub("\t", _SPACES.sub(" ", line)).strip() for line in text.split("\n"))
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip()
