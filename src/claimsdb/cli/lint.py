@@ -12,25 +12,28 @@ from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, err_console, progress
 from claimsdb.errors import ExitCode
 
-SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "note": "dim"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "note": "dim", "skipped": "dim"}
 FINDING_COLUMNS = ("file", "line", "col", "severity", "raw", "message", "claims", "tags", "verdict")
 
 
 def lint(
     files: Annotated[list[Path], typer.Argument(help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False)],
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")] = False,
-    notes: Annotated[bool, typer.Option("--notes", help="List every untracked figure, not only their number.")] = False,
+    notes: Annotated[bool, typer.Option("--notes", help="List every untracked and every skipped figure (with why), not only their number.")] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Find every figure in a manuscript and check it against the claims database.
 
     A figure is checked against the claims of the subjects named in its sentence, table row or column,
-    or section heading. error: only claims that are not paper-safe state it; warning: it differs from
+    or section heading, or else in an earlier sentence of its paragraph (a claim's aliases count as its
+    subject's names). error: only claims that are not paper-safe state it; warning: it differs from
     the store (another value, a rounding) or matches a stale claim; note: it matches nothing
-    (untracked; counted, and listed with --notes). The summary also counts the figures that passed.
-    Math, citations, labels, references, URLs, years and dates, section and table numbers and \\claim{}
-    uses are skipped. Exit 1 on any error.
+    (untracked), or lies within a stored range. A number without a unit below 10 is checked only where
+    the words around it say what a claim measures. Citations, labels, references, URLs, years and
+    dates, section and table numbers, display math and \\claim{} uses are skipped, each counted with
+    its reason. The summary counts the figures checked, passed, errors, warnings, untracked and
+    skipped; --notes lists the untracked and skipped ones. Exit 1 on any error.
 
     Example: claims lint paper.tex sections/*.md
     """
@@ -42,6 +45,8 @@ def lint(
                                     on_file=lambda name: advance(item=name))
     counts = report.counts()
     shown = [f for f in report.findings if notes or f.severity != "note"]
+    if notes:
+        shown = sorted(shown + report.skipped, key=lambda f: (f.file, f.line, f.col))
     rows = [{**f.to_dict(), "claims": " ".join(f.claims), "tags": " ".join(f.tags)} for f in shown]
 
     def table() -> None:
@@ -54,7 +59,7 @@ def lint(
             console.print(line)
         console.print(summary(counts, notes), markup=False)
 
-    emit(fmt, Output({**counts, "untracked": counts["notes"], "findings": [f.to_dict() for f in shown]},
+    emit(fmt, Output({**counts, "findings": [f.to_dict() for f in shown]},
                      FINDING_COLUMNS, rows, table))
     if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
         err_console.print(summary(counts, notes), markup=False)
@@ -63,7 +68,9 @@ def lint(
 
 
 def summary(counts: dict[str, int], notes: bool) -> str:
-    """One line: figures checked, passed, errors, warnings, untracked."""
-    hint = "" if notes or not counts["notes"] else " (list them with --notes)"
-    return (f"{counts['checked']} figure(s) checked: {counts['passed']} passed, {counts['errors']} error(s), "
-            f"{counts['warnings']} warning(s), {counts['notes']} untracked{hint}")
+    """One line: figures checked, passed, errors, warnings, untracked, skipped."""
+    hint = "" if notes or not (counts["untracked"] or counts["skipped"]) else " (list them with --notes)"
+    within = counts["notes"] - counts["untracked"]
+    passed = f"{counts['passed']} passed" + (f" ({within} within a stored range)" if within else "")
+    return (f"{counts['checked']} figure(s) checked: {passed}, {counts['errors']} error(s), "
+            f"{counts['warnings']} warning(s), {counts['untracked']} untracked, {counts['skipped']} skipped{hint}")

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
 from claimsdb.figures.vocabulary import normalize_unit, plural, unit_key
+from claimsdb.figures.wording import magnitude
 
 __all__ = ["CONTAINED", "DIFFERENT", "ROUNDED", "SAME", "UNRELATED", "VERDICTS", "Context", "Verdict", "match"]
 
@@ -60,6 +61,12 @@ class Context:
     words: str = ""
     name: str | None = None
     open_measure: bool = False  # a bare written number may count anything: a person's query ("466")
+    # Other words the store uses for what the stored figure measures (`measure_words`: its name, the
+    # words of a setting's key, the noun the claim's statement puts after it).
+    measures: tuple[str, ...] = ()
+    # The written number needs evidence (a small count, a subject only carried over): its unit, or the
+    # words around a bare one, must name what the stored figure measures, even when that one is bare.
+    evidence: bool = False
 
     @staticmethod
     def query() -> Context:
@@ -72,6 +79,8 @@ class Verdict:
     reason: str  # a few words for people
     measure: str = "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"
     value_agrees: bool = False  # some stated number is the same, whatever the measure
+    within: bool = False  # "contained": the written value lies inside the stored range (it does not state it)
+    comparators_differ: bool = False  # "same": the value agrees, but one side is a bound ("up to", ">")
 
     @property
     def states(self) -> bool:
@@ -106,30 +115,90 @@ def _in_words(measure: str, words: str) -> bool:
     return False
 
 
+def _another_word(measure: str, ctx: Context) -> bool:
+    """The store's other words for the stored figure's measure include this one ("tasks" for two
+    Terminal-Bench 4 parser repairs, "steps" for max_off_policy_steps)."""
+    return any(_same_measure(measure, w) or unit_key(plural(w.lower())) == unit_key(plural(measure.lower()))
+               for w in ctx.measures)
+
+
 def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, str]:
     """("agree" | "unknown" | "conflict" | "bare", why)."""
     s_m, w_m = _measures(stored), _measures(written)
     if stored.counted and written.counted and not _same_measure(stored.counted, written.counted):
         return "conflict", f"counts {written.counted}, not {stored.counted}"
     if stored.unit and written.unit and not _same_measure(stored.unit, written.unit):
-        if not (stored.counted and written.counted):
+        if not (stored.counted and written.counted) and not _another_word(written.unit, ctx):
             return "conflict", f"in {written.unit}, not {stored.unit}"
     if s_m and w_m:
         if any(_same_measure(a, b) for a in s_m for b in w_m):
             return "agree", ""
+        if any(_another_word(m, ctx) for m in w_m):
+            return "agree", "the store's words for what it measures"
         return "conflict", f"{' '.join(w_m)}, not {' '.join(s_m)}"
     if s_m:  # the written number is bare: the context must say what it counts
-        if any(_in_words(m, ctx.words) for m in s_m):
+        if any(_in_words(m, ctx.words) for m in s_m) or any(_in_words(m, ctx.words) for m in ctx.measures):
             return "agree", "what it counts stands nearby"
         if ctx.open_measure:
             return "unknown", ""
         return "bare", f"a bare number, and the stored figure counts {' '.join(s_m)}"
     if w_m and ctx.name and any(_in_words(m, ctx.name) for m in w_m):
         return "agree", f"the stored figure's name is {ctx.name}"
+    if w_m and any(_another_word(m, ctx) for m in w_m):
+        return "agree", "the store's words for what it measures"
+    if ctx.evidence:  # the stored figure is bare: only its name or the words around can say they agree
+        if not w_m and any(_in_words(m, ctx.words) for m in ctx.measures):
+            return "agree", "what it measures stands nearby"
+        return ("conflict", f"{' '.join(w_m)}, not what the store's figure measures") if w_m else \
+            ("bare", "a bare number, and nothing nearby says what it measures")
     return "unknown", ""
 
 
-# --- values -------------------------------------------------------------------------------------------
+_KEY_PARTS = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
+_KEY_FILLER = {"max", "min", "num", "n", "nb", "count", "size", "total", "per", "of", "the", "to", "in", "is",
+               "and", "or", "for", "a", "an", "at", "by", "on", "with"}
+SETTING_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")
+
+
+def measure_words(stored: Quantity, name: str | None = None, statement: str | None = None) -> tuple[str, ...]:
+    """The store's other words for what a stored figure measures: the words of its name ("staleness
+    bound"), the words of a setting's key (max_off_policy_steps: "off", "policy", "steps"), and the nouns
+    its claim's statement puts right after it ("Two Terminal-Bench 4 tasks ..." counts "tasks").
+    Capitalised words name things, not measures ("Terminal-Bench"), and function words and a key's
+    fillers ("max", "num") say nothing: both are left out."""
+    out: list[str] = []
+    if name:
+        out += _WORD.findall(name)
+    for key in (stored.counted, stored.unit):
+        if key and SETTING_KEY.fullmatch(key):
+            out += _KEY_PARTS.findall(key.replace(".", "_"))
+    if statement:
+        out += _statement_nouns(stored, statement)
+    seen: dict[str, str] = {}
+    for w in out:
+        if (w.lower() not in _KEY_FILLER and len(w) > 1 and not w[0].isdigit()
+                and (not w[0].isupper() or w.isupper())):
+            seen.setdefault(w.casefold(), w)
+    return tuple(seen.values())
+
+
+_NEXT_WORDS = 4  # how far after the figure's number the statement may name what it counts
+
+
+def _statement_nouns(stored: Quantity, statement: str) -> list[str]:
+    """What the statement's own wording of the figure counts: the figure written as stored if the
+    statement has it ("ten fleets", not the "ten ledger rows" beside it), else each with its numbers."""
+    from claimsdb.figures.parser import scan  # the statement is read as prose is
+
+    numbers = stored.numbers()
+    found = [f for f in scan(statement) if any(_close(a, b) for a in numbers for b in f.quantity.numbers())]
+    exact = [f for f in found if spelled(f.raw) == spelled(stored.raw)]
+    words: list[str] = []
+    for f in exact or found:
+        words += _measures(f.quantity)
+        tail = re.split(r"[,;:.()]", statement[f.end:f.end + 80], maxsplit=1)[0]
+        words += _WORD.findall(tail)[:_NEXT_WORDS]
+    return words
 
 
 def _step(q: Quantity) -> float | None:
@@ -225,16 +294,24 @@ def _comparable_kinds(stored: Quantity, written: Quantity) -> bool:
     return (stored.kind in singles and written.kind in singles) or stored.kind == written.kind
 
 
-_SPELLED = re.compile(r"\W+")
+_SPELLED = re.compile(r"[\W_]+")
+
+
+def spelled(text: str) -> str:
+    """A figure written without digits, as words to compare: "Hundreds-of-thousands" ~ "hundreds of thousands"."""
+    return _SPELLED.sub(" ", text.casefold()).strip()
 
 
 def match(stored: Quantity, written: Quantity, context: Context | None = None) -> Verdict:
     """The verdict on written figure `written` against stored figure `stored`. See the module docstring."""
     ctx = context or Context()
-    if not stored.numbers() or not written.numbers():
-        if stored.kind == written.kind == "text" and \
-                _SPELLED.sub(" ", stored.raw.casefold()).strip() == _SPELLED.sub(" ", written.raw.casefold()).strip():
-            return Verdict(SAME, "the same words", "unknown", True)
+    if written.kind == "text" or not stored.numbers() or not written.numbers():
+        if written.kind == "text" and not re.search(r"\d", stored.raw):
+            if spelled(stored.raw) == spelled(written.raw):
+                return Verdict(SAME, "the same words", "unknown", True)
+            size = magnitude(stored.raw)
+            if size is not None and size == magnitude(written.raw):
+                return Verdict(SAME, f"the same order of magnitude as {stored.raw}", "unknown", True)
         return Verdict(UNRELATED, "no number to compare")
     if stored.kind == "ratio" and written.kind != "ratio" or written.kind == "ratio" and stored.kind != "ratio":
         return Verdict(UNRELATED, "the parts of a ratio are not numbers on their own")
@@ -247,16 +324,18 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
     raw_to = bool(re.search(r"\bto\b|→", written.raw, re.I))
     stated = _states(stored, written, raw_to)
     if stated:
-        if stored.comparator != written.comparator:
+        differ = stored.comparator != written.comparator
+        if differ:
             stated += f" (stored as {_COMPARATOR_WORDS[stored.comparator]}, written as "
             stated += f"{_COMPARATOR_WORDS[written.comparator]})"
-        return Verdict(SAME, stated, measure, True)
+        return Verdict(SAME, stated, measure, True, comparators_differ=differ)
     rounded = _rounds(stored, written)
     if rounded:
         return Verdict(ROUNDED, rounded, measure, value_agrees)
     contained = _contains(stored, written)
     if contained and (measure == "agree" or stored.kind in ("range", "transition")):
-        return Verdict(CONTAINED, contained, measure, value_agrees)
+        within = stored.kind == "range" and written.kind == "value"
+        return Verdict(CONTAINED, contained, measure, value_agrees, within=within)
     explicit = bool(_measures(stored) and _measures(written))  # both say what they count
     if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):
         return Verdict(DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees)

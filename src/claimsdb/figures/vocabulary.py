@@ -114,9 +114,10 @@ def accelerator(word: str) -> str | None:
 COUNTED_SYNONYMS = [
     ("GPUs", "accelerators", "cards"),
     ("interruptions", "failures", "outages"),
-    ("instances", "tasks"),
+    ("instances", "tasks", "scenarios"),
     ("rollouts", "trajectories"),
     ("environments", "envs"),
+    ("nodes", "servers", "hosts"),
 ]
 _SYNONYM = {w.lower(): group[0] for group in COUNTED_SYNONYMS for w in group}
 _SYNONYM["gpus"] = "GPUs"

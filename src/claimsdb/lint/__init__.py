@@ -7,63 +7,87 @@ extension.
 
 What is prose. Each kind is rewritten into a prose copy that maps back to the original's offsets, so
 `line:col` (1-based; columns count characters, a tab is one) always point into the file as written:
-- tex: math (`$..$`, `$$..$$`, `\\(..\\)`, `\\[..\\]`, equation/align/gather/multline/eqnarray/math
-  environments, `\\ensuremath`), `%` comments, the preamble (before `\\begin{document}`), verbatim,
-  listings, TikZ and the bibliography are skipped; so are the arguments of `\\cite...` (every citation
-  command), `\\label`, `\\ref`, `\\eqref`, `\\autoref`, `\\cref`, `\\url`, the target of `\\href`,
-  `\\claim` (a figure inserted by reference is safe by construction), siunitx's `\\num`, `\\qty`, `\\SI` are read as figures, `\\includegraphics`, `\\input`,
-  lengths and colours, code (`\\texttt`, `\\verb`, `\\lstinline`) and authors/affiliations. Other commands
-  keep their text (`\\textbf{16K} H100` reads "16K H100"); `~` is a space, `\\%` a percent sign,
-  `--` a dash, `16\\,000` and `2{,}048` are numbers; a table cell (`&`) and a row (`\\\\`) end a figure,
-  and a row is one sentence.
-- md / qmd: YAML front matter, fenced code, code spans, `$..$` (pandoc's rule, so "$5M" stays money),
-  `$$..$$`, HTML comments, tags and their attributes, script/style, link and image targets, reference
-  definitions, `[@key]` and `@key` (citations, Quarto cross-references), footnote marks, `{{< .. >}}`
-  shortcodes (`{{< var KEY.fig >}}` is a figure by reference), attribute blocks, numbers of numbered
-  headings and ordered-list markers; a table row is one sentence.
+- tex: display math (`$$..$$`, `\\[..\\]`, equation/align/gather/multline/eqnarray/math environments,
+  `\\ensuremath`), `%` comments, the preamble (before `\\begin{document}`), verbatim, listings, TikZ and
+  the bibliography are skipped; so are the arguments of `\\cite...` (every citation command), `\\label`,
+  `\\ref`, `\\eqref`, `\\autoref`, `\\cref`, `\\url`, the target of `\\href`, `\\claim` (a figure inserted by
+  reference is safe by construction), `\\includegraphics`, `\\input`, lengths and colours, and
+  authors/affiliations. Inline math (`$..$`, `\\(..\\)`) that is only notation around a figure reads as
+  text (`$\\times$` "×", `$\\sim$` "~", `$\\approx$` "≈", `$\\eta = 4$` "η = 4", `$10^{25}$`); any other
+  formula is skipped. siunitx's `\\num`, `\\qty`, `\\SI` and their ranges read as they are typeset
+  ("16,384", "20 s"). Code (`\\texttt`, `\\verb`, `\\lstinline`) reads as text when it sets a key to a
+  number ("max_off_policy_steps = 8") or holds no digit (a name: "posttrain.html"), and is skipped
+  otherwise. Other commands keep their text (`\\textbf{16K} H100` reads "16K H100"); `~` is a space,
+  `\\%` a percent sign, `--` a dash, `16\\,000` and `2{,}048` are numbers; a table cell (`&`) and a row
+  (`\\\\`) end a figure, a row is one sentence, and a tabular's first row is its column headers.
+- md / qmd: YAML front matter, fenced code, `$$..$$`, HTML comments, tags and their attributes,
+  script/style, link and image targets, reference definitions, `[@key]` and `@key` (citations, Quarto
+  cross-references), footnote marks, `{{< .. >}}` shortcodes (`{{< var KEY.fig >}}` is a figure by
+  reference), attribute blocks, numbers of numbered headings and ordered-list markers; `$..$` (pandoc's
+  rule, so "$5M" stays money) and code spans are read as in LaTeX; a table row is one sentence.
 - html: comments, script, style, head, pre, code, math, svg and `<sup>` (footnote marks) are skipped;
   tags and their attributes are not prose; entities are decoded; a cell ends a figure, a row or a block
   element ends a sentence.
 - txt: everything is prose.
-In every kind: URLs, e-mail addresses, DOIs and arXiv identifiers, numeric citations ("[12]", "[3, 4]",
-"[3-5]"), month-name dates ("5 March 2024", "March 2024"), ISO dates ("2024-03-05"), slashed dates and
-clock times ("9:30 am") give no figure; neither do:
+Figures in words count too (figures.wording): a ratio "twelve to eight" or "a 16-to-44 split" (when its
+clause says ratio, split or divided), "a dozen", "a pair of", and magnitudes ("hundreds of thousands"
+is "several hundred thousand"); so do the store's figures written without a digit ("triple"), where
+the prose writes their words.
+
+No figure is dropped without trace: a figure lint does not judge is counted as skipped, with its reason
+(listed with `--notes`). In every kind: URLs, e-mail addresses, DOIs, arXiv identifiers and metrics
+such as pass@1 ("an address or identifier"), numeric citations ("[12]", "[3, 4]", "[3-5]"), month-name
+dates ("5 March 2024", "March 2024"), ISO dates ("2024-03-05"), slashed dates and clock times ("9:30
+am") are skipped; and so are:
 - years: a bare 4-digit integer 1900-2100 with no scale and no unit (a capitalised word after it is
   not its unit: "In 2024 Llama ..."), a range of two such years, a decade ("the 2020s"); such a number
-  followed by a word ("in 2020 researchers", "2000 steps") is checked against the store, but gives no
-  note when nothing matches;
+  followed by a word ("in 2020 researchers", "2000 steps") is checked against the store, but skipped
+  ("most likely a year") when nothing matches;
 - references: a number after Section/Sec./§, Table, Figure/Fig., Equation/Eq., Appendix, Chapter, Revision,
   Algorithm, Listing, Line, Theorem, Lemma, Page/p./pp., Part, Stage, Phase, Row, Column, Version and
   the like, also in lists ("Tables 2 and 3") and in parentheses ("Eq. (7)");
 - names: a number that is part of a subject named in the store ("Llama 3", "Open Athena 535B"), a model
   size right after such a name ("Llama 3 405B", "GLM-4.5 355B-A32B"), and a number below 10 written
-  right after a capitalised name in mid-sentence ("we compare Gemma 3");
-- small bare integers: an integer below 10 with no unit ("4", "3 of them") is too ambiguous to check
-  against the store and gives nothing at all, not even a note.
-Vague figures ("hundreds of GPUs") have no number to check and give nothing.
+  right after a capitalised name in mid-sentence ("we compare Gemma 3", "Terminal-Bench 2.0");
+- a setting of a key the store does not hold ("x = 2048", "batch_size = 4");
+- small counts nobody measures: a whole number below 10 (a digit or a word) is checked only against
+  the claims whose measure its own unit or the words around it name (below); with none it is skipped;
+- figures in words ("hundreds of thousands") that no claim of a subject in scope states.
 
-How a figure is judged. Only the claims of the subjects named around the figure are considered: in its
-sentence (a table row is a sentence), its table column's header, or the heading of the section it stands
-in; full names ("Llama 3", also "Llama-3", "llama3"; each part of "DeepSeek-V3 / R1") win over
-distinctive words ("Kimi" of "Kimi K2.5"). Matching is case-insensitive and ignores hyphens and the space
-between a name and its number. Each of those claims' figures is judged by `claimsdb.figures.match`
-with the figure's sentence (before the number) and column header as the words that may say what it
-counts, so a bare number never matches a figure that has a unit unless those words name it ("node
-occupancy ... reached 278" states 278 nodes), and a bare number inside a stored range is not that figure.
+How a figure is judged. Only the claims of the subjects in scope are considered: those named in its
+sentence (a table row is a sentence), its table column's header, or the heading of the section it
+stands in; and, when its sentence names none, those named by the latest earlier sentence of its
+paragraph that names one, unless a sentence in between (or its own) names someone the store does not
+know ("xAI", "Falcon-180B", a capitalised name in mid-sentence). Full names ("Llama 3", also "Llama-3",
+"llama3"; each part of "DeepSeek-V3 / R1"; a claim's aliases) win over distinctive words ("Kimi" of
+"Kimi K2.5"); see lint/subjects.py for subjects made of generic words and for family names followed by
+another version. Each of those claims' figures is judged by `claimsdb.figures.match` with the words
+that may say what the figure counts: its column header, its sentence before it and its clause after
+it, and the store's own words for the stored figure's measure (its name, the words of a setting's key,
+the nouns its claim's statement puts after it). A bare number never matches a figure that has a unit
+unless those words name it ("node occupancy ... reached 278" states 278 nodes), and a bare number
+inside a stored range is not that figure. A small count (below 10), or any bare number whose subject
+is only carried from an earlier sentence, needs that evidence even against a bare stored figure
+("a staleness bound of 4" is Mercor's bound; "Mercor hired 4 engineers" is not); and a subject carried
+over never makes a figure "another value" of it.
 
 Severity. A figure passes when a claim that is active, paper-safe under the policy and not stale states it
-(verdict "same", or one step of its stored change: "up to 128K" of "32K → 128K"). Otherwise, in this order: "warning" when such a claim's figure rounds to it or holds it
-in its range ("differs from the store"); "warning" when only stale paper-safe claims state it (spot-checked,
-and the latest verification found the figure changed or gone; the strict policy blocks those, so then it
-is an error); "error" when only claims that are not paper-safe state it, or only withdrawn/superseded
-ones; "warning" "differs from the store" when a claim of the named subject measures the same thing with
-another value ("10,000 concurrent tasks" for Kimi K2.5 when the store says 100,000); "note" when nothing
-matches (an untracked figure). Each message is one line naming the claim key(s), tag and trust, and for
-errors the `claims reread` command that would clear each one. The report also counts the figures that
-were checked and those that passed.
+(verdict "same", or one step of its stored change: "up to 128K" of "32K → 128K"); a value inside the
+range of such a claim passes too, with a note ("within the stored range"). Otherwise, in this order:
+"warning" when a value lies inside the range of a claim that is not paper-safe (it does not state it);
+"warning" when such a claim's figure rounds to it or overlaps its range ("differs from the store");
+"warning" when only stale paper-safe claims state it (spot-checked, and the latest verification found
+the figure changed or gone; the strict policy blocks those, so then it is an error); "error" when only
+claims that are not paper-safe state it, or only withdrawn/superseded ones; "warning" "differs from the
+store" when a claim of a named subject measures the same thing with another value ("10,000 concurrent
+tasks" for Kimi K2.5 when the store says 100,000); "note" when nothing matches (an untracked figure).
+Each message is one line naming the claim key(s), tag and trust, and for errors the `claims reread`
+command that would clear each one. The report counts the figures checked, passed, errors, warnings,
+untracked and skipped.
 
 Modules: `claimsdb.prose` (a rewritten copy that maps back to the original; prose per format: tex,
-markup), and here `filter` (what is not a figure; sentences), `subjects` (where subjects are named), `linter`.
+markup), `claimsdb.figures.wording` (figures in words), and here `filter` (what is not a figure; sentences;
+who else a sentence names), `subjects` (where subjects are named), `linter`.
 
 Domain code: it returns findings and raises BadQuery; it never prints.
 """
@@ -71,9 +95,9 @@ Domain code: it returns findings and raises BadQuery; it never prints.
 from __future__ import annotations
 
 from claimsdb.lint.linter import (
-    EXTENSIONS, KINDS, SEVERITIES, Finding, IndexedClaim, Report, Store, build_store, kind_of, lint_files,
+    EXTENSIONS, KINDS, SEVERITIES, SKIPPED, Finding, IndexedClaim, Report, Store, build_store, kind_of, lint_files,
     lint_report, lint_text,
 )
 
-__all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "Finding", "IndexedClaim", "Report", "Store", "build_store",
-           "kind_of", "lint_files", "lint_report", "lint_text"]
+__all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "SKIPPED", "Finding", "IndexedClaim", "Report", "Store",
+           "build_store", "kind_of", "lint_files", "lint_report", "lint_text"]

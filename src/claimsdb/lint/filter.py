@@ -13,21 +13,27 @@ _MONTH = (r"(?:Jan(?:uary|\.)?|Feb(?:ruary|\.)?|Mar(?:ch|\.)?|Apr(?:il|\.)?|May|
           r"|Sep(?:t(?:ember|\.)?|\.)?|Oct(?:ober|\.)?|Nov(?:ember|\.)?|Dec(?:ember|\.)?)")
 _DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[89]\d\d|20\d\d|2100)"
-_NOT_FIGURE = re.compile(
-    r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
-    r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
-    r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
-    r"|\[\s*\d{1,4}(?:\s*(?:[,;\-–—]|--)\s*\d{1,4})*\s*\]"  # numeric citations
-    rf"|\b{_MONTH}\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,?\s+{_YEAR})?(?![\w])"  # March 5, 2024
-    rf"|\b{_DAY}(?:\s*[-–]\s*{_DAY})?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # 5 March 2024
-    rf"|\b{_MONTH},?\s+{_YEAR}(?![\w])"  # March 2024
-    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])"  # ISO
-    rf"|\b{_YEAR}-(?:0[1-9]|1[0-2])(?![\w\-])"  # 2024-03
-    r"|\b\d{1,2}/\d{1,2}/\d{2,4}(?![\w/])|\b\d{4}/\d{1,2}/\d{1,2}(?![\w/])"  # slashed dates
-    r"|\b\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.m\.|[AaPp][Mm]\b|UTC\b|GMT\b)"  # clock times
-    r"|['’]\d{2}(?![\w'’])"  # '24
+# Each kind of text that holds numbers but no figure, with the reason a skipped figure gives.
+_NOT_FIGURE_KINDS = (
+    ("an address or identifier",
+     r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
+     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
+     r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
+     r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
+     r"|(?<=[A-Za-z])@\d+(?![\w.])"),  # metrics: pass@1, recall@10
+    ("a citation", r"\[\s*\d{1,4}(?:\s*(?:[,;\-–—]|--)\s*\d{1,4})*\s*\]"),
+    ("a date or time",
+     rf"\b{_MONTH}\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,?\s+{_YEAR})?(?![\w])"  # March 5, 2024
+     rf"|\b{_DAY}(?:\s*[-–]\s*{_DAY})?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # 5 March 2024
+     rf"|\b{_MONTH},?\s+{_YEAR}(?![\w])"  # March 2024
+     r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])"  # ISO
+     rf"|\b{_YEAR}-(?:0[1-9]|1[0-2])(?![\w\-])"  # 2024-03
+     r"|\b\d{1,2}/\d{1,2}/\d{2,4}(?![\w/])|\b\d{4}/\d{1,2}/\d{1,2}(?![\w/])"  # slashed dates
+     r"|\b\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.m\.|[AaPp][Mm]\b|UTC\b|GMT\b)"  # clock times
+     r"|['’]\d{2}(?![\w'’])"),  # '24
 )
+_NOT_FIGURE = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(_NOT_FIGURE_KINDS)))
+_NOT_FIGURE_REASON = {f"k{i}": reason for i, (reason, _) in enumerate(_NOT_FIGURE_KINDS)}
 _REF_WORDS = (
     r"sections?|secs?\.?|§§?|tables?|tabs?\.|tbls?\.?|figures?|figs?\.?|equations?|eqs?\.|eqns?\.?|appendix|"
     r"appendices|apps?\.|chapters?|chaps?\.|ch\.|algorithms?|algs?\.|listings?|lines?|theorems?|thms?\.|lemmas?|"
@@ -43,7 +49,7 @@ _REF_TAIL = re.compile(
 )
 _NUMBER_AT = re.compile(r"[-−+]?\d[\d,]*(?:\.\d+)?")
 _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?[BMT](?:-A\d+(?:\.\d+)?[BMT])?(?![\w.-])")
-_NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*)[ \u00a0\-]\Z")
+_NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)[ \u00a0\-]\Z")
 _NEXT_WORD = re.compile(r"[ \t\u00a0]+(\S+)")
 _CAPITALISED_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
 _NOT_NAMES = NOT_NAMES
@@ -103,7 +109,9 @@ class FigureFilter:
     def __init__(self, prose: str, sentences: list[int], mentions: list):
         self.prose = prose
         self.sentences = sentences
-        self.not_figure = sorted((m.start(), m.end()) for m in _NOT_FIGURE.finditer(prose))
+        spans = sorted((m.start(), m.end(), _NOT_FIGURE_REASON[m.lastgroup or ""]) for m in _NOT_FIGURE.finditer(prose))
+        self.not_figure = [(a, b) for a, b, _ in spans]
+        self._nf_reason = [r for _, _, r in spans]
         self._nf_starts = [s for s, _ in self.not_figure]
         self._mention_ends = sorted(m[1] for m in mentions)
         self.name_numbers = sorted(span for m in mentions for span in m[4])
@@ -112,36 +120,39 @@ class FigureFilter:
         self.quiet: set[int] = set()  # figures that give no note when untracked ("in 2020 researchers")
 
     @staticmethod
-    def _in_spans(starts: list[int], spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    def _in_spans(starts: list[int], spans: list[tuple[int, int]], a: int, b: int) -> int | None:
+        """The index of a span that overlaps [a, b), or None."""
         i = bisect.bisect_right(starts, b - 1) - 1
         for j in range(i, max(-1, i - 4), -1):  # spans may nest (an e-mail inside a URL): look back a little
             s, e = spans[j]
             if s < b and e > a:
-                return True
-        return False
+                return j
+        return None
 
-    def skipped(self, f: Found) -> bool:
+    def skipped(self, f: Found) -> str | None:
+        """Why this figure is not a figure to check against the store, or None."""
         p = self.prose
         q = f.quantity
-        if q.kind == "text" or not q.numbers():
-            return True  # vague: nothing to check
-        if self._in_spans(self._nf_starts, self.not_figure, f.start, f.end):
-            return True
+        j = self._in_spans(self._nf_starts, self.not_figure, f.start, f.end)
+        if j is not None:
+            return self._nf_reason[j]
+        if q.kind == "text":
+            return None  # judged by its words
         num = _NUMBER_AT.search(p, f.start, f.end)
         if num is None:  # a number word ("two")
-            return small_bare(q)
+            return None
         year = _year(p, f, num)
         if year == "year":
-            return True
+            return "a year"
         if year == "year-like":
             self.quiet.add(f.start)
         if self._after_reference(f.start):
-            return True
-        if self._in_spans(self._name_number_starts, self.name_numbers, num.start(), num.start() + 1):
-            return True  # "Llama 3", "Open Athena 535B": part of a name in the store
+            return "a section, table, figure or version number"
+        if self._in_spans(self._name_number_starts, self.name_numbers, num.start(), num.start() + 1) is not None:
+            return "part of a subject's name"  # "Llama 3", "Open Athena 535B"
         if f.start == num.start() and (self._after_name(num) or self._model_size(num)):
-            return True
-        return small_bare(q)
+            return "part of a name"
+        return None
 
     def _after_reference(self, start: int) -> bool:
         """A number after "Section", "Table 5 and", "Eq. (", "§": a reference, not a figure."""
@@ -179,7 +190,49 @@ class FigureFilter:
         return bool(lead.strip(" \t\n\"'“‘([|*_"))  # a plain capitalised word starting a sentence is not a name
 
 
+def bare(q: Quantity) -> bool:
+    """A number with nothing said of what it counts: no unit, no counted thing."""
+    return q.unit is None and q.counted is None and q.kind in ("value", "range")
+
+
+def small_count(q: Quantity) -> bool:
+    """A whole number below 10 ("4", "four scenarios", "η = 4"): any claim of a named subject states one,
+    so it counts as that claim's only where it measures what the claim measures."""
+    return (q.kind == "value" and q.value is not None and float(q.value).is_integer() and abs(q.value) < 10)
+
+
 def small_bare(q: Quantity) -> bool:
-    """An integer below 10 with no unit ("4", "3 of them"): too ambiguous to check against the store."""
-    return (q.kind == "value" and q.unit is None and q.counted is None and q.value is not None
-            and float(q.value).is_integer() and abs(q.value) < 10)
+    """A whole number below 10 with no unit ("4", "3 of them", "two"): checked only where the words around
+    it name what a claim of a named subject measures."""
+    return bare(q) and small_count(q)
+
+
+_NAME_TOKEN = re.compile(r"[^\W_](?:[\w\-.]*[^\W_])?")
+_MONTH_OR_DAY = re.compile(rf"{_MONTH}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day", re.I)
+_SENTENCE_LEAD = re.compile(r"[\s\"'“‘(\[|*_#>:;,–—-]*")
+
+
+def names_another(prose: str, start: int, end: int, named: list[tuple[int, int]]) -> bool:
+    """Whether prose[start:end] names someone other than the subjects at `named` (spans): a word with a
+    capital inside it ("xAI", "PyTorch"), letters and digits with a capital ("GPT-4", "Falcon-180B"), or a
+    capitalised word that does not start the sentence ("Colossus"). Acronyms ("MFU", "BLOOM") say too
+    little, and months, weekdays and reference words ("Section") are not names."""
+    lead = _SENTENCE_LEAD.match(prose, start, end)
+    first = lead.end() if lead else start
+    for m in _NAME_TOKEN.finditer(prose, start, end):
+        if any(s <= m.start() < e for s, e in named):
+            continue
+        tok = m.group(0)
+        letters = [c for c in tok if c.isalpha()]
+        if not letters or not any(c.isupper() for c in letters) or all(c.isupper() for c in letters):
+            continue
+        if any(c.isupper() for c in tok[1:]) or any(c.isdigit() for c in tok):
+            if not _REF_WORD.fullmatch(tok.rstrip(".")):
+                return True
+            continue
+        if m.start() == first or prose[max(start, m.start() - 2):m.start()].rstrip().endswith((".", ":", "!", "?")):
+            continue
+        if tok.lower() in _NOT_NAMES or _MONTH_OR_DAY.fullmatch(tok) or _REF_WORD.fullmatch(tok):
+            continue
+        return True
+    return False

@@ -6,7 +6,9 @@ import html
 import re
 
 from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
-from claimsdb.prose.tex import _TEX_CITE, _TEX_NO_PROSE, _TEX_SKIP_ENVS, _TEX_SYMBOLS, _skip_args
+from claimsdb.prose.tex import (
+    _TEX_CITE, _TEX_NO_PROSE, _TEX_SKIP_ENVS, _TEX_SYMBOLS, _skip_args, code_text, math_text,
+)
 
 __all__ = ["html_prose", "markdown"]
 
@@ -47,10 +49,14 @@ _HEADING_NUMBER = re.compile(r"[ \t\n]*\(?\d+(?:\.\d+)*\.?\)?(?=[ \t\n])")
 def _tag_replacement(tag: str, visible: bool = False) -> str:
     m = re.match(r"</?([A-Za-z][\w:-]*)", tag)
     name = m.group(1).lower() if m else ""
+    if visible and name == "tr":
+        return "\n"  # a row is a line of tab-separated cells, as in a TSV file
     if name in _HTML_BLOCK or (visible and name == "pre"):
         return "\n\n"
     if name in _HTML_CELL:
-        return " " if visible else " | "
+        if visible:
+            return "" if tag.startswith("</") else "\t"  # one tab before each cell
+        return " | "
     if name in _HTML_INLINE:
         return ""
     return " "
@@ -153,14 +159,15 @@ def _line_end(src: str, pos: int) -> int:
 
 def _pipe(pr: Prose, s: int, e: int, visible: bool) -> None:
     if visible:
-        pr.replace(s, e, " ")
+        pr.replace(s, e, "\t")  # a page's table keeps its columns: cells separated by tabs
     else:
         pr.keep(e)
 
 
 def markdown(src: str, visible: bool = False) -> Prose:
     """The prose of a Markdown (or Quarto, MDX) manuscript; `visible`: everything a reader of the page
-    sees, code, math, citations and links' addresses too, without the table's pipes (for verify), text only."""
+    sees, code, math, citations and links' addresses too, a table's cells separated by tabs instead of
+    pipes (for verify), text only."""
     pr = Prose(src, track=not visible)
     front = _MD_FRONT.match(src)
     if front:
@@ -213,6 +220,9 @@ def markdown(src: str, visible: bool = False) -> Prose:
                 pr.keep(close.start())
                 pr.replace(close.start(), close.end(), "")
                 e = close.end()
+            elif close and (text := code_text(src[e:close.start()])):
+                pr.replace(s, close.end(), text)  # a setting ("max_steps = 8") or a name ("agentic.html")
+                e = close.end()
             elif close:
                 e = close.end()
                 pr.skip(s, e)
@@ -231,8 +241,12 @@ def markdown(src: str, visible: bool = False) -> Prose:
                 ok = close_m is not None
                 end = close_m.end() if close_m else e
             if ok:
+                text = math_text(src[m.end():end - (2 if kind == "dmath" else 1)]) if kind == "math" else None
+                if text:
+                    pr.replace(s, end, text)  # notation around a figure: "$\eta = 4$", "2–4$\times$"
+                else:
+                    pr.skip(s, end)
                 e = end
-                pr.skip(s, e)
             else:
                 pr.keep(e)  # a dollar sign: "$5.6M"
         elif kind == "cmd":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from claimsdb.figures.vocabulary import SI_PREFIXES, SI_UNITS
 from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
 
 __all__ = ["tex"]
@@ -106,6 +107,68 @@ _TEX_TOKEN = re.compile(r"\\\\|\\[A-Za-z@]+\*?|\\.|\\\n|%|\$\$|\$|~|-{2,3}|\{,\}
 _TEX_DOLLAR = re.compile(r"(?<!\\)\$")
 _TEX_DOUBLE_DOLLAR = re.compile(r"(?<!\\)\$\$")
 
+# Inline math that is only notation around a figure reads as text: "$\times$" is "×", "$\sim$18T" is
+# "~18T", "$\eta = 4$" is "η = 4", "$10^{25}$" is "10^25". Anything more (two letters of an equation,
+# operators, subscripts, other commands) stays math and is skipped.
+_GREEK = dict(zip(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma "
+    "tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split(),
+    "αβγδεεζηθθικλμνξπρστυφφχψωΓΔΘΛΞΠΣΦΨΩ"))
+_MATH_SYMBOLS = {"times": "×", "sim": "~", "approx": "≈", "simeq": "≈", "le": "≤", "leq": "≤", "ge": "≥",
+                 "geq": "≥", "lt": "<", "gt": ">", "%": "%", ",": " ", ";": " ", " ": " ", "!": "", "quad": " "}
+_MATH_WORD = {"mathrm", "text", "textrm", "mathit", "textit", "mathsf", "mathbf", "textbf", "operatorname", "mbox"}
+_MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|([{}])|(\^)|(\d[\d.,]*)|([^\W\d_]+)|(\s+)|(.)", re.S)
+_MATH_PLAIN = set("=<>%~×≈≤≥−-.,")
+
+
+def math_text(content: str) -> str | None:
+    """The text an inline formula reads as when it is notation around a figure, or None (see above)."""
+    out: list[str] = []
+    names = 0
+    pos = 0
+    while pos < len(content):
+        m = _MATH_TOKEN.match(content, pos)
+        assert m is not None  # the last alternative matches any character
+        pos = m.end()
+        cmd, brace, caret, number, letters, space, other = m.groups()
+        if cmd is not None:
+            if cmd in _GREEK:
+                out.append(_GREEK[cmd])
+                names += 1
+            elif cmd in _MATH_SYMBOLS:
+                out.append(_MATH_SYMBOLS[cmd])
+            elif cmd in _MATH_WORD and (arg := re.match(r"\s*\{([^{}\\]*)\}", content[pos:])):
+                out.append(arg.group(1))
+                names += 1
+                pos += arg.end()
+            else:
+                return None
+        elif caret is not None:
+            exp = re.match(r"\{\s*([-−+]?\d{1,3})\s*\}|([-−+]?\d)", content[pos:])
+            if exp is None:
+                return None
+            out.append("^" + (exp.group(1) or exp.group(2)))
+            pos += exp.end()
+        elif number is not None or space is not None:
+            out.append(m.group(0))
+        elif letters is not None:
+            if len(letters) > 1:
+                return None  # "ab", "xy": a product of symbols, or a word that \mathrm{} would mark
+            out.append(letters)
+            names += 1
+        elif brace is None:
+            if other not in _MATH_PLAIN:
+                return None
+            out.append(other)
+        if names > 1:
+            return None
+    return "".join(out).strip()
+
+
+# A code span or \texttt{} that sets a key to a number ("max_off_policy_steps = 8") reads as that setting.
+ASSIGNMENT = re.compile(r"[ \t]*[^\W\d][\w.]*[ \t]*:?=[ \t]*[-+−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?[ \t]*")
+_SI_RANGES = {"numrange": 2, "qtyrange": 3, "SIrange": 3}
+
 
 def tex(src: str) -> Prose:
     pr = Prose(src)
@@ -130,8 +193,11 @@ def tex(src: str) -> Prose:
             c = tok[1]
             if c in "([":
                 close = src.find("\\)" if c == "(" else "\\]", e, limit)
-                e = close + 2 if close >= 0 else e
-                pr.skip(s, e)
+                if c == "(" and close >= 0:
+                    e = _inline_math(pr, s, e, close, close + 2)
+                else:
+                    e = close + 2 if close >= 0 else e
+                    pr.skip(s, e)
             elif c in "%$&#_{}":
                 pr.replace(s, e, c)
             elif c == ",":
@@ -155,8 +221,9 @@ def tex(src: str) -> Prose:
         elif tok == "$":
             close = _TEX_DOLLAR.search(src, e, limit)
             if close and not _BLANK_LINE.search(src, e, close.start()):
-                e = close.end()
-            pr.skip(s, e)
+                e = _inline_math(pr, s, e, close.start(), close.end())
+            else:
+                pr.skip(s, e)
         elif tok == "~":
             pr.replace(s, e, " ")
         elif tok.startswith("--"):
@@ -193,15 +260,26 @@ def _tex_command(pr: Prose, src: str, s: int, e: int, name: str, limit: int, clo
             e = _skip_args(src, e, _TEX_ENV_ARGS.get(env, 0), limit)
         pr.replace(s, e, "\n\n")
         return e
-    if name in _TEX_SIUNITX:
-        e = _skip_args(src, e, None, limit)
-        pr.keep(e)  # the figure grammar reads \qty{2.4}{\giga\hertz} itself
-        return e
+    if name in _TEX_SIUNITX or name in _SI_RANGES:
+        args, end = _brace_args(src, e, limit)
+        typeset = _siunitx(name, args)
+        if typeset is None:
+            e = _skip_args(src, e, None, limit)
+            pr.keep(e)  # the figure grammar reads \qty{2.4}{\giga\hertz} itself
+            return e
+        pr.replace(s, end, typeset)  # "\num{16384}" reads "16,384", as it is typeset
+        return end
     if name in _TEX_VERB:
-        m = re.compile(r"(?:\[[^\]\n]*\])?(\{[^}\n]*\}|([^\w\s{])[^\n]*?\2)").match(src, e)
+        m = re.compile(r"(?:\[[^\]\n]*\])?(\{([^}\n]*)\}|([^\w\s{])([^\n]*?)\3)").match(src, e)
         e = m.end() if m else e
-        pr.skip(s, e)
+        code = (m.group(2) if m.group(2) is not None else m.group(4)) if m else ""
+        _code(pr, s, e, code)
         return e
+    if name in ("texttt", "code"):
+        args, end = _brace_args(src, e, limit, count=1)
+        if args:
+            _code(pr, s, end, args[0].replace("\\_", "_"))
+            return end
     if name in _TEX_NO_PROSE or _TEX_CITE.fullmatch(name):
         e = _skip_args(src, e, _TEX_NO_PROSE.get(name), limit)
         pr.skip(s, e)
@@ -234,3 +312,82 @@ def _tex_command(pr: Prose, src: str, s: int, e: int, name: str, limit: int, clo
         e = m.end()
     pr.replace(s, e, "")
     return e
+
+
+def _inline_math(pr: Prose, s: int, start: int, end: int, after: int) -> int:
+    """Inline math src[start:end] (from s to after, delimiters included): its text, or skipped."""
+    text = math_text(pr.src[start:end])
+    if text:
+        pr.replace(s, after, text)
+    else:
+        pr.skip(s, after)
+    return after
+
+
+def code_text(code: str) -> str | None:
+    """What inline code reads as: a setting ("max_off_policy_steps = 8") or code without a digit (a name:
+    "posttrain.html", "verl") as its text; None (skipped) for anything else, whose numbers are code."""
+    if ASSIGNMENT.fullmatch(code) or (code.strip() and not re.search(r"\d", code) and "\n" not in code):
+        return code.strip()
+    return None
+
+
+def _code(pr: Prose, s: int, e: int, code: str) -> None:
+    text = code_text(code)
+    if text:
+        pr.replace(s, e, text)
+    else:
+        pr.skip(s, e)
+
+
+def _brace_args(src: str, e: int, limit: int, count: int | None = None) -> tuple[list[str], int]:
+    """The brace arguments after a command (optional [..] ones skipped) and the offset after them."""
+    args: list[str] = []
+    while e < limit and (count is None or len(args) < count):
+        m = _TEX_OPT.match(src, e)
+        if m:
+            e = m.end()
+            continue
+        if src[e:e + 1] != "{":
+            break
+        end = _brace_end(src, e, limit)
+        if end is None:
+            break
+        args.append(src[e + 1:end - 1])
+        e = end
+    return args, e
+
+
+def _si_number(text: str) -> str | None:
+    n = re.sub(r"\s+|\\,|\{,\}", "", text)
+    if re.fullmatch(r"[-+]?\d{4,}", n):
+        return f"{int(n):,}"  # siunitx sets 16384 apart in groups; the comma keeps it from reading as a year
+    return n if re.fullmatch(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", n) else None
+
+
+def _siunitx(name: str, args: list[str]) -> str | None:
+    """What siunitx's num, qty, SI and their ranges typeset, as text; None if it cannot be read."""
+
+    def unit(spec: str) -> str | None:
+        out = []
+        for cmd, plain in re.findall(r"\\([A-Za-z]+)|([^\\\s{}]+)", spec):
+            if cmd and cmd not in SI_PREFIXES and cmd not in SI_UNITS:
+                return None
+            out.append(SI_PREFIXES.get(cmd, SI_UNITS.get(cmd, "")) if cmd else plain)
+        return "".join(out)
+
+    wanted = {"num": 1, "qty": 2, "SI": 2, "unit": 1, **_SI_RANGES}[name]
+    if len(args) < wanted:
+        return None
+    if name == "unit":
+        return unit(args[0])
+    numbers = [_si_number(a) for a in args[:2 if name in _SI_RANGES else 1]]
+    if any(n is None for n in numbers):
+        return None
+    text = "–".join(n for n in numbers if n is not None)
+    if name in ("num", "numrange"):
+        return text
+    u = unit(args[-1])
+    if u is None:
+        return None
+    return f"{text}{u}" if u == "%" else f"{text} {u}"
