@@ -103,9 +103,14 @@ class Site:
         """The posted form, after the same-origin check and the token check."""
         form = await request.form(max_files=0, max_fields=20)
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
-        self.csrf.check(method="POST", origin_of_server=f"{request.url.scheme}://{request.headers.get('host', '')}",
-                        headers=request.headers, session=request.cookies.get(self.session_cookie(request)),
-                        token=fields.get("csrf"))
+        host, server = request.headers.get("host"), request.scope.get("server")
+        port = server[1] if server else None
+
+        def origin_allowed(origin: str) -> bool:
+            return self.settings.access.origin_allowed(origin, host, port)
+
+        self.csrf.check(method="POST", origin_allowed=origin_allowed, headers=request.headers,
+                        session=request.cookies.get(self.session_cookie(request)), token=fields.get("csrf"))
         return fields
 
     def page(self, request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
