@@ -59,6 +59,37 @@ SAMPLE = {
 }
 
 
+# Who records in every test: a reader set through CLAIMS_READER, so no test depends on the machine's
+# git user.name (or falls back on nobody); tests of the reader's settings unset it (`no_reader`).
+TEST_READER = "Test Reader"
+
+
+@pytest.fixture(autouse=True)
+def reader_env(tmp_path_factory, monkeypatch) -> None:
+    """The developer's git config and claimsdb settings stay out of every test (and its subprocesses)."""
+    monkeypatch.setenv("CLAIMS_READER", TEST_READER)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "no-config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+@pytest.fixture
+def no_reader(tmp_path: Path, monkeypatch) -> Path:
+    """Nobody named anywhere: no CLAIMS_READER, an empty home and config folder, no git user.name (global,
+    system, or of a repository around the working directory, which is this test's folder). Returns the
+    home folder."""
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    monkeypatch.delenv("CLAIMS_READER", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
 @pytest.fixture
 def sample() -> dict:
     return copy.deepcopy(SAMPLE)

@@ -7,7 +7,6 @@ from sqlalchemy import select
 
 from claimsdb import db, provenance, queries, store
 from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.identity import default_actor
 from claimsdb.models import Claim
 
 
@@ -116,17 +115,3 @@ def test_a_later_retag_by_a_person_is_also_kept(engine, write_json, sample):
     with db.session_scope(engine) as session:
         store.import_files(session, [str(write_json(sample))])
     assert tag_of(engine, "gadget.fleet") == "prior-note"
-
-
-def test_identity_defaults_to_git_user_name_then_login(tmp_path, monkeypatch):
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Grace Hopper\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)  # outside any repository with its own user.name
-    assert default_actor() == "Grace Hopper"
-    gitconfig.write_text("", encoding="utf-8")
-    monkeypatch.setenv("LOGNAME", "ghopper")
-    assert default_actor() == "ghopper"
-    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all
-    assert default_actor() == "ghopper"

@@ -100,3 +100,41 @@ class UnsafeIdentifier(ClaimsError):
 
 class ExportConflict(ClaimsError):
     """Two figures would be exported under one name."""
+
+
+class InvalidName(ClaimsError):
+    """A person's name that cannot be recorded (identity.person_name). `field` is the domain's word for
+    it ("reader", "actor"); `origin` says where it was set when it was not typed (CLAIMS_READER, the
+    settings file, git's user.name)."""
+
+    def __init__(self, field: str, value: object, reason: str, origin: str | None = None):
+        self.field, self.value, self.reason, self.origin = field, value, reason, origin
+        super().__init__(self.named(field))
+
+    def named(self, label: str) -> str:
+        """The message with the field called `label` (the CLI's flag, the web form's label)."""
+        where = f" (from {self.origin})" if self.origin else ""
+        return f"{label} {shown(self.value)}{where}: {self.reason}"
+
+
+class NoReader(ClaimsError):
+    """Nobody is named as the person recording, and nobody may be guessed (never the login name)."""
+
+    def __init__(self, env: str, config: object):
+        self.ways = (f'set {env}="Your Name"', f'write reader = "Your Name" in {config}',
+                     'run git config --global user.name "Your Name"')
+        super().__init__(self.told())
+
+    def told(self, *first: str) -> str:
+        """The message, with other ways to name the reader (the CLI's flag) listed first."""
+        ways = (*first, *self.ways)
+        return (f"no reader's name is set, and the login name is never used: {', '.join(ways[:-1])}, "
+                f"or {ways[-1]}")
+
+
+class BadSetting(ClaimsError):
+    """The settings file cannot be read or holds what claims does not know."""
+
+    def __init__(self, path: object, reason: str):
+        self.path = path
+        super().__init__(f"settings file {path}: {reason}")

@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import __version__
+from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Snapshot, Source, Verification
 from claimsdb.policy import Policy
 from claimsdb.queries import claim_views
@@ -29,7 +30,7 @@ NAMESPACE = "urn:claimsdb:"
 TOOL = f"claims:tool/claimsdb-{__version__}"
 RESEARCH_AGENT = "claims:agent/ai-research-agent"
 AGENT_REPORTED = "agent-reported"
-IMPORT_ACTOR = "import"
+IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
 
 
 def _slug(text: str) -> str:

@@ -17,6 +17,7 @@ from sqlmodel import Session
 from claimsdb import history, sources
 from claimsdb.errors import BadQuery
 from claimsdb.escaping import FORBIDDEN_CHARS
+from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.queries import claim_views, get_claim
 
@@ -93,9 +94,9 @@ def reread(
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
     the locator and the quote, becomes evidence of the claim (unless it is cited so already)."""
+    actor = person_name(actor, field="reader")
     claim = get_claim(session, key)
     view = _intact(session, claim)
-    actor = _required(actor, "the reader's name")
     src, registered = reread_source(session, claim, source)
     locator = _clean(locator, "--locator") or None
     quote = _clean(quote, "--quote") or None
@@ -130,6 +131,7 @@ def reread(
 
 def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> dict[str, Any]:
     """Set a tag by hand: lower, or sideways to a tag of the same trust. Never up: that takes a re-read."""
+    actor = person_name(actor, field="actor")
     claim = get_claim(session, key)
     view = _intact(session, claim)
     target = session.get(Tag, tag)
@@ -145,7 +147,6 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
             f"raises trust; if you re-read the page: claims reread {key} --source PAGE --locator WHERE --quote TEXT"
         )
     reason = _required(reason, "--reason")
-    actor = _required(actor, "the name")
     before = claim.tag
     event = _record(
         session, claim,
@@ -162,7 +163,7 @@ def _set_status(
     _intact(session, claim)
     if claim.status != "active":
         raise BadQuery(f"{claim.key} is already {claim.status}; a status is changed once, never undone silently")
-    actor = _required(actor, "the name")
+    actor = person_name(actor, field="actor")
     before = claim.status
     detail = {"status": [before, status], "reason": reason, "superseded_by": superseded_by}
     event = _record(
@@ -207,7 +208,7 @@ def _ranked_claim(session: Session, key: str, rank: str, reason: str, actor: str
                        "(name it with \"quantity\" in the data file)")
     if claim.rank == rank:
         raise BadQuery(f"{key} is already {rank}")
-    return claim, _required(reason, "--reason"), _required(actor, "the name")
+    return claim, _required(reason, "--reason"), person_name(actor, field="actor")
 
 
 def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:

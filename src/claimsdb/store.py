@@ -28,13 +28,14 @@ from sqlmodel import Session
 from claimsdb import history, records
 from claimsdb.db import insert_rows, parameter_mark
 from claimsdb.errors import BadQuery, InvalidRecord
+from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.records import (
     ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record,
 )
 
-IMPORT_ACTOR = "import"
+IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
 DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases")
 # What a person reads when re-reading a claim (history.content_digest covers these).

@@ -21,15 +21,6 @@ def test_reread_prints_tag_before_and_after(claims):
     assert "widget.context: note-2026-10-04 → spot-checked" in result.stdout and "by Ada" in result.stdout
 
 
-@pytest.mark.usefixtures("loaded")
-def test_reread_uses_git_user_name_by_default(claims, tmp_path, monkeypatch):
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Grace Hopper\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)
-    result = claims("reread", "widget.pretrain", "--format", "json", "--yes")
-    assert json.loads(result.stdout)["event"]["actor"] == "Grace Hopper"
 
 
 @pytest.mark.usefixtures("loaded")
@@ -116,7 +107,7 @@ def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
 
 
 @pytest.mark.usefixtures("loaded")
-@pytest.mark.parametrize("flag", ["--quote", "--locator", "--note", "--by"])
+@pytest.mark.parametrize("flag", ["--quote", "--locator", "--note"])
 def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
     result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
     assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr

@@ -40,6 +40,9 @@ COMMANDS = {
     "db": "claimsdb.cli.database:app",
 }
 
+# The options that set a domain error's field, where a message names it.
+FLAGS = {"reader": "--by", "actor": "--by"}
+
 
 class ClaimsGroup(LazyGroup):
     """The one place where errors become a message on stderr and an exit code."""
@@ -64,8 +67,12 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import ClaimsError
+    from claimsdb.errors import ClaimsError, InvalidName, NoReader
 
+    if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
+        return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
+    if isinstance(exc, NoReader):
+        return "error: " + exc.told(f'pass {FLAGS["reader"]} "Your Name"'), exc.exit_code
     if isinstance(exc, ClaimsError):
         return f"error: {exc.message}", exc.exit_code
     if isinstance(exc, OSError):  # a file or folder the user named: missing, unreadable, unwritable

@@ -104,12 +104,13 @@ def add(
 
     Example: claims add --subject "Kimi K2.5" --statement "Kimi K2.5 runs up to 100,000 concurrent tasks." --figure "up to 100,000 tasks" --source https://example.org/kimi-k25
     """
-    from claimsdb import store
-    from claimsdb.identity import default_actor
+    from claimsdb import identity, store
 
-    actor = by or default_actor()
+    # Adding vouches for nothing (the claim is unverified), so with no person named the tool records it.
+    person = identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
+    actor = person or store.IMPORT_ACTOR
     fields = {"key": key, "subject": subject, "statement": statement, "figures": figures or [], "tag": tag,
-              "basis": basis or f"Recorded by {actor} with claims add; nobody has re-read it.",
+              "basis": basis or f"Recorded{f' by {person}' if person else ''} with claims add; nobody has re-read it.",
               "stage": stage, "section": section, "locator": locator, "quote": quote}
     with db.session_of(db_, create=True) as session:
         result = store.add_claim(session, fields, source=source, actor=actor)

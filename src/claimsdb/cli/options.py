@@ -64,7 +64,7 @@ def claim_filter(tag, trust, subject, stage, source, search, status):
 
 ActorOption = Annotated[
     Optional[str],
-    typer.Option("--by", help="Who is recording this. Default: git's user.name, else the login name.", show_default=False),
+    typer.Option("--by", help="Who is recording this (a person's name). Default: CLAIMS_READER, else reader in $XDG_CONFIG_HOME/claimsdb/config.toml, else git's user.name; never the login name.", show_default=False),
 ]
 
 

@@ -23,9 +23,10 @@ EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
 
 
 def _actor(by: str | None) -> str:
-    from claimsdb.identity import default_actor
+    """The person recording: --by, else the reader set on this machine; never the login name."""
+    from claimsdb import identity
 
-    return by or default_actor()
+    return identity.reader(by)
 
 
 def _change(result: dict, before: str, after: str, show) -> Output:
@@ -74,11 +75,12 @@ def reread(
     """
     from claimsdb import provenance
 
+    actor = _actor(by)  # before asking: a question answered for nobody would be wasted
     if not yes:
         _ask(key, source, snapshots_root(sources_dir, db_), db_)
     with db.session_of(db_) as session:
         result = provenance.reread(
-            session, key, actor=_actor(by), source=source, locator=locator, quote=quote, note=note,
+            session, key, actor=actor, source=source, locator=locator, quote=quote, note=note,
         )
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))

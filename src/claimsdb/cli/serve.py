@@ -31,6 +31,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port; the URL is printed).")] = 8421,
     host: Annotated[str, typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only.")] = "127.0.0.1",
     allow_from: Annotated[Optional[list[str]], typer.Option("--allow-from", help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.", show_default=False)] = None,
+    public_names: Annotated[Optional[list[str]], typer.Option("--public-name", metavar="HOST[:PORT]", help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.", show_default=False)] = None,
     by: Annotated[Optional[str], typer.Option("--by", help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).", show_default=False)] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags are paper-safe (the queue then holds secondary claims too).")] = False,
     sources_dir: SourcesDirOption = None,
@@ -40,33 +41,42 @@ def serve(
 
     The queue walks through the claims the export gate would block, each beside the located passage of
     its page's latest snapshot, and records a re-read under the rules of `claims reread`. The server
-    listens on 127.0.0.1 and answers loopback clients only (--allow-from widens that); a write must
-    come from one of its own pages. Ctrl-C stops it.
+    listens on 127.0.0.1 and answers loopback clients only (--allow-from widens that), and only requests
+    sent to one of its names: localhost, 127.0.0.1, [::1], the --host address and each --public-name (so
+    a web page whose name was made to resolve to this machine gets nothing); a write must come from one
+    of its own pages. Ctrl-C stops it.
 
-    Example: claims serve --port 8421 --by "Ada Lovelace"
+    Example: claims serve --host 0.0.0.0 --allow-from 192.168.1.0/24 --public-name 192.168.1.5 --by "Ada Lovelace"
     """
     import uvicorn
 
     from claimsdb.web.app import Settings, create_app
-    from claimsdb.web.guard import Access
+    from claimsdb.web.guard import Access, origin_of, public_name
 
     db.open_engine(db_, create=False)  # a missing database is an error here, not an empty store served
     root = snapshots_root(sources_dir, db_)
     try:
-        access = Access.build(host, allow_from or ())
+        names = [public_name(name) for name in public_names or ()]
+    except ValueError as exc:
+        raise BadQuery(f"--public-name: {exc}") from None
+    try:
+        access = Access.build(host, allow_from or (), public_names or ())
     except ValueError as exc:
         raise BadQuery(f"--allow-from: {exc}") from None
-    try:
-        app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access))
-    except ValueError as exc:
-        raise BadQuery(str(exc)) from None
+    app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access))
     sock = listen(host, port)
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
     typer.echo(f"claims serve: http://{shown}:{bound}/  (database {db.describe_url(db.resolve_url(db_))}; "
                f"snapshots in {root / 'snapshots'}; "
                f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from or ())}; "
                "Ctrl-C stops)", err=False)
+    if names:
+        typer.echo(f"  also at {', '.join(origin_of(name, at or bound) + '/' for name, at in names)}")
+    elif access.networks:
+        typer.echo(f"  other machines reach it only by a name given with --public-name (this machine's LAN name "
+                   f"or address, like --public-name {socket.gethostname()}); it answers as "
+                   f"{', '.join(access.origins(bound))}", err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
                             lifespan="off", timeout_graceful_shutdown=5)
     try:

@@ -15,7 +15,6 @@ guard.Csrf, clients and Host names by guard.Guard.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,15 +30,16 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from claimsdb import db
-from claimsdb.errors import ClaimsError, NotFound, TamperedHistory, UnknownClaim
+from claimsdb.errors import ClaimsError, InvalidName, NotFound, TamperedHistory, UnknownClaim
+from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.policy import Policy
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.web import drawing, pages
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
-MAX_NAME = 80
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"
+READER_LABEL = "Your name"  # the form's label for the field "reader"
 YEAR_S = 365 * 24 * 3600
 STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
 
@@ -56,11 +56,12 @@ class Settings:
 
 
 def reader_name(text: str | None) -> str | None:
-    """A person's name as typed, trimmed; None when empty, too long, or holding control characters."""
-    name = " ".join((text or "").split())
-    if not name or len(name) > MAX_NAME or any(unicodedata.category(c)[0] == "C" for c in name):
+    """The reader's name a cookie holds, checked as every name is (identity.person_name); None when it
+    holds none or one that is not a name."""
+    try:
+        return person_name(text, field="reader") if text else None
+    except InvalidName:
         return None
-    return name
 
 
 def local_path(target: str | None, default: str = "/queue") -> str:
@@ -80,8 +81,8 @@ class Site:
         self.policy = Policy(strict=settings.strict)
         self.store = SnapshotStore(settings.sources_dir or db.files_folder(db.resolve_url(settings.db)))
         self.csrf = Csrf()
-        if settings.reader is not None and reader_name(settings.reader) is None:
-            raise ValueError(f"--by must be a name of at most {MAX_NAME} characters")
+        # --by: checked once, at start (InvalidName reaches the command line, which names the flag)
+        self.fixed_reader = person_name(settings.reader, field="reader") if settings.reader is not None else None
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -89,8 +90,8 @@ class Site:
         return f"claims_session_{request.url.port or 0}"  # one per server: ports share a browser's cookies
 
     def reader(self, request: Request) -> str | None:
-        if self.settings.reader is not None:
-            return reader_name(self.settings.reader)
+        if self.fixed_reader is not None:
+            return self.fixed_reader
         return reader_name(unquote(request.cookies.get(READER_COOKIE, "")))
 
     def read(self, fn, *args, **kwargs):
@@ -102,9 +103,14 @@ class Site:
         """The posted form, after the same-origin check and the token check."""
         form = await request.form(max_files=0, max_fields=20)
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
-        self.csrf.check(method="POST", origin_of_server=f"{request.url.scheme}://{request.headers.get('host', '')}",
-                        headers=request.headers, session=request.cookies.get(self.session_cookie(request)),
-                        token=fields.get("csrf"))
+        host, server = request.headers.get("host"), request.scope.get("server")
+        port = server[1] if server else None
+
+        def origin_allowed(origin: str) -> bool:
+            return self.settings.access.origin_allowed(origin, host, port)
+
+        self.csrf.check(method="POST", origin_allowed=origin_allowed, headers=request.headers,
+                        session=request.cookies.get(self.session_cookie(request)), token=fields.get("csrf"))
         return fields
 
     def page(self, request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -175,12 +181,12 @@ class Site:
     async def set_reader(self, request: Request) -> Response:
         fields = await self.form(request)
         target = local_path(fields.get("next"))
-        name = reader_name(fields.get("name"))
         if self.settings.reader is not None:
             return RedirectResponse(target, status_code=303)
-        if name is None:
-            return self.page(request, "reader.html", 400, error=f"A name of 1 to {MAX_NAME} characters, please.",
-                             next=target, max_name=MAX_NAME)
+        try:
+            name = person_name(fields.get("name", ""), field="reader")
+        except InvalidName as exc:
+            return self.page(request, "reader.html", 400, error=exc.named(READER_LABEL), next=target, max_name=MAX_NAME)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict")
         return response

@@ -3,13 +3,17 @@
 - Clients: loopback only (127.0.0.0/8, ::1, and IPv4-mapped loopback on a dual-stack socket), unless
   the server was started with networks to allow. The address is the socket's peer: the server never
   reads X-Forwarded-For, so a client cannot claim another address.
-- Hosts: the Host header must name this machine's loopback (or the address the server was told to
-  listen on). A web page whose own name resolves to 127.0.0.1 (DNS rebinding) is refused, so it can
-  never read a page or its form token as "same origin".
-- Writes: a POST must come from a page of this server: its Origin (or Referer) must be this server's
-  own origin, Sec-Fetch-Site, when the browser sends it, must be "same-origin", and the form must carry
-  the token tied to the browser's session cookie (HMAC with a secret made at start). Another page,
-  even one served from another port of 127.0.0.1 (same site, other origin), is refused.
+- Names: a fixed list, whatever the networks allowed: the loopback names (localhost, 127.0.0.1, [::1])
+  and the address the server listens on (unless a wildcard), at the server's own port, and the names
+  given with --public-name. The Host header must be one of them. A web page whose own name was made to
+  resolve to this machine (DNS rebinding) sends its own name as Host, so it can never read a page or
+  its form token as "same origin", from loopback or from an allowed network alike.
+- Writes: a POST must come from a page of this server: its Origin (or Referer) must be one of the
+  origins of that list (http, an allowed name, its port) and the origin the request was sent to (its
+  Host), never just "whatever Host says"; Sec-Fetch-Site, when the browser sends it, must be
+  "same-origin", and the form must carry the token tied to the browser's session cookie (HMAC with a
+  secret made at start). Another page, even one served from another port of 127.0.0.1 (same site,
+  other origin), is refused.
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+HTTP_PORT = 80  # the port a Host header or an origin without one means
 SECURITY_HEADERS = (
     (b"content-security-policy",
      b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
@@ -60,38 +66,86 @@ def is_loopback(address: str | None) -> bool:
     return ip is not None and ip.is_loopback
 
 
-def host_name(header: str | None) -> str | None:
-    """The name part of a Host header ("127.0.0.1:8421" -> "127.0.0.1", "[::1]:80" -> "::1"), lowercase."""
-    if not header:
+_AUTHORITY = re.compile(r"(\[[^\[\]]*\]|[^:\[\]]*)(?::([0-9]{1,5}))?")
+_LABEL = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
+_DOTTED = re.compile(r"[0-9.]+")
+
+
+def host_literal(text: str) -> str | None:
+    """A host as the name list keeps it: a lowercase DNS name, a dotted IPv4 address, or an IPv6 address
+    (bracketed in a Host header, bare here); None for anything else (a trailing dot, "127.1", a zone)."""
+    text = text.lower()
+    if "%" in text:  # an IPv6 zone ("fe80::1%eth0") names an interface of one machine, not a host
         return None
-    try:
-        name = urlsplit(f"//{header.strip()}").hostname
-    except ValueError:
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            return str(ipaddress.IPv6Address(text[1:-1]))
+        except ValueError:
+            return None
+    if _DOTTED.fullmatch(text):
+        try:
+            return str(ipaddress.IPv4Address(text))
+        except ValueError:
+            return None
+    labels = text.split(".")
+    if len(text) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         return None
-    return name.lower() if name else None
+    return text
+
+
+def authority(text: str | None) -> tuple[str, int | None] | None:
+    """A Host header or an origin's host[:port], read strictly: (host, port or None); None when it is
+    not one (userinfo, a path, spaces, a port out of range)."""
+    m = _AUTHORITY.fullmatch(text or "")
+    if m is None:
+        return None
+    host, port = host_literal(m.group(1)), int(m.group(2)) if m.group(2) else None
+    if host is None or (port is not None and not 0 < port < 65536):
+        return None
+    return host, port
+
+
+def public_name(text: str) -> tuple[str, int | None]:
+    """A --public-name: a host name or an IP address, optionally with :port. ValueError says why not."""
+    text = text.strip()
+    bare_ipv6 = text.count(":") > 1 and not text.startswith("[")  # "fd00::5": its colons are not a port
+    parsed = authority(f"[{text}]" if bare_ipv6 else text)
+    if parsed is None:
+        raise ValueError(f"not a host name or an IP address, with an optional :port: {text!r} "
+                         "(like claims.lab.example, 192.168.1.5, [fd00::5] or claims.lab.example:8421)")
+    if parsed[0] in ("0.0.0.0", "::"):
+        raise ValueError(f"{text!r} is a wildcard address, not a name a client uses to reach this machine")
+    return parsed
+
+
+def origin_of(host: str, port: int) -> str:
+    """The origin a browser sends for a page at host:port."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 @dataclass(frozen=True)
 class Access:
-    """Which clients and Host names the server answers."""
+    """Which clients the server answers, and by which names (host, port; None: the server's own port)."""
 
     networks: tuple = ()  # ip_network objects allowed besides loopback
-    hosts: tuple[str, ...] = LOOPBACK_HOSTS
-    any_host: bool = False  # listening on every interface for allowed networks: any Host name
+    names: tuple[tuple[str, int | None], ...] = tuple((name, None) for name in LOOPBACK_NAMES)
 
     @classmethod
-    def build(cls, listen_host: str, allow_from: Iterable[str] = ()) -> Access:
-        """From `--host` and `--allow-from`; ValueError names a network that cannot be read."""
+    def build(cls, listen_host: str, allow_from: Iterable[str] = (), public_names: Iterable[str] = ()) -> Access:
+        """From `--host`, `--allow-from` and `--public-name`; ValueError names what cannot be read."""
         networks = []
         for text in allow_from:
             try:
                 networks.append(ipaddress.ip_network(text.strip(), strict=False))
             except ValueError:
                 raise ValueError(f"not a network or address: {text!r} (like 192.168.1.0/24 or 10.0.0.7)") from None
-        listen = host_name(listen_host) or listen_host.lower()
-        wildcard = listen_host in WILDCARD_HOSTS
-        hosts = LOOPBACK_HOSTS if wildcard or listen in LOOPBACK_HOSTS else (*LOOPBACK_HOSTS, listen)
-        return cls(tuple(networks), hosts, any_host=wildcard and bool(networks))
+        names = [(name, None) for name in LOOPBACK_NAMES]
+        listen = listen_host.strip("[]")
+        listen = None if listen in WILDCARD_HOSTS else host_literal(f"[{listen}]" if ":" in listen else listen)
+        if listen is not None:
+            names.append((listen, None))
+        names += [public_name(text) for text in public_names]
+        return cls(tuple(networks), tuple(dict.fromkeys(names)))
 
     def client_allowed(self, address: str | None) -> bool:
         if is_loopback(address):
@@ -99,9 +153,27 @@ class Access:
         ip = _address(address) if address else None
         return ip is not None and any(ip in net for net in self.networks)
 
-    def host_allowed(self, header: str | None) -> bool:
-        name = host_name(header)
-        return name is not None and (self.any_host or name in self.hosts)
+    def _allowed(self, host: str, port: int, server_port: int | None) -> bool:
+        return any(name == host and (want if want is not None else server_port) == port for name, want in self.names)
+
+    def host_allowed(self, header: str | None, server_port: int | None) -> bool:
+        """Whether a Host header names this server: a name of the list, at its port."""
+        parsed = authority(header)
+        return parsed is not None and self._allowed(parsed[0], parsed[1] or HTTP_PORT, server_port)
+
+    def origin_allowed(self, origin: str | None, host: str | None, server_port: int | None) -> bool:
+        """Whether a write's Origin is one of this server's origins, and the one the request was sent to."""
+        if not origin or not origin.lower().startswith("http://"):
+            return False
+        parsed, sent_to = authority(origin[len("http://"):]), authority(host)
+        if parsed is None or sent_to is None:
+            return False
+        origin_at = (parsed[0], parsed[1] or HTTP_PORT)
+        return origin_at == (sent_to[0], sent_to[1] or HTTP_PORT) and self._allowed(*origin_at, server_port)
+
+    def origins(self, server_port: int) -> list[str]:
+        """The addresses the server answers at, as a browser's address bar would show them."""
+        return [origin_of(name, port if port is not None else server_port) for name, port in self.names]
 
 
 class Guard:
@@ -114,15 +186,17 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        client = scope.get("client")
-        headers = dict(scope.get("headers") or [])
-        host = headers.get(b"host", b"").decode("latin-1")
+        client, server = scope.get("client"), scope.get("server")
+        hosts = [value.decode("latin-1") for name, value in scope.get("headers") or () if name == b"host"]
+        host = hosts[0] if len(hosts) == 1 else None  # two Host headers: which one would the app read?
+        port = server[1] if server else None  # the socket's own port: what the client connected to
         if not self.access.client_allowed(client[0] if client else None):
             return await _plain(send, 403, "refused: this server answers loopback clients only "
                                            "(start it with --allow-from NETWORK to allow others)\n")
-        if not self.access.host_allowed(host):
-            return await _plain(send, 421, "refused: unexpected Host header (this server answers for "
-                                           "localhost and 127.0.0.1 only)\n")
+        if port is None or not self.access.host_allowed(host, port):
+            known = ", ".join(self.access.origins(port)) if port is not None else "its own names"
+            return await _plain(send, 421, f"refused: unexpected Host header (this server answers as {known} only; "
+                                           "start it with --public-name NAME to be reached by another name)\n")
 
         async def send_secured(message):
             if message["type"] == "http.response.start":
@@ -157,16 +231,21 @@ class Csrf:
     def token(self, session: str) -> str:
         return hmac.new(self.secret, session.encode("ascii"), hashlib.sha256).hexdigest()
 
-    def check(self, *, method: str, origin_of_server: str, headers, session: str | None, token: str | None) -> None:
-        """Raise Refused(403) unless this write comes from one of this server's own pages."""
+    def check(self, *, method: str, origin_allowed: Callable[[str], bool], headers, session: str | None,
+              token: str | None) -> None:
+        """Raise Refused(403) unless this write comes from one of this server's own pages:
+        `origin_allowed` says whether an origin is one of them (Access.origin_allowed)."""
         site = headers.get("sec-fetch-site")
         if site is not None and site != "same-origin":
             raise Refused(403, f"refused: a cross-site {method} (Sec-Fetch-Site: {site})")
         origin = headers.get("origin")
         if origin is None and headers.get("referer"):
-            parts = urlsplit(headers["referer"])
+            try:
+                parts = urlsplit(headers["referer"])
+            except ValueError:
+                raise Refused(403, f"refused: a {method} from an unreadable Referer") from None
             origin = f"{parts.scheme}://{parts.netloc}"
-        if origin is not None and origin.lower() != origin_of_server.lower():
+        if origin is not None and not origin_allowed(origin):
             raise Refused(403, f"refused: a {method} from another origin ({origin})")
         if not (self.valid_session(session) and token and hmac.compare_digest(token, self.token(session))):
             raise Refused(403, "refused: the form's token does not match this browser's session "
