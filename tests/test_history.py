@@ -4,7 +4,9 @@ raw-SQL bypasses the database refuses."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
 
 import pytest
 from sqlalchemy import select
@@ -34,7 +36,7 @@ EVENT = {"at": "2026-11-30T10:00:00+00:00", "kind": "reread", "actor": "ada", "t
          "content_sha256": "c" * 64, "prev_sha256": "p" * 64}
 
 
-@pytest.mark.parametrize("field", history.EVENT_FIELDS)
+@pytest.mark.parametrize("field", [*history.EVENT_FIELDS, *history.LATER_FIELDS])
 def test_the_event_digest_covers_every_field(field):
     changed = {**EVENT, field: "something else"}
     assert history.event_digest("k", changed) != history.event_digest("k", EVENT)
@@ -147,6 +149,26 @@ REFUSED = {
     "UPDATE tag SET trust = 'verified' WHERE name = 'agent-reported'": "trust level never change",
     "DELETE FROM tag WHERE name = 'prior-note'": "never deleted",
     "INSERT OR REPLACE INTO tag (name, trust, description) VALUES ('agent-reported', 'verified', '')": "never replaced",
+    "INSERT INTO tag (name, trust, description) VALUES ('agent-reported', 'verified', '') "
+    "ON CONFLICT (name) DO UPDATE SET trust = excluded.trust": "never replaced",
+    # A claim is never replaced, whatever the statement: REPLACE deletes the old row without a DELETE
+    # trigger in a plain connection (recursive_triggers off), so the insert itself is refused.
+    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+    "WHERE key = 'gadget.fleet'": "claims are never replaced",
+    "REPLACE INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "SELECT key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+    "WHERE key = 'gadget.fleet'": "claims are never replaced",
+    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "SELECT id, 'gadget.fleet-2', subject, statement, 'spot-checked', basis, status, created_at, updated_at "
+    "FROM claim WHERE key = 'gadget.fleet'": "claims are never replaced",
+    "INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "VALUES ('gadget.fleet', 'G', 'G.', 'spot-checked', 'b', 'active', 't', 't') "
+    "ON CONFLICT (key) DO UPDATE SET tag = excluded.tag": "claims are never replaced",
+    "INSERT OR IGNORE INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "VALUES ('gadget.fleet', 'G', 'G.', 'spot-checked', 'b', 'active', 't', 't')": "claims are never replaced",
+    "UPDATE OR REPLACE claim SET key = 'widget.pretrain' WHERE key = 'gadget.fleet'": "key never changes",
+    "INSERT INTO event SELECT * FROM event WHERE id = 3 ON CONFLICT (id) DO UPDATE SET actor = 'mallory'": "append-only",
 }
 
 
@@ -163,6 +185,23 @@ def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db
     assert file_digest(db_path) == before
 
 
+@sqlite_only("the sqlite3 shell")
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="no sqlite3 shell installed (apt-get install sqlite3)")
+@pytest.mark.parametrize("sql", [
+    "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+    "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+    "WHERE key = 'gadget.fleet';",
+    "REPLACE INTO claim SELECT * FROM claim WHERE key = 'gadget.fleet';",
+], ids=["insert-or-replace", "replace"])
+def test_the_sqlite3_shell_cannot_replace_a_claim(engine, db_path, sql):
+    """The issue's replay, in the real shell with its own settings (recursive_triggers off)."""
+    engine.dispose()
+    before = file_digest(db_path)
+    shell = subprocess.run(["sqlite3", str(db_path), sql], capture_output=True, text=True)
+    assert shell.returncode != 0 and "claims are never replaced" in shell.stderr
+    assert file_digest(db_path) == before
+
+
 @sqlite_only("INSERT OR REPLACE is SQLite's; PostgreSQL has no statement that replaces a row")
 @pytest.mark.parametrize("table", ["snapshot", "verification"])
 def test_snapshots_and_verifications_are_never_replaced(engine, db_path, table):
@@ -170,8 +209,11 @@ def test_snapshots_and_verifications_are_never_replaced(engine, db_path, table):
     con.execute("INSERT INTO snapshot (source_id, fetched_at, outcome) VALUES (1, '2026-11-30', 'unreachable')")
     con.execute("INSERT INTO verification (claim_id, source_id, at, outcome) VALUES (1, 2, '2026-11-30', 'not-found')")
     con.commit()
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        con.execute(f"INSERT OR REPLACE INTO {table} SELECT * FROM {table} WHERE id = 1")
+    for sql in (f"INSERT OR REPLACE INTO {table} SELECT * FROM {table} WHERE id = 1",
+                f"REPLACE INTO {table} SELECT * FROM {table} WHERE id = 1",
+                f"INSERT INTO {table} SELECT * FROM {table} WHERE id = 1 ON CONFLICT (id) DO UPDATE SET outcome = 'confirmed'"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            con.execute(sql)
     assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (1,)
 
 
@@ -187,6 +229,12 @@ def tamper(store, *statements):
     ("UPDATE figure SET raw = '99K sandboxes' WHERE raw = '40–60K sandboxes'", "differ from what its history recorded"),
     ("UPDATE claim SET statement = 'Gadget runs 99K sandboxes.' WHERE key = 'gadget.fleet'", "differ from what its history recorded"),
     ("UPDATE event SET actor = 'mallory' WHERE claim_id = 3", "does not match its hash"),
+    # with the insert guard dropped, REPLACE (a delete and an insert) is still found on read
+    pytest.param(
+        "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
+        "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
+        "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'",
+        marks=sqlite_only("INSERT OR REPLACE is SQLite's"), id="insert-or-replace"),
 ])
 def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify(loaded, claims, store, tmp_path, sql, problem):
     tamper(store, sql)
@@ -306,12 +354,6 @@ def test_an_import_that_changes_a_supersede_target_reports_it(engine, write_json
     ("INSERT INTO claim (key, subject, statement, tag, basis, status, rank, created_at, updated_at) "
      "VALUES ('forged.claim', 'X', 'X has 9 GPUs.', 'spot-checked', 'b', 'active', 'normal', '2026-12-01 00:00:00', "
      "'2026-12-01 00:00:00')", "has no history"),
-    # REPLACE deletes the old row without a DELETE trigger in the plain shell: the new row is refused on read
-    pytest.param(
-        "INSERT OR REPLACE INTO claim (id, key, subject, statement, tag, basis, status, created_at, updated_at) "
-        "SELECT id, key, subject, statement, 'spot-checked', basis, status, created_at, updated_at FROM claim "
-        "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'",
-        marks=sqlite_only("INSERT OR REPLACE is SQLite's"), id="insert-or-replace"),
     # an event that names the right predecessor passes the trigger, but its own hash is not its content's
     ("INSERT INTO event (claim_id, at, kind, actor, tag_before, tag_after, prev_sha256, sha256) "
      "SELECT 3, '2026-12-01T00:00:00+00:00', 'reread', 'mallory', 'agent-reported', 'spot-checked', "
@@ -337,6 +379,28 @@ PG_REFUSED = {
     "VALUES (3, '2026-12-01', 'reread', 'mallory', 'spot-checked', 'x')": "extend the history chain",
     "UPDATE tag SET trust = 'verified' WHERE name = 'agent-reported'": "trust level never change",
     "DELETE FROM tag WHERE name = 'prior-note'": "never deleted",
+    # upserts: the insert over an existing claim is refused before ON CONFLICT is reached
+    "INSERT INTO claim (key, subject, statement, tag, basis, status, rank, created_at, updated_at) "
+    "VALUES ('gadget.fleet', 'G', 'G.', 'spot-checked', 'b', 'active', 'normal', 't', 't') "
+    "ON CONFLICT (key) DO UPDATE SET tag = EXCLUDED.tag": "claims are never replaced",
+    "INSERT INTO claim (key, subject, statement, tag, basis, status, rank, created_at, updated_at) "
+    "VALUES ('gadget.fleet', 'G', 'G.', 'spot-checked', 'b', 'active', 'normal', 't', 't') "
+    "ON CONFLICT DO NOTHING": "claims are never replaced",
+    # MERGE goes through the UPDATE and DELETE triggers
+    "MERGE INTO claim USING (SELECT 'gadget.fleet' AS key) AS s ON claim.key = s.key "
+    "WHEN MATCHED THEN UPDATE SET tag = 'spot-checked'": "tag changes only with the event",
+    "MERGE INTO claim USING (SELECT 'gadget.fleet' AS key) AS s ON claim.key = s.key "
+    "WHEN MATCHED THEN UPDATE SET status = 'withdrawn'": "status changes only with the event",
+    "MERGE INTO claim USING (SELECT 'gadget.fleet' AS key) AS s ON claim.key = s.key "
+    "WHEN MATCHED THEN DELETE": "never deleted",
+    "INSERT INTO event SELECT * FROM event WHERE id = 3 "
+    "ON CONFLICT (id) DO UPDATE SET actor = 'mallory'": "extend the history chain",
+    "INSERT INTO tag (name, trust, description) VALUES ('agent-reported', 'verified', '') "
+    "ON CONFLICT (name) DO UPDATE SET trust = EXCLUDED.trust": "trust level never change",
+    "INSERT INTO snapshot SELECT * FROM snapshot WHERE id = 1 "
+    "ON CONFLICT (id) DO UPDATE SET outcome = 'fetched'": "append-only",
+    "INSERT INTO verification SELECT * FROM verification WHERE id = 1 "
+    "ON CONFLICT (id) DO UPDATE SET outcome = 'confirmed'": "append-only",
 }
 
 
@@ -345,6 +409,9 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
 
     assert claims("import", write_json(sample), db=pg_url).exit_code == 0
     engine = create_engine(pg_url)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO snapshot (source_id, fetched_at, outcome) VALUES (1, '2026-11-30', 'unreachable')"))
+        conn.execute(text("INSERT INTO verification (claim_id, source_id, at, outcome) VALUES (1, 2, '2026-11-30', 'not-found')"))
     for sql, message in PG_REFUSED.items():
         with engine.connect() as conn, pytest.raises(Exception, match=message):
             conn.execute(text(sql))
@@ -357,7 +424,7 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     assert result.exit_code == 2 and "claim gadget.fleet disagrees with its history" in result.stderr
     check = claims("db", "check", db=pg_url)
     assert check.exit_code == 1 and "gadget.fleet" in check.stderr
-    assert "triggers: missing: claim_follows_history" in check.stderr  # switched off counts as missing
+    assert "triggers: missing: claim_insert_guard, claim_follows_history" in check.stderr  # switched off: missing
 
 
 def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, store, write_json, sample):

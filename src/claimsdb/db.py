@@ -21,22 +21,22 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
 
-# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0005);
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0009);
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
         "event_no_update", "event_no_delete", "event_insert_guard",
         "snapshot_no_update", "snapshot_no_delete", "snapshot_insert_guard",
         "verification_no_update", "verification_no_delete", "verification_insert_guard",
-        "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
+        "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
         "claim_status_follows_history", "claim_rank_follows_history", "tag_insert_guard", "tag_no_delete",
         "tag_trust_fixed",
     ),
     "postgresql": (
         "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",
-        "claim_follows_history", "tag_trust_fixed",
+        "claim_insert_guard", "claim_follows_history", "tag_trust_fixed",
     ),
 }
 
@@ -79,7 +79,8 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    # REPLACE then fires DELETE triggers too (the insert-guard triggers refuse it on any connection).
+    # REPLACE then fires DELETE triggers too (the insert-guard triggers refuse it on any connection, in
+    # any client: without this setting SQLite's REPLACE deletes the old row without a DELETE trigger).
     cursor.execute("PRAGMA recursive_triggers = ON")
     # 64 MB of page cache: an import touches the claim and figure indexes all over (the default is 2 MB)
     cursor.execute("PRAGMA cache_size = -65536")

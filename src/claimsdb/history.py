@@ -5,14 +5,50 @@ Every event is written through `append`: it is linked to the latest event of the
 (`prev_sha256`), hashed with its content (`sha256`, as git hashes a commit), and inserted before the
 claim's cached tag or status changes (the database's triggers refuse the change otherwise).
 
-`derive` replays a claim's events into the state they imply: the tag and status, the content last
-recorded, and what a verified tag vouches for. A re-read vouches for the content it saw (its
-`content_sha256`); when a data file declares a verified tag, the file vouches for its own content. If
-the content changes after a person's re-read, the re-read no longer vouches: the claim is "changed
-since re-read" and not paper-safe until someone re-reads it again.
+`derive` replays a claim's events into the state they imply: the tag and status, the content and the
+stored record last recorded, and what a verified tag vouches for. A re-read vouches for the content it
+saw (its `content_sha256`); when a data file declares a verified tag, the file vouches for its own
+content. If the content changes after a person's re-read, the re-read no longer vouches: the claim is
+"changed since re-read" and not paper-safe until someone re-reads it again.
 
-`problems` compares a claim's cached columns and its content with what its history says and
-recomputes each event's hash; exports, lint and verify refuse a claim that disagrees (`ensure_intact`).
+`problems` compares a claim's cached columns, its content and its stored record with what its
+history says and recomputes each event's hash; every claim view runs it (`queries.claim_views`), so
+`claims db check`, `export`, `lint`, `verify`, `show` and the recording commands all see the same
+verdict, and exports, lint, verify and the recording commands refuse a claim that disagrees
+(`ensure_intact`).
+
+What is covered, column by column:
+
+- **content** (`content_digest`, recorded as `content_sha256` by the events that change it): the
+  subject, the statement, each figure as written (`raw`) and its name, and each piece of evidence
+  (source, locator, quote), in order. This is what a re-read vouches for, so parsed fields stay out
+  of it: a better parser must not void people's re-reads.
+- **stored record** (`stored_digest`, recorded as `stored_sha256`): what an import wrote beside the
+  content and a reader or a check still depends on: each figure's parsed columns (kind, comparator,
+  value, low, high, start, end, steps, active, unit, counted) with its raw text and name, in order,
+  and the claim's stage, basis, section and quantity. Every import event (`imported`, `updated`)
+  records it as the rows stand after the event, whatever the parser read or the data file set
+  explicitly (a figure record's `kind`, `value`, `unit`... override the parser), so the check needs
+  neither the parser nor the file: a stored row must be exactly the row the import wrote. A better
+  parser changes nothing until the next import reads the record again; that import rewrites the rows
+  and records them with an `updated` event, leaving the content, and so every re-read, as it was.
+- **tag, status, rank**: the cached columns must be what the latest event setting each says.
+- **the events themselves**: each event's hash, and (in `check_store`) every link of the chain and
+  the trace index (figure_number) against the figures.
+
+Not covered here: a claim's status_reason and superseded_by (its status is), the source, quantity and
+tag rows themselves (the database fixes a tag's trust), and verifications (append-only in the
+database, but outside the chain). Nor can a chain without a secret tell a forged event from a real
+one: whoever can write to the database and compute SHA-256 can append an event that extends it.
+
+A store written before the stored record existed (schema 0007 and earlier) recorded none. Its
+figures cannot be re-derived from their raw text on read: the parser of the release that wrote them
+may have read them otherwise, and the explicit fields of a data file were never recorded. So the
+upgrade to schema 0009 appends one `sealed` event to each claim, recording its rows as they stand at
+the upgrade (taken as they were: nothing earlier vouched for them), and lists in that event's detail
+each figure whose stored columns differ from what the parser now reads in its raw text, so a person
+can see what the seal took on trust. From then on every claim has a stored record in its history,
+and a claim without one was written outside claims.
 """
 
 from __future__ import annotations
@@ -36,10 +72,16 @@ EVENT_FIELDS = (
     "prev_sha256",
 )
 # Fields added after the first version of the chain: hashed only when set, so earlier digests hold.
-LATER_FIELDS = ("rank_after",)
+LATER_FIELDS = ("rank_after", "stored_sha256")
 DEFAULT_RANK = "normal"
 IMPORT_KINDS = ("imported", "updated")
 REREAD_KIND = "reread"
+SEALED_KIND = "sealed"
+# The figure columns the stored record covers, in this order (the figure row without its ids and position:
+# the figures are taken in the order of their positions).
+STORED_FIGURE_COLUMNS = (
+    "name", "raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted",
+)
 VERIFIED = "verified"
 # PostgreSQL: writers of events queue on this transaction-level advisory lock, so the chain never forks.
 CHAIN_LOCK = 0x636C61696D73  # "claims"
@@ -70,6 +112,36 @@ def content_digest(
     """
     payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def stored_digest(
+    stage: str | None,
+    basis: str | None,
+    section: str | None,
+    quantity_id: int | None,
+    figures: Iterable[Mapping[str, Any]],
+) -> str:
+    """The SHA-256 of a claim's stored record: its stage, basis, section and quantity, and each figure's
+    STORED_FIGURE_COLUMNS in position order. A figure is a mapping of those columns: a figure table row
+    (`steps` as JSON text) or a claim view's figure (`steps` as a list). Numbers are hashed as floats
+    (both engines store doubles; 3 and 3.0, -0.0 and 0.0 are one number), so the digest of the rows an
+    import writes is the digest of the rows read back on SQLite and PostgreSQL alike."""
+    payload = [HASH_VERSION, "stored", stage, basis, section, quantity_id, [_stored_figure(f) for f in figures]]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value) + 0.0
+
+
+def _stored_figure(f: Mapping[str, Any]) -> list[Any]:
+    """One figure's STORED_FIGURE_COLUMNS, in that order (spelled out: this runs for every figure read)."""
+    steps = f["steps"]
+    if isinstance(steps, str):
+        steps = json.loads(steps)
+    return [f["name"], f["raw"], f["kind"], f["comparator"], _number(f["value"]), _number(f["low"]),
+            _number(f["high"]), _number(f["start"]), _number(f["end"]), [float(x) + 0.0 for x in steps or ()],
+            _number(f["active"]), f["unit"], f["counted"]]
 
 
 def head(session: Session) -> str | None:
@@ -134,6 +206,7 @@ class ClaimState:
     tag_event: Mapping[str, Any] | None = None  # the event that set the current tag
     vouched_sha256: str | None = None  # the content the verified tag vouches for
     vouched_by: Mapping[str, Any] | None = None  # that re-read (or the import of a verified tag)
+    stored_sha256: str | None = None  # the stored record (stored_digest) as last recorded
 
     @property
     def tag_is_persons(self) -> bool:
@@ -159,6 +232,8 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
             # A data file that set a verified tag vouches for its own later content; a person does not.
             if state.tag_event is not None and state.tag_event["kind"] in IMPORT_KINDS and trust.get(state.tag) == VERIFIED:
                 state.vouched_sha256, state.vouched_by = e["content_sha256"], e
+        if e.get("stored_sha256") is not None:
+            state.stored_sha256 = e["stored_sha256"]
         if e["status_after"] is not None:
             state.status = e["status_after"]
         if e.get("rank_after") is not None:
@@ -174,8 +249,11 @@ def problems(
     events: Sequence[Mapping[str, Any]],
     state: ClaimState,
     cached_rank: str = DEFAULT_RANK,
+    *,
+    stored_sha256: str,
 ) -> list[str]:
-    """Every way a claim disagrees with its history (empty when it agrees)."""
+    """Every way a claim disagrees with its history (empty when it agrees). `content_sha256` and
+    `stored_sha256` are the digests of the claim as it is stored now (content_digest, stored_digest)."""
     if not events:
         return ["has no history: it was written outside claims"]
     found = []
@@ -192,6 +270,11 @@ def problems(
         found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
     if state.content_sha256 is not None and content_sha256 != state.content_sha256:
         found.append("its statement, figures or evidence differ from what its history recorded")
+    if state.stored_sha256 is None:
+        found.append("its figures were never recorded in its history: they were written outside claims")
+    elif stored_sha256 != state.stored_sha256:
+        found.append("its stored figures (what each states: value, range, unit, counted thing, comparator, kind, "
+                     "name) or its stage, basis, section or quantity differ from what its history recorded")
     return found
 
 

@@ -5,7 +5,8 @@ The mapping:
 - entities: each claim (`claims:claim/KEY`), each version of it (the state after each event,
   `claims:claim/KEY/vN`, a specialization of the claim and a revision of the version before),
   each source (`claims:source/KEY`), each data file an import read, and each snapshot of a source;
-- activities: each event (import, update, re-read, retag, status change) and each verification;
+- activities: each event (import, update, re-read, retag, status change, the upgrade's seal) and each
+  verification;
 - agents: the people who recorded events, the tool (a software agent acting for them), and, for
   agent-reported claims, the AI research agent that reported the figure.
 Built by hand from the store (no run-time dependency); tests read it back with the `prov` package.
@@ -31,6 +32,7 @@ TOOL = f"claims:tool/claimsdb-{__version__}"
 RESEARCH_AGENT = "claims:agent/ai-research-agent"
 AGENT_REPORTED = "agent-reported"
 IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
+SEALED = "sealed"
 
 
 def _slug(text: str) -> str:
@@ -118,7 +120,7 @@ def document(session: Session, claims: list[Claim], *, policy: Policy | None = N
             })
             doc.relation("specializationOf", {"prov:specificEntity": version, "prov:generalEntity": general})
             doc.relation("wasGeneratedBy", {"prov:entity": version, "prov:activity": activity, "prov:time": _time(e.at)})
-            agent = _agent(doc, e.actor)
+            agent = TOOL if e.kind == SEALED else _agent(doc, e.actor)  # the upgrade's seal is the tool's own
             doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": agent})
             if agent != TOOL:
                 doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": TOOL})

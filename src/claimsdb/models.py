@@ -20,7 +20,8 @@ from claimsdb.figures import KINDS as FIGURE_KINDS
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
-EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified", "ranked")
+# "sealed": the upgrade to schema 0009 recorded each claim's stored record (history.stored_digest) as it stood.
+EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified", "ranked", "sealed")
 # How a claim stands among the competing values of its quantity (Wikidata's statement ranks).
 RANKS = ("preferred", "normal", "deprecated")
 FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
@@ -186,6 +187,7 @@ class Event(SQLModel, table=True):
     origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
     detail: str | None = None  # JSON: changed fields, what was seen, reasons
     content_sha256: str | None = None  # the claim's content (history.content_digest) after this event
+    stored_sha256: str | None = None  # its stored record (history.stored_digest) after this event, if it wrote one
     prev_sha256: str | None = None  # the sha256 of the event before this one (None for the first)
     sha256: str  # of this event's fields and prev_sha256 (history.event_digest)
 

@@ -169,7 +169,8 @@ def claim_views(session: Session, claims: list[Claim], *, events: int | None = T
         tag_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.tag_after is not None), None)
         rank_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.rank_after is not None), None)
         quantity = quantities.get(c.quantity_id)
-        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state, c.rank)
+        stored = chain.stored_digest(c.stage, c.basis, c.section, c.quantity_id, figures.get(c.id, []))
+        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state, c.rank, stored_sha256=stored)
         # A claim that disagrees with its history is reported as that, not as "changed since re-read".
         outdated = trust.get(c.tag) == "verified" and not state.vouches_for(content) and not problems
         vouched_by = state.vouched_by

@@ -396,7 +396,7 @@ class _Importer:
              "tag_after": c.tag, "status_after": c.status, "origin": c.file,
              "rank_after": c.rank if c.quantity else None,
              "detail": json.dumps({k: v for k, v in (("record", c.label), ("rank_reason", c.rank_reason)) if v is not None}),
-             "content_sha256": contents[c.key]}
+             "content_sha256": contents[c.key], "stored_sha256": self._stored(c)}
             for c in added
         ]
         for key, diff in changes.items():
@@ -407,7 +407,7 @@ class _Importer:
                 "tag_after": rec.tag if "tag" in diff else None,
                 "status_after": rec.status if "status" in diff else None,
                 "rank_after": rec.rank if "rank" in diff else None,
-                "origin": rec.file, "content_sha256": contents[key],
+                "origin": rec.file, "content_sha256": contents[key], "stored_sha256": self._stored(rec),
                 "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
                                       **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {})},
                                      default=list),
@@ -444,6 +444,13 @@ class _Importer:
                     ])
         for key, digest in refresh.items():
             session.execute(Claim.__table__.update().where(Claim.key == key).values(record_sha256=digest))
+
+    def _stored(self, rec: ClaimRecord) -> str:
+        """The stored record (history.stored_digest) of the rows this import leaves for `rec`: every
+        event it writes records them, so a row changed afterwards is found on read."""
+        return history.stored_digest(rec.stage, rec.basis, rec.section, self.quantities.get(rec.quantity),
+                                     [dict(zip(history.STORED_FIGURE_COLUMNS, (f.name, *_figure_values(f.quantity))))
+                                      for f in rec.figures])
 
     # --- the end ---------------------------------------------------------------------------------
 

@@ -275,6 +275,20 @@ def _details(e: dict) -> str:
         for k, v in detail.items():
             if k == "changes":
                 parts.append("changed " + ", ".join(sorted(v)))
+            elif k == "figures_not_as_parsed" and isinstance(v, list) and all(isinstance(f, dict) for f in v):
+                parts.append("taken as stored, not as the parser reads them: " + ", ".join(map(_not_as_parsed, v)))
             elif k != "url":
                 parts.append(f"{k}: {v}")
     return "; ".join(parts)
+
+
+def _not_as_parsed(figure: dict) -> str:
+    """One figure a seal took as stored (migration 0009): where its columns and the parser's reading differ."""
+    differs = figure.get("stored_and_parsed")
+    if isinstance(differs, dict) and all(isinstance(d, list) and len(d) == 2 for d in differs.values()):
+        why = ", ".join(f"{column} {stored!r} (parser: {parsed!r})" for column, (stored, parsed) in differs.items())
+    else:
+        stored = figure.get("stored")
+        shown = ", ".join(f"{c} {v!r}" for c, v in stored.items()) if isinstance(stored, dict) else repr(stored)
+        why = f"the parser {figure.get('parser', '')}; stored as {shown}"
+    return f"figure {figure.get('figure')} {figure.get('raw')!r}: {why}"
