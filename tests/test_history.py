@@ -280,7 +280,8 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert report["ok"] and [c["name"] for c in report["checks"]] == [
-        "schema revision", "triggers", "history chain", "claims agree with their history", "trace index"]
+        "schema revision", "triggers", "history chain", "claims agree with their history", "trace index",
+        "recorded anchors"]
 
 
 def test_the_export_manifest_names_the_head_of_the_history(engine):

@@ -21,9 +21,9 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 
-# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0009);
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0010);
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
@@ -32,11 +32,11 @@ TRIGGERS = {
         "verification_no_update", "verification_no_delete", "verification_insert_guard",
         "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
         "claim_status_follows_history", "claim_rank_follows_history", "tag_insert_guard", "tag_no_delete",
-        "tag_trust_fixed",
+        "tag_trust_fixed", "anchor_no_update", "anchor_no_delete",
     ),
     "postgresql": (
         "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",
-        "claim_insert_guard", "claim_follows_history", "tag_trust_fixed",
+        "claim_insert_guard", "claim_follows_history", "tag_trust_fixed", "anchor_append_only", "anchor_no_truncate",
     ),
 }
 

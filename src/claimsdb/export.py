@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import __version__, history
+from claimsdb import __version__, anchor, history
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
@@ -135,7 +135,7 @@ def prepare(
                     layout=layout, policy=policy)
     export.competing = competing
     export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable),
-                               head=history.head(session))
+                               head=anchor.take(session))
     return export
 
 
@@ -173,7 +173,7 @@ def export_time() -> str:
     return utcnow()
 
 
-def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str | None) -> dict[str, Any]:
+def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: anchor.Anchor | None) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for r in export.rows:
         counts[r.tag] = counts.get(r.tag, 0) + 1
@@ -194,8 +194,10 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: str |
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(counts.items())),
         "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
-        # The latest event of the store's history chain: the exact history this table came from.
-        "history_head": head,
+        # The latest event of the store's history chain, and how many it holds: the exact history this
+        # table came from (`claims db check --anchor` can hold the store to it).
+        "history_head": head.head if head else None,
+        "history_length": head.length if head else 0,
         # Quantities with competing values: the value used and the others reported.
         "competing_values": export.competing,
     }

@@ -295,9 +295,11 @@ class Check:
 
 
 def check_store(session: Session, *, revision: str | None, head_revision: str, expected_triggers: Sequence[str],
-                installed_triggers: set[str]) -> list[Check]:
+                installed_triggers: set[str], anchors: Sequence[tuple[str, Any]] = ()) -> list[Check]:
     """Everything `claims db check` verifies: the schema revision, the triggers, every link of the
-    event chain, and every claim's cached tag, status and content against its history."""
+    event chain, every claim's cached tag, status and content against its history, the anchors the
+    database recorded, and each anchor file given ((name, anchor.Anchor))."""
+    from claimsdb import anchor as anchoring
     from claimsdb.models import Claim
     from claimsdb.queries import claim_views
 
@@ -333,6 +335,11 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
     checks.append(_trace_index(session, keys))
+    recorded, wrong = anchoring.recorded_problems(session)
+    checks.append(Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held"))
+    for name, given in anchors:
+        why = anchoring.problem(session, given)
+        checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
     return checks
 
 

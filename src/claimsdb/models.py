@@ -228,3 +228,20 @@ class Verification(SQLModel, table=True):
     score: float | None = None
     content_sha256: str | None = None
     detail: str | None = None  # JSON: figure changes (old, new), missing figures, the quote looked for, errors
+
+
+class Anchor(SQLModel, table=True):
+    """A head of the history chain taken by `claims db anchor`: the digest of the event at `length` (with
+    its id). Append-only (triggers; on PostgreSQL a writer may only insert), and the anchor file the
+    command writes keeps a copy outside the database: `claims db check --anchor FILE` proves the chain
+    still holds it."""
+
+    __tablename__ = "anchor"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: str = Field(default_factory=utcnow)
+    actor: str
+    event_id: int
+    length: int
+    head: str
+

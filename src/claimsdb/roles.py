@@ -2,8 +2,9 @@
 
 - a **writer** imports, adds and records re-reads, retags and status changes: it may insert into every
   table and update or delete only what imports rewrite (claims' cached columns, sources, quantities,
-  evidence and figures). It may not update or delete events, snapshots, verifications or tags, and, not owning the
-  tables, it cannot drop or disable their triggers;
+  evidence and figures). It may not update or delete events, snapshots, verifications, tags or anchors (the
+  heads of the history `claims db anchor` recorded), and, not owning the tables, it cannot drop or disable
+  their triggers;
 - a **reader** may only read.
 Roles are created by the database's administrator (with their logins and passwords); this grants them
 their rights on the store's tables, as the owner who ran the migrations.
@@ -21,7 +22,7 @@ from claimsdb.errors import BadQuery, DatabaseProblem
 ACCESS = ("writer", "reader")
 ROLE_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 TABLES = ("tag", "source", "quantity", "claim", "evidence", "figure", "figure_number", "event", "snapshot",
-          "verification")
+          "verification", "anchor")
 WRITER_UPDATES = ("claim", "source", "quantity")
 WRITER_DELETES = ("evidence", "figure", "figure_number")
 

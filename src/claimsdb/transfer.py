@@ -20,10 +20,12 @@ from sqlmodel import Session
 from claimsdb import history
 from claimsdb.db import session_scope
 from claimsdb.errors import DatabaseProblem
-from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Snapshot, Source, Tag, Verification
+from claimsdb.models import (
+    Anchor, Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Snapshot, Source, Tag, Verification,
+)
 
 # Parents before children; events before the evidence that names them.
-TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, FigureNumber, Snapshot, Verification)
+TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, FigureNumber, Snapshot, Verification, Anchor)
 CHUNK = 5000
 
 

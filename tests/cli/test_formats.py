@@ -44,6 +44,7 @@ ARGS = {
     "db current": [],
     "db check": [],
     "db copy": ["--to", "{dir}/copy.db"],
+    "db anchor": ["-o", "{dir}/claims.anchor"],
 }
 # `claims sources` alone lists them: the group's own --format.
 GROUP_ARGS = {"sources": []}

@@ -128,7 +128,7 @@ def as_role(url: str, role: str) -> str:
     return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
 
 
-def test_writer_and_reader_roles_on_a_real_server(claims, pg_url):
+def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path):
     admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
     suffix = make_url(pg_url).database[-12:]
     writer, reader = f"w_{suffix}", f"r_{suffix}"
@@ -144,11 +144,13 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url):
         assert claims("reread", "rl.fleet.kimi-k25-tasks", "--source", "https://example.org/kimi", "--by", "W",
                       "--yes", db=as_writer).exit_code == 0
         assert claims("import", *DATA_FILES, db=as_writer).exit_code == 0
-        # ...but cannot rewrite history, nor switch off its guard
+        assert claims("db", "anchor", "-o", str(tmp_path / "claims.anchor"), db=as_writer).exit_code == 0
+        # ...but cannot rewrite history or the anchors taken of it, nor switch off its guard
         engine = create_engine(as_writer)
         for sql in ("UPDATE event SET actor = 'x'", "DELETE FROM event", "UPDATE tag SET trust = 'verified'",
                     "DELETE FROM claim", "ALTER TABLE event DISABLE TRIGGER ALL",
-                    "DROP TRIGGER event_append_only ON event"):
+                    "DROP TRIGGER event_append_only ON event", "UPDATE anchor SET head = 'x'", "DELETE FROM anchor",
+                    "TRUNCATE anchor", "ALTER TABLE anchor DISABLE TRIGGER ALL"):
             with engine.connect() as conn, pytest.raises(Exception, match="permission denied|must be owner"):
                 conn.execute(text(sql))
         engine.dispose()
@@ -156,7 +158,7 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url):
         assert claims("list", db=as_reader).exit_code == 0
         refused = claims("retag", "rl.fleet.kimi-k25-tasks", "agent-reported", "--reason", "x", "--by", "R", db=as_reader)
         assert refused.exit_code == 2 and "permission denied" in refused.stderr
-        assert claims("db", "check", db=pg_url).exit_code == 0
+        assert claims("db", "check", "--anchor", str(tmp_path / "claims.anchor"), db=pg_url).exit_code == 0
     finally:
         with admin.connect() as conn:
             for role in (writer, reader):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.commands import command, group
-from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
+from claimsdb.cli.options import AnchorOption, DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, emit_table, progress
 from claimsdb.errors import BrokenHistory, DatabaseProblem
 
@@ -49,15 +50,16 @@ def current(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
         f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})", markup=False)))
 
 
-def _check(engine) -> list:
-    """What `claims db check` checks, on this engine's database."""
-    from claimsdb import history
+def _check(engine, anchors: list[Path] | None = None) -> list:
+    """What `claims db check` checks, on this engine's database; and each anchor file given."""
+    from claimsdb import anchor, history
 
+    loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_scope(engine) as session:
         return history.check_store(
             session, revision=db.current_revision(engine), head_revision=db.HEAD_REVISION,
             expected_triggers=db.TRIGGERS.get(engine.dialect.name, ()),
-            installed_triggers=db.installed_triggers(session.connection()),
+            installed_triggers=db.installed_triggers(session.connection()), anchors=loaded,
         )
 
 
@@ -77,17 +79,44 @@ def _checked(fmt: OutputFormat, data: dict, checks: list, title: str, head=lambd
 
 
 @command(app, "check")
-def check(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """Verify the history: the schema revision, the triggers, every link of the event chain, and each
-    claim's tag, status and content against its events. Exit 1 naming the first broken link.
+def check(anchors: AnchorOption = None, db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """Verify the history: the schema revision, the triggers, every link of the event chain, each
+    claim's tag, status and content against its events, the anchors recorded in the database, and each
+    anchor file given (the chain still holds its head at its position). Exit 1 naming what is broken.
 
-    Example: claims db check
+    Example: claims db check --anchor paper/claims.anchor
     """
     url = db.resolve_url(db_)
     engine = db.make_engine(url)
     if db.current_revision(engine) is None:
         raise DatabaseProblem(db.missing_database(url))
-    _checked(fmt, {"database": db.describe_url(url)}, _check(engine), db.describe_url(url))
+    _checked(fmt, {"database": db.describe_url(url)}, _check(engine, anchors), db.describe_url(url))
+
+
+@command(app, "anchor")
+def anchor_(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The anchor file to write (a paper repository commits it).")] = Path("claims.anchor"),
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Write the head of the history chain (its latest event's digest, id and position) to a small file
+    outside the database, and record it in the database's append-only anchor table. Later, `claims db
+    check --anchor FILE` (and lint, export with --anchor; lint reads ./claims.anchor by itself) fails when
+    the history no longer holds that head at that position: cut, rewritten or replaced.
+
+    Example: claims db anchor -o paper/claims.anchor
+    """
+    from claimsdb import anchor, identity
+
+    with db.session_of(db_) as session:
+        head = anchor.take(session)
+        if head is None:
+            raise DatabaseProblem("the history is empty: there is no head to anchor yet")
+        anchor.record(session, head, identity.configured_reader() or "claims")
+        anchor.save(output, head)
+    info = {"file": str(output), "database": db.describe_url(db.resolve_url(db_)), **head.to_json()}
+    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
+        f"anchored the history of {info['database']} at {head.describe()} in {output}", markup=False)))
 
 
 @command(app, "copy")

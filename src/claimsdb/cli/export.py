@@ -15,7 +15,7 @@ import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
-    DbOption, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter, TagFilter, TrustFilter,
+    AnchorOption, DbOption, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter, TagFilter, TrustFilter,
     claim_filter,
 )
 from claimsdb.cli.output import err_console
@@ -120,6 +120,7 @@ def export(
     source: SourceFilter = None,
     search: SearchFilter = None,
     status: StatusFilter = None,
+    anchors: AnchorOption = None,
     db_: DbOption = None,
 ) -> None:
     """Export the selected claims for a paper, behind the paper-safe gate.
@@ -132,7 +133,8 @@ def export(
     claims cite (with --draft: every claim's). quarto writes the paper-safe figures (--draft: all,
     marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
     \\claimsdraft (--draft: the file says it; --skip-unsafe: only the safe figures). The manifest states
-    the mode used.
+    the mode used, and the history it came from (its head and length); with --anchor FILE the export
+    first checks that the history still holds the anchored head (exit 1 if not).
 
     Example: claims export --format latex --grid --subject OLMo -o table.tex
     """
@@ -152,7 +154,11 @@ def export(
     mode = _mode(fmt.value, draft=draft, skip_unsafe=skip_unsafe)
     policy = Policy(strict=strict)
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
+    from claimsdb import anchor
+
+    loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
+        anchor.ensure(session, loaded)
         result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list")
         if fmt is ExportFormat.prov:
             from claimsdb import lineage

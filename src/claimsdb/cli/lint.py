@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
+from claimsdb.cli.options import AnchorOption, DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, err_console, progress
 from claimsdb.errors import ExitCode
 
@@ -20,6 +20,7 @@ def lint(
     files: Annotated[list[Path], typer.Argument(help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False)],
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")] = False,
     notes: Annotated[bool, typer.Option("--notes", help="List every untracked and every skipped figure (with why), not only their number.")] = False,
+    anchors: AnchorOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -33,17 +34,26 @@ def lint(
     the words around it say what a claim measures. Citations, labels, references, URLs, years and
     dates, section and table numbers, display math and \\claim{} uses are skipped, each counted with
     its reason. The summary counts the figures checked, passed, errors, warnings, untracked and
-    skipped; --notes lists the untracked and skipped ones. Exit 1 on any error.
+    skipped; --notes lists the untracked and skipped ones. The history the store held is reported
+    (its events and head); with --anchor FILE, or ./claims.anchor when it exists, lint first checks
+    that the history still holds the anchored head (exit 1 if not). Exit 1 on any error.
 
     Example: claims lint paper.tex sections/*.md
     """
+    from claimsdb import anchor
     from claimsdb import lint as linting
     from claimsdb.policy import Policy
 
+    if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
+        anchors = [Path(anchor.ANCHOR_FILE)]  # a paper repository's own anchor: the pre-commit hook checks it
+    loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
+        anchor.ensure(session, loaded)
         report = linting.lint_files(session, [str(f) for f in files], Policy(strict=strict),
                                     on_file=lambda name: advance(item=name))
     counts = report.counts()
+    seen = report.history.to_json() if report.history else None
+    history = {"head": seen["head"], "length": seen["length"]} if seen else {"head": None, "length": 0}
     shown = [f for f in report.findings if notes or f.severity != "note"]
     if notes:
         shown = sorted(shown + report.skipped, key=lambda f: (f.file, f.line, f.col))
@@ -58,8 +68,10 @@ def lint(
             line.append(f": {f.raw}: {f.message}")
             console.print(line)
         console.print(summary(counts, notes), markup=False)
+        console.print(f"store history: {history['length']} events, head {(history['head'] or 'none')[:16]}",
+                      markup=False, style="dim")
 
-    emit(fmt, Output({**counts, "findings": [f.to_dict() for f in shown]},
+    emit(fmt, Output({**counts, "history": history, "findings": [f.to_dict() for f in shown]},
                      FINDING_COLUMNS, rows, table))
     if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
         err_console.print(summary(counts, notes), markup=False)

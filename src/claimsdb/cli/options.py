@@ -39,6 +39,11 @@ FormatOption = Annotated[
     typer.Option("--format", "-f", help="table (for people), json (stable, for scripts) or csv (a header, "
                  "then one row per item)."),
 ]
+AnchorOption = Annotated[
+    Optional[list[Path]],
+    typer.Option("--anchor", help="An anchor file (`claims db anchor`): fail (exit 1) unless the history still holds "
+                 "its head at its position; repeatable.", show_default=False, metavar="FILE"),
+]
 TagFilter = Annotated[Optional[str], typer.Option("--tag", help="Only claims with this tag.")]
 TrustFilter = Annotated[
     Optional[str], typer.Option("--trust", help="Only claims whose tag has this trust: verified, secondary, unverified.")

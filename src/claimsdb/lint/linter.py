@@ -31,7 +31,7 @@ from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.prose.tex import _TEX_ENV_ARGS, _skip_args, tex
 from claimsdb.models import Claim
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
-from claimsdb import history
+from claimsdb import anchor, history
 from claimsdb.queries import STALE_OUTCOMES, claim_views
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
@@ -74,6 +74,7 @@ class Report:
     skipped: list[Finding] = field(default_factory=list)
     checked: int = 0
     passed: int = 0
+    history: Any = None  # the history the store held when it was read (anchor.Anchor), for the record
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -627,7 +628,7 @@ def lint_files(session: Session, paths: list[str], policy: Policy, *,
         except OSError as exc:
             raise BadQuery(f"{path}: cannot read: {exc.strerror or exc}") from None
     store = build_store(session, policy)
-    report = Report()
+    report = Report(history=anchor.take(session))
     for name, kind, text in texts:
         report.extend(lint_report(text, name=name, kind=kind, store=store))
         if on_file is not None:

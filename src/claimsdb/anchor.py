@@ -1,0 +1,143 @@
+"""Anchors: the head of the history chain, kept outside the database.
+
+A hash chain proves what it holds, not that nothing was cut from its end: whoever can write the SQLite
+file (or owns the PostgreSQL tables) can drop the triggers, delete the newest events (a re-read, a
+retag back to agent-reported), set the claims back and recreate the triggers, and the chain that is left
+is intact. An anchor is the head the chain had at one moment: the digest of its latest event, that
+event's id, and how many events the chain held up to it. `claims db anchor` writes it to a small file
+(ANCHOR_FILE) that a paper repository commits, and records it in the anchor table (append-only; on
+PostgreSQL a writer may only insert into it).
+
+`problem(session, anchor)` says how the chain no longer holds the anchored head at its position: the
+event is gone (cut), it is another event (rewritten or replaced), the events up to it are more or fewer
+(removed or inserted before it), or a link up to it is broken. Events after the anchor are not covered
+until the next anchor. `claims db check --anchor FILE`, `claims lint --anchor FILE` and `claims export
+--anchor FILE` fail (exit 1) on any; lint reads ANCHOR_FILE from the folder it runs in when there is one,
+so the pre-commit hook checks the paper's anchor without being told.
+
+Domain code: it returns values and raises BadQuery for a file it cannot use; it never prints.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from claimsdb.errors import BadQuery, BrokenHistory
+from claimsdb.models import Anchor as AnchorRow
+from claimsdb.models import Event, utcnow
+
+__all__ = ["ANCHOR_FILE", "FORMAT", "Anchor", "ensure", "load", "problem", "record", "recorded_problems", "save",
+           "take"]
+
+ANCHOR_FILE = "claims.anchor"
+FORMAT = "claimsdb-anchor/1"
+MAX_FILE = 10_000  # bytes: an anchor file is a few hundred
+_CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class Anchor:
+    head: str  # the SHA-256 of the anchored event
+    length: int  # how many events the chain holds up to and including it
+    event_id: int
+    at: str  # when the anchor was taken (UTC, ISO 8601)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "head": self.head, "length": self.length, "event_id": self.event_id, "at": self.at}
+
+    def describe(self) -> str:
+        return f"{self.length} events, head {self.head[:16]}"
+
+
+def take(session: Session) -> Anchor | None:
+    """The chain's head now (None for an empty history)."""
+    row = session.execute(select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)).first()
+    if row is None:
+        return None
+    length = session.execute(select(func.count()).select_from(Event)).scalar() or 0
+    return Anchor(head=row.sha256, length=length, event_id=row.id, at=utcnow())
+
+
+def record(session: Session, anchor: Anchor, actor: str) -> None:
+    """Keep the anchor in the database's own append-only table too."""
+    session.add(AnchorRow(at=anchor.at, actor=actor, event_id=anchor.event_id, length=anchor.length,
+                          head=anchor.head))
+
+
+def problem(session: Session, anchor: Anchor) -> str | None:
+    """How the chain no longer holds the anchored head at its position, or None."""
+    row = session.execute(select(Event.sha256).where(Event.id == anchor.event_id)).first()
+    if row is None:
+        return f"the anchored event {anchor.event_id} is gone: the history was cut below it"
+    if row.sha256 != anchor.head:
+        return f"event {anchor.event_id} is not the anchored one: the history was rewritten or replaced"
+    length = session.execute(select(func.count()).select_from(Event).where(Event.id <= anchor.event_id)).scalar()
+    if length != anchor.length:
+        return (f"the history holds {length} events up to the anchored one, the anchor counted {anchor.length}: "
+                "events before it were removed or inserted")
+    prev = None
+    rows = session.execute(select(Event.id, Event.sha256, Event.prev_sha256).where(Event.id <= anchor.event_id)
+                           .order_by(Event.id).execution_options(yield_per=_CHUNK))
+    for event_id, sha, prev_sha in rows:
+        if prev_sha != prev:
+            return f"event {event_id} does not follow the event before it: the history before the anchor was edited"
+        prev = sha
+    return None
+
+
+def ensure(session: Session, anchors: list[tuple[str, Anchor]]) -> None:
+    """BrokenHistory (exit 1) naming the first anchor file whose head the chain no longer holds."""
+    for name, anchor in anchors:
+        why = problem(session, anchor)
+        if why:
+            raise BrokenHistory(f"{name}: the history no longer holds the anchored head ({anchor.describe()}, "
+                                f"taken {anchor.at[:19]}): {why}; run `claims db check --anchor {name}`")
+
+
+def recorded_problems(session: Session) -> tuple[int, list[str]]:
+    """How many anchors the table holds, and how each that the chain no longer holds fails."""
+    rows = list(session.scalars(select(AnchorRow).order_by(AnchorRow.id)))
+    out = []
+    for r in rows:
+        why = problem(session, Anchor(head=r.head, length=r.length, event_id=r.event_id, at=r.at))
+        if why:
+            out.append(f"anchor {r.id} (taken {r.at[:19]} by {r.actor}): {why}")
+    return len(rows), out
+
+
+def save(path: str | Path, anchor: Anchor) -> None:
+    try:
+        Path(path).write_text(json.dumps(anchor.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BadQuery(f"{path}: cannot write the anchor: {exc.strerror or exc}") from None
+
+
+def load(path: str | Path) -> Anchor:
+    """An anchor file as written by `save`; BadQuery naming the file and field if it is not one."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BadQuery(f"{path}: cannot read the anchor: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE:
+        raise BadQuery(f"{path}: not an anchor file ({len(raw):,} bytes; one is a few hundred)")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise BadQuery(f"{path}: not an anchor file (not JSON): write one with `claims db anchor`") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BadQuery(f"{path}: not an anchor file (format is not {FORMAT})")
+    head, length, event_id, at = (data.get(k) for k in ("head", "length", "event_id", "at"))
+    if not (isinstance(head, str) and len(head) == 64 and all(c in "0123456789abcdef" for c in head)):
+        raise BadQuery(f"{path}: head: not a SHA-256 digest")
+    for name, value in (("length", length), ("event_id", event_id)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise BadQuery(f"{path}: {name}: not a positive whole number")
+    if not isinstance(at, str):
+        raise BadQuery(f"{path}: at: not a time")
+    return Anchor(head=head, length=length, event_id=event_id, at=at)
