@@ -23,7 +23,7 @@ def do(engine, fn, *args, **kwargs):
 
 def view(engine, key):
     with db.session_scope(engine) as session:
-        return queries.claim_views(session, [queries.get_claim(session, key)], events=None)[0]
+        return queries.claim_views(session, [queries.get_claim(session, key)], events=None)[0].to_json()
 
 
 def chain(engine):

@@ -26,8 +26,9 @@ from claimsdb import __version__, anchor, history
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
-from claimsdb.provenance import primary_source
-from claimsdb.queries import ClaimFilter, claim_views
+from claimsdb import views
+from claimsdb.queries import ClaimFilter
+from claimsdb.views import ClaimView
 
 MODES = ("gate", "skip-unsafe", "draft", "guarded")
 LAYOUTS = ("list", "grid")
@@ -49,6 +50,7 @@ class ExportRow:
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
     outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
+    quantity: str | None = None  # the quantity it states, when several claims compete on it
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -109,26 +111,17 @@ def prepare(
         raise ValueError(f"unknown export mode {mode!r}")
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}")
-    selected = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.id)))
-    exportable = [c for c in selected if c.status == EXPORTABLE_STATUS]
-    views = claim_views(session, exportable, events=0)
-    history.ensure_intact(views)
-    chosen, competing = choose_values(views)
-    rows = []
-    for claim, view in zip(exportable, views):
-        if view["key"] not in chosen:
-            continue
-        # A stale figure passes the default policy with a warning; --strict blocks it.
-        safe = policy.allows(view)
-        reread_from = None if safe else primary_source(session, claim)
-        rows.append(ExportRow(
-            key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
-            figures=[f["raw"] for f in view["figures"]], citations=citations_for(view["sources"]),
-            tag=view["tag"], trust=view["trust"], paper_safe=safe,
-            reread_source=reread_from.key if reread_from else None, stale=view["stale"],
-            outdated=view["outdated_reason"],
-            figure_names=[f["name"] for f in view["figures"]],
-        ))
+    selected = session.execute(filters.apply(select(Claim.id, Claim.status)).order_by(Claim.id)).all()
+    exportable = [claim_id for claim_id, status in selected if status == EXPORTABLE_STATUS]
+    rows, competing_views = [], []
+    for view in views.load(session, exportable):
+        if view.integrity:
+            history.ensure_intact([view])
+        if view.quantity is not None:
+            competing_views.append(view)
+        rows.append(export_row(view, policy))
+    chosen, competing = choose_values(competing_views)
+    rows = [r for r in rows if r.quantity is None or r.key in chosen]
     blocked = [r for r in rows if not r.paper_safe]
     written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
     export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
@@ -139,23 +132,38 @@ def prepare(
     return export
 
 
-def choose_values(views: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
-    """Which claims an export writes where several compete on one quantity: its preferred value alone
-    (when a person or the data preferred one), else every value not deprecated. Deprecated values are
-    never written. Returns the chosen keys and, per quantity, what was used and what was left out."""
+def export_row(view: ClaimView, policy: Policy) -> ExportRow:
+    """A claim as an export writes it; paper-safe as the policy decides (a stale figure passes the
+    default policy with a warning; --strict blocks it)."""
+    safe = policy.allows(view)
+    return ExportRow(
+        key=view.key, subject=view.subject, stage=view.stage, statement=view.statement,
+        figures=[f["raw"] for f in view.figures], citations=citations_for(view.sources),
+        tag=view.tag, trust=view.trust, paper_safe=safe, reread_source=None if safe else view.primary_source,
+        stale=view.stale, outdated=view.outdated_reason, figure_names=[f["name"] for f in view.figures],
+        quantity=view.quantity["key"] if view.quantity else None,
+    )
+
+
+def choose_values(views: list[ClaimView]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Which claims an export writes where several compete on one quantity (the views given: those that
+    state a quantity): its preferred value alone (when a person or the data preferred one), else every
+    value not deprecated. Deprecated values are never written. Returns the chosen keys and, per quantity,
+    what was used and what was left out."""
     chosen: set[str] = set()
     competing: dict[str, dict[str, Any]] = {}
     for v in views:
-        if v["quantity"] is None:
-            chosen.add(v["key"])
+        if v.quantity is None:
+            chosen.add(v.key)
             continue
-        others = [c for c in v["competitors"] if c["status"] == EXPORTABLE_STATUS]
-        preferred = next((c["key"] for c in [v, *others] if c["rank"] == "preferred"), None)
-        entry = competing.setdefault(v["quantity"]["key"], {"preferred": preferred, "used": [], "others": []})
-        if v["rank"] != "deprecated" and (preferred is None or v["key"] == preferred):
-            chosen.add(v["key"])
-            entry["used"].append(v["key"])
-        for c in [v, *others]:
+        others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
+        mine = {"key": v.key, "rank": v.rank}
+        preferred = next((c["key"] for c in [mine, *others] if c["rank"] == "preferred"), None)
+        entry = competing.setdefault(v.quantity["key"], {"preferred": preferred, "used": [], "others": []})
+        if v.rank != "deprecated" and (preferred is None or v.key == preferred):
+            chosen.add(v.key)
+            entry["used"].append(v.key)
+        for c in [mine, *others]:
             if c["key"] not in entry["used"] and c["key"] not in entry["others"] and c["key"] != preferred:
                 entry["others"].append(c["key"])
     for entry in competing.values():

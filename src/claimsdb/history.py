@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,10 +92,16 @@ CHUNK = 2000
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+_EVENT_VALUES = operator.itemgetter(*EVENT_FIELDS)
+
+
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
     """The SHA-256 of one event: its claim's key, its fields (in EVENT_FIELDS order, then any of
     LATER_FIELDS that is set, by name) and the previous event's digest, as one JSON array."""
-    payload = [HASH_VERSION, claim_key, *[event.get(k) for k in EVENT_FIELDS]]
+    try:
+        payload = [HASH_VERSION, claim_key, *_EVENT_VALUES(event)]  # every read has every field: one lookup
+    except KeyError:
+        payload = [HASH_VERSION, claim_key, *[event.get(k) for k in EVENT_FIELDS]]
     payload += [[k, event[k]] for k in LATER_FIELDS if event.get(k) is not None]
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -251,13 +258,16 @@ def problems(
     cached_rank: str = DEFAULT_RANK,
     *,
     stored_sha256: str,
+    events_checked: bool = False,
 ) -> list[str]:
     """Every way a claim disagrees with its history (empty when it agrees). `content_sha256` and
-    `stored_sha256` are the digests of the claim as it is stored now (content_digest, stored_digest)."""
+    `stored_sha256` are the digests of the claim as it is stored now (content_digest, stored_digest).
+    `events_checked`: the caller has just recomputed every event's hash (check_store's pass over the
+    chain), so they are not recomputed here."""
     if not events:
         return ["has no history: it was written outside claims"]
     found = []
-    for e in events:
+    for e in [] if events_checked else events:
         if e["sha256"] != event_digest(claim_key, e):
             found.append(f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: "
                          "the event was edited or written outside claims")
@@ -278,13 +288,13 @@ def problems(
     return found
 
 
-def ensure_intact(views: Iterable[Mapping[str, Any]]) -> None:
-    """Refuse (exit 2) when any claim view disagrees with its history; names the first one."""
-    bad = [v for v in views if v.get("integrity")]
+def ensure_intact(views: Iterable[Any]) -> None:
+    """Refuse (exit 2) when any claim view (views.ClaimView) disagrees with its history; names the first."""
+    bad = [v for v in views if v.integrity]
     if bad:
         first = bad[0]
         more = f" (and {len(bad) - 1} more claim(s))" if len(bad) > 1 else ""
-        raise TamperedHistory(first["key"], first["integrity"][0] + more)
+        raise TamperedHistory(first.key, first.integrity[0] + more)
 
 
 @dataclass
@@ -299,9 +309,8 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     """Everything `claims db check` verifies: the schema revision, the triggers, every link of the
     event chain, every claim's cached tag, status and content against its history, the anchors the
     database recorded, and each anchor file given ((name, anchor.Anchor))."""
-    from claimsdb import anchor as anchoring
+    from claimsdb import anchor as anchoring, views
     from claimsdb.models import Claim
-    from claimsdb.queries import claim_views
 
     checks = [Check("schema revision", revision == head_revision,
                     f"{revision or 'none'} (this claims needs {head_revision})")]
@@ -326,12 +335,10 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
     ids = sorted(keys)
     first, bad = None, 0
-    for i in range(0, len(ids), CHUNK):
-        claims = list(session.scalars(select(Claim).where(Claim.id.in_(ids[i:i + CHUNK])).order_by(Claim.id)))
-        for view in claim_views(session, claims, events=0):
-            if view["integrity"]:
-                bad += 1
-                first = first or f"{view['key']}: {view['integrity'][0]}"
+    for view in views.load(session, ids, events_checked=broken is None):
+        if view.integrity:
+            bad += 1
+            first = first or f"{view.key}: {view.integrity[0]}"
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
     checks.append(_trace_index(session, keys))

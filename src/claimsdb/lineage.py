@@ -76,7 +76,7 @@ def document(session: Session, claims: list[Claim], *, policy: Policy | None = N
     policy = policy or Policy()
     doc = _Doc()
     doc.record("agent", TOOL, {"prov:type": _qn("prov:SoftwareAgent"), "prov:label": f"claimsdb {__version__}"})
-    views = {v["key"]: v for v in claim_views(session, claims, events=None)}
+    views = {v.key: v for v in claim_views(session, [c.id for c in claims], events=None)}
     ids = [c.id for c in claims]
     events: dict[int, list[Event]] = {}
     for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.id)):
@@ -93,12 +93,12 @@ def document(session: Session, claims: list[Claim], *, policy: Policy | None = N
     for claim in claims:
         view = views[claim.key]
         general = doc.record("entity", f"claims:claim/{claim.key}", {
-            "prov:type": _qn("claims:Claim"), "prov:label": view["statement"], "claims:subject": view["subject"],
-            "claims:tag": view["tag"], "claims:trust": view["trust"], "claims:status": view["status"],
-            "claims:figures": " | ".join(f["raw"] for f in view["figures"]) or None,
-            "claims:paper_safe": policy.allows(view) and view["status"] == "active",
+            "prov:type": _qn("claims:Claim"), "prov:label": view.statement, "claims:subject": view.subject,
+            "claims:tag": view.tag, "claims:trust": view.trust, "claims:status": view.status,
+            "claims:figures": " | ".join(f["raw"] for f in view.figures) or None,
+            "claims:paper_safe": not policy.blockers(view),
         })
-        for s in view["sources"]:
+        for s in view.sources:
             doc.relation("wasDerivedFrom", {
                 "prov:generatedEntity": general, "prov:usedEntity": source_entity(s["key"]),
                 "prov:type": _qn("prov:PrimarySource") if s["kind"] != "note" else None,

@@ -10,8 +10,21 @@ whatever their tag.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claimsdb.views import ClaimView
 
 EXPORTABLE_STATUS = "active"
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated" or
+    "stale"; `reason` says it for people."""
+
+    kind: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -25,11 +38,29 @@ class Policy:
     def passes(self, trust: str | None) -> bool:
         return trust in self.passing
 
-    def allows(self, view: dict) -> bool:
-        """Whether a claim (a queries.claim_views view) is paper-safe: its trust passes, its re-read
-        still covers it, and, under the strict policy, its latest verification still finds it."""
-        return (self.passes(view["trust"]) and not view["reread_outdated"]
-                and not (self.strict and view["stale"]) and not view["integrity"])
+    def blockers(self, view: ClaimView) -> list[Blocker]:
+        """Why a claim (a views.ClaimView) is not paper-safe under this policy; empty when it is. The one
+        rule every caller asks: export, lint, the web grid and queue, PROV, agents."""
+        out = []
+        if view.status != EXPORTABLE_STATUS:
+            out.append(Blocker("status", view.status + (f": {view.status_reason}" if view.status_reason else "")
+                               + (f" by {view.superseded_by}" if view.superseded_by else "")))
+        if view.integrity:
+            out.append(Blocker("integrity", f"disagrees with its history: {view.integrity[0]}"))
+        if not self.passes(view.trust):
+            out.append(Blocker("trust", f"tag {view.tag} ({view.trust or 'unknown trust'}) does not pass the "
+                                        f"{self.describe()}"))
+        if view.reread_outdated:
+            out.append(Blocker("outdated", view.outdated_reason or "changed since it was re-read"))
+        if self.strict and view.stale:
+            out.append(Blocker("stale", f"stale: the latest verification was {view.stale_outcome}"))
+        return out
+
+    def allows(self, view: ClaimView) -> bool:
+        """Whether a claim's figures are paper-safe: its trust passes, its re-read still covers it, it agrees
+        with its history, and, under the strict policy, its latest verification still finds it. Its status
+        is the caller's to weigh (exports select active claims; lint names a withdrawn claim as that)."""
+        return all(b.kind == "status" for b in self.blockers(view))
 
     @property
     def name(self) -> str:

@@ -20,6 +20,7 @@ from claimsdb.escaping import FORBIDDEN_CHARS
 from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.queries import claim_views, get_claim
+from claimsdb.views import ClaimView
 
 REREAD_TAG = "spot-checked"
 TRUST_RANK = {"unverified": 0, "secondary": 1, "verified": 2}
@@ -42,12 +43,12 @@ def _clean(value: str | None, what: str) -> str | None:
     return value.strip()
 
 
-def _intact(session: Session, claim: Claim) -> dict[str, Any]:
+def _intact(session: Session, claim: Claim) -> ClaimView:
     """The claim's view, read under the writers' lock; refuses to record anything on a claim that
     disagrees with its history."""
     history.begin_write(session)
     session.refresh(claim)
-    view = claim_views(session, [claim], events=0)[0]
+    view = claim_views(session, [claim.id], events=0)[0]
     history.ensure_intact([view])
     return view
 
@@ -63,12 +64,10 @@ def _record(session: Session, claim: Claim, event: dict[str, Any], **columns: An
 
 
 def primary_source(session: Session, claim: Claim) -> Source | None:
-    """The page a person should re-read: the claim's first cited source that is not a note, if any."""
-    rows = session.execute(
-        select(Source).join(Evidence, Evidence.source_id == Source.id)
-        .where(Evidence.claim_id == claim.id).order_by(Evidence.position)
-    ).scalars().all()
-    return next((s for s in rows if s.kind != "note"), None)
+    """The page a person should re-read (ClaimView.primary_source: the first cited source that is not
+    a note), as its source row; None if it cites none."""
+    key = claim_views(session, [claim.id], events=0)[0].primary_source
+    return session.scalars(select(Source).where(Source.key == key)).first() if key else None
 
 
 def reread_source(session: Session, claim: Claim, source: str | None) -> tuple[Source, bool]:
@@ -101,7 +100,7 @@ def reread(
     locator = _clean(locator, "--locator") or None
     quote = _clean(quote, "--quote") or None
     note = _clean(note, "--note") or None
-    evidence = [(s["key"], s["locator"], s["quote"]) for s in view["sources"]]
+    evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
     cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
         locator is None and quote is None and any(k == src.key for k, _l, _q in evidence))
     if not cited:
@@ -140,7 +139,7 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
         raise BadQuery(f"unknown tag {tag!r} (known: {known})")
     if claim.tag == tag:
         raise BadQuery(f"{key} is already tagged {tag}")
-    current = view["trust"]
+    current = view.trust
     if TRUST_RANK[target.trust] > TRUST_RANK.get(current, 0):
         raise BadQuery(
             f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} ({target.trust}): only a re-read "

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import exists, func, select
 from sqlmodel import Session
 
-from claimsdb import history as chain
+from claimsdb import views
 from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.models import (
-    Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, Verification, aliases_of,
-)
+from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag
+from claimsdb.views import ClaimView
 from claimsdb.policy import Policy
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
@@ -26,8 +26,6 @@ from claimsdb.figures.matching import (
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
 TRACE_LIMIT = 100  # matches shown in full by default: a common figure in a large store has thousands
-# A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
-STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
 
 @dataclass(frozen=True)
@@ -71,162 +69,11 @@ def _event_dict(e: Event) -> dict[str, Any]:
     }
 
 
-def _hashed_fields(e: Event) -> dict[str, Any]:
-    """An event as chain.derive and chain.problems read it (the detail as stored text)."""
-    return {k: getattr(e, k) for k in (*chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")}
-
-
-def rank_reason(event: dict[str, Any] | None) -> str | None:
-    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
-    if event is None:
-        return None
-    detail = event.get("detail") or {}
-    if event["kind"] == "ranked":
-        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
-        return why + (f" ({detail['because']})" if detail.get("because") else "")
-    return f"from the data file {event['origin']}" + (f": {detail['rank_reason']}" if detail.get("rank_reason") else "")
-
-
-def competing_values(session: Session, claims: list[Claim]) -> dict[int, list[dict[str, Any]]]:
-    """For each claim that states a quantity, the other claims on it (their figures, tag and rank)."""
-    quantity_ids = {c.quantity_id for c in claims if c.quantity_id is not None}
-    if not quantity_ids:
-        return {}
-    others = list(session.scalars(select(Claim).where(Claim.quantity_id.in_(quantity_ids)).order_by(Claim.key)))
-    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
-    raws: dict[int, list[str]] = {}
-    for f in session.scalars(select(Figure).where(Figure.claim_id.in_([o.id for o in others])).order_by(Figure.position)):
-        raws.setdefault(f.claim_id, []).append(f.raw)
-    out = {}
-    for c in claims:
-        if c.quantity_id is not None:
-            out[c.id] = [{"key": o.key, "figures": raws.get(o.id, []), "tag": o.tag, "trust": trust.get(o.tag),
-                          "rank": o.rank, "status": o.status}
-                         for o in others if o.quantity_id == c.quantity_id and o.id != c.id]
-    return out
-
-
-def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
-    """Why the claim has its current tag, from the event that set it."""
-    if event is None:
-        return basis
-    when = f"{event['at'][:10]}"
-    detail = event.get("detail") or {}
-    if event["kind"] == "reread":
-        where = detail.get("source", event.get("origin"))
-        if detail.get("locator"):
-            where += f", {detail['locator']}"
-        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
-        return f"re-read by {event['actor']} on {when} in {where}{seen}"
-    if event["kind"] == "retagged":
-        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
-    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
-
-
-def claim_views(session: Session, claims: list[Claim], *, events: int | None = TRACE_EVENTS) -> list[dict[str, Any]]:
-    """Claims with their trust, figures, sources, (the latest `events`, or all) history, and what the
-    history says: why the tag is what it is, whether a re-read still covers the claim, and any way the
-    claim disagrees with its history (`integrity`)."""
-    if not claims:
-        return []
-    ids = [c.id for c in claims]
-    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
-    figures: dict[int, list] = {}
-    for f in session.scalars(select(Figure).where(Figure.claim_id.in_(ids)).order_by(Figure.claim_id, Figure.position)):
-        figures.setdefault(f.claim_id, []).append(figure_dict(f))
-    history_rows: dict[int, list[Event]] = {}
-    for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.claim_id, Event.id)):
-        history_rows.setdefault(e.claim_id, []).append(e)
-    actor_of = {e.id: e.actor for evs in history_rows.values() for e in evs}
-    sources: dict[int, list] = {}
-    rows = session.execute(
-        select(Evidence, Source)
-        .join(Source, Source.id == Evidence.source_id)
-        .where(Evidence.claim_id.in_(ids))
-        .order_by(Evidence.claim_id, Evidence.position)
-    )
-    for ev, src in rows:
-        sources.setdefault(ev.claim_id, []).append({
-            "key": src.key, "title": src.title, "kind": src.kind, "url": src.url, "cite_key": src.cite_key,
-            "publisher": src.publisher, "date": src.date, "authors": src.authors, "accessed": src.accessed,
-            "locator": ev.locator, "quote": ev.quote,
-            "added_by": actor_of.get(ev.event_id) if ev.event_id is not None else None,
-        })
-    checks = latest_verifications(session, ids)
-    quantities = {q.id: q for q in session.scalars(select(MeasuredQuantity).where(
-        MeasuredQuantity.id.in_({c.quantity_id for c in claims if c.quantity_id is not None})))}
-    competitors = competing_values(session, claims)
-    out = []
-    for c in claims:
-        evs = history_rows.get(c.id, [])
-        hashed = [_hashed_fields(e) for e in evs]
-        state = chain.derive(hashed, trust)
-        content = chain.content_digest(
-            c.subject, c.statement, [(f["raw"], f["name"]) for f in figures.get(c.id, [])],
-            [(s["key"], s["locator"], s["quote"]) for s in sources.get(c.id, [])],
-        )
-        hist = [_event_dict(e) for e in evs]
-        tag_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.tag_after is not None), None)
-        rank_event = next((h for e, h in zip(reversed(evs), reversed(hist)) if e.rank_after is not None), None)
-        quantity = quantities.get(c.quantity_id)
-        stored = chain.stored_digest(c.stage, c.basis, c.section, c.quantity_id, figures.get(c.id, []))
-        problems = chain.problems(c.key, c.tag, c.status, content, hashed, state, c.rank, stored_sha256=stored)
-        # A claim that disagrees with its history is reported as that, not as "changed since re-read".
-        outdated = trust.get(c.tag) == "verified" and not state.vouches_for(content) and not problems
-        vouched_by = state.vouched_by
-        out.append({
-            "key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement,
-            "tag": c.tag, "trust": trust.get(c.tag), "basis": c.basis, "section": c.section,
-            "aliases": aliases_of(c.aliases),
-            "tag_reason": tag_reason(tag_event, c.basis),
-            "status": c.status, "status_reason": c.status_reason, "superseded_by": c.superseded_by,
-            "quantity": {"key": quantity.key, "subject": quantity.subject, "measure": quantity.measure}
-            if quantity else None,
-            "rank": c.rank, "rank_reason": rank_reason(rank_event),
-            "competitors": competitors.get(c.id, []),
-            "figures": figures.get(c.id, []),
-            "sources": sources.get(c.id, []),
-            "events": hist if events is None else hist[-events:] if events else [],
-            "verifications": checks.get(c.id, []),
-            "stale": trust.get(c.tag) == "verified" and any(v["outcome"] in STALE_OUTCOMES for v in checks.get(c.id, [])),
-            "reread_outdated": outdated,
-            "outdated_reason": (
-                f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
-                if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
-                else "its content changed since it was last re-read" if outdated else None
-            ),
-            "integrity": problems,
-        })
-    return out
-
-
-def latest_verifications(session: Session, claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
-    """Per claim, per source: the latest conclusive verification, and the latest attempt when that was
-    an unreachable fetch after it. An unreachable source never hides an earlier result."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    if not claim_ids:
-        return out
-    latest: dict[tuple[int, int], dict[str, Any]] = {}
-    rows = session.execute(
-        select(Verification, Source.key)
-        .join(Source, Source.id == Verification.source_id)
-        .where(Verification.claim_id.in_(claim_ids))
-        .order_by(Verification.id)
-    )
-    for v, source_key in rows:
-        entry = latest.setdefault((v.claim_id, v.source_id), {"source": source_key, "outcome": None, "at": None,
-                                                              "passage": None, "detail": None, "last_attempt": None})
-        if v.outcome == "unreachable":
-            entry["last_attempt"] = {"outcome": v.outcome, "at": v.at, "detail": json.loads(v.detail) if v.detail else None}
-        else:
-            entry.update(outcome=v.outcome, at=v.at, passage=v.passage, score=v.score,
-                         detail=json.loads(v.detail) if v.detail else None, last_attempt=None)
-    for (claim_id, _source_id), entry in latest.items():
-        if entry["outcome"] is None:  # only unreachable attempts so far
-            entry.update(outcome="unreachable", at=entry["last_attempt"]["at"], detail=entry["last_attempt"]["detail"])
-            entry["last_attempt"] = None
-        out.setdefault(claim_id, []).append(entry)
-    return out
+def claim_views(session: Session, claims: Sequence[Claim] | Sequence[int], *,
+                events: int | None = TRACE_EVENTS) -> list[ClaimView]:
+    """The typed views of these claims (Claim rows or ids), in their order: see claimsdb.views."""
+    ids = [c if isinstance(c, int) else c.id for c in claims]
+    return list(views.load(session, ids, events=events))
 
 
 TRACE_NEAREST = 5  # figures shown when nothing matches
@@ -271,11 +118,10 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
     shown = [(v, f) for _, v, f in matches] or [(v, f) for *_, v, f in nearest]
     # only the claims shown are read whole (a common figure in a large store has thousands of matches)
     ids = sorted({f.claim_id for _, f in shown})
-    claims = list(session.scalars(select(Claim).where(Claim.id.in_(ids)))) if ids else []
-    views = {v["key"]: v for v in claim_views(session, claims)}
+    read = {v.key: v.to_json() for v in claim_views(session, ids)}
 
     def row(verdict, fig, label):
-        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": views[fig.claim_key]}
+        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": read[fig.claim_key]}
 
     return {
         "query": number,
@@ -360,15 +206,21 @@ def get_claim(session: Session, key: str) -> Claim:
 
 
 def show(session: Session, key: str) -> dict[str, Any]:
-    return claim_views(session, [get_claim(session, key)], events=None)[0]
+    return claim_views(session, [get_claim(session, key)], events=None)[0].to_json()
+
+
+def iter_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) -> Iterator[ClaimView]:
+    """Claims matching the filters, in key order, read in sets as they are consumed; with `stale`, only
+    those whose verified tag no longer holds: changed since their re-read, or no longer found by the
+    latest verification."""
+    for v in views.load(session, views.select_ids(session, filters)):
+        if not stale or v.stale or v.reread_outdated:
+            yield v
 
 
 def list_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) -> list[dict[str, Any]]:
-    """Claims matching the filters; with `stale`, only those whose verified tag no longer holds: changed
-    since their re-read, or no longer found by the latest verification."""
-    claims = list(session.scalars(filters.apply(select(Claim)).order_by(Claim.key)))
-    views = claim_views(session, claims, events=0)
-    return [v for v in views if v["stale"] or v["reread_outdated"]] if stale else views
+    """iter_claims, as JSON."""
+    return [v.to_json() for v in iter_claims(session, filters, stale=stale)]
 
 
 def list_sources(session: Session) -> list[dict[str, Any]]:
@@ -402,8 +254,8 @@ def history(session: Session, key: str) -> dict[str, Any]:
     claim = get_claim(session, key)
     events = session.scalars(select(Event).where(Event.claim_id == claim.id).order_by(Event.id))
     view = claim_views(session, [claim], events=0)[0]
-    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "tag_reason": view["tag_reason"],
-            "reread_outdated": view["outdated_reason"], "integrity": view["integrity"],
+    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "tag_reason": view.tag_reason,
+            "reread_outdated": view.outdated_reason, "integrity": list(view.integrity),
             "events": [{**_event_dict(e), "sha256": e.sha256} for e in events]}
 
 
@@ -418,10 +270,10 @@ def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]
         raise BadQuery(f"no quantity {quantity!r} (known: {known})")
     out = []
     for q in found:
-        claims = list(session.scalars(select(Claim).where(Claim.quantity_id == q.id).order_by(Claim.key)))
+        claims = list(session.scalars(select(Claim.id).where(Claim.quantity_id == q.id).order_by(Claim.key)))
         order = {"preferred": 0, "normal": 1, "deprecated": 2}
-        views = sorted(claim_views(session, claims, events=0), key=lambda v: (order[v["rank"]], v["key"]))
-        preferred = next((v["key"] for v in views if v["rank"] == "preferred"), None)
+        read = sorted(claim_views(session, claims, events=0), key=lambda v: (order[v.rank], v.key))
+        preferred = next((v.key for v in read if v.rank == "preferred"), None)
         out.append({"key": q.key, "subject": q.subject, "measure": q.measure, "description": q.description,
-                    "preferred": preferred, "values": views})
+                    "preferred": preferred, "values": [v.to_json() for v in read]})
     return out

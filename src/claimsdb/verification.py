@@ -94,7 +94,7 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
             raise UnknownClaim(missing[0])
     else:
         claims = list(session.scalars(stmt.where(Claim.status == "active")))
-    history.ensure_intact(claim_views(session, claims, events=0))
+    history.ensure_intact(claim_views(session, [c.id for c in claims], events=0))
     if source is not None and session.scalars(select(Source).where(Source.key == source)).first() is None:
         raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
     by_claim: dict[int, list[tuple[Evidence, Source]]] = {}

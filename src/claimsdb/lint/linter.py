@@ -15,7 +15,6 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb.errors import BadQuery
@@ -29,10 +28,9 @@ from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.prose.tex import _TEX_ENV_ARGS, _skip_args, tex
-from claimsdb.models import Claim
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb import anchor, history
-from claimsdb.queries import STALE_OUTCOMES, claim_views
+from claimsdb import views
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
 EXTENSIONS = {
@@ -179,23 +177,19 @@ def _setting_key(key: str) -> bool:
 def build_store(session: Session, policy: Policy) -> Store:
     """Read every claim and figure once. Withdrawn and superseded claims are in the store but never make
     a figure safe."""
-    claims = list(session.scalars(select(Claim).order_by(Claim.key)))
-    views = claim_views(session, claims, events=0)
-    history.ensure_intact(views)
     indexed: list[IndexedClaim] = []
     figures: list[tuple[int, Quantity, str | None]] = []
-    for ci, v in enumerate(views):
-        primary = next((s["key"] for s in v["sources"] if s["kind"] != "note"), None)
-        stale_outcome = next((c["outcome"] for c in v["verifications"] if c["outcome"] in STALE_OUTCOMES), None)
+    for ci, v in enumerate(views.load(session, views.select_ids(session))):
+        history.ensure_intact([v])
         indexed.append(IndexedClaim(
-            key=v["key"], subject=v["subject"], tag=v["tag"], trust=v["trust"], status=v["status"],
-            stale=bool(v["stale"]), stale_outcome=stale_outcome if v["stale"] else None, reread_source=primary,
-            status_reason=v["status_reason"], superseded_by=v["superseded_by"], outdated=v["outdated_reason"],
-            rank=v["rank"], preferred=next((f"{', '.join(c['figures']) or '(no figure)'} ({c['key']})"
-                                            for c in v["competitors"] if c["rank"] == "preferred"), None),
-            statement=v["statement"], aliases=tuple(v["aliases"]),
+            key=v.key, subject=v.subject, tag=v.tag, trust=v.trust, status=v.status,
+            stale=v.stale, stale_outcome=v.stale_outcome, reread_source=v.primary_source,
+            status_reason=v.status_reason, superseded_by=v.superseded_by, outdated=v.outdated_reason,
+            rank=v.rank, preferred=next((f"{', '.join(c['figures']) or '(no figure)'} ({c['key']})"
+                                         for c in v.competitors if c["rank"] == "preferred"), None),
+            statement=v.statement, aliases=v.aliases,
         ))
-        for f in v["figures"]:
+        for f in v.figures:
             q = as_quantity(f)
             if q.numbers() or q.kind == "text":
                 figures.append((ci, q, f["name"]))

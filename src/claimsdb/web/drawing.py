@@ -76,13 +76,13 @@ class Drawn:
     sources: tuple[Link, ...] = ()
 
     @classmethod
-    def from_view(cls, view: dict[str, Any], policy) -> Drawn:
-        """From a queries.claim_views view; paper-safe as `policy` (policy.Policy) decides."""
+    def from_view(cls, view, policy) -> Drawn:
+        """From a views.ClaimView; paper-safe as `policy` (policy.Policy) decides."""
         return cls(
-            key=view["key"], subject=view["subject"], stage=view["stage"], statement=view["statement"],
-            figures=tuple(f["raw"] for f in view["figures"]), tag=view["tag"], trust=view["trust"],
-            safe=policy.allows(view), stale=view["stale"], outdated=view["outdated_reason"],
-            tampered=bool(view["integrity"]), sources=links(view["sources"]),
+            key=view.key, subject=view.subject, stage=view.stage, statement=view.statement,
+            figures=tuple(f["raw"] for f in view.figures), tag=view.tag, trust=view.trust,
+            safe=policy.allows(view), stale=view.stale, outdated=view.outdated_reason,
+            tampered=bool(view.integrity), sources=links(view.sources),
         )
 
     @classmethod

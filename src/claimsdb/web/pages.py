@@ -20,6 +20,7 @@ from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Source
 from claimsdb.policy import Policy
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
+from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight, http_url
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
@@ -80,10 +81,9 @@ class Entered:
     note: str = ""
 
 
-def _in_import_order(session: Session, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _in_import_order(read: list[ClaimView]) -> list[ClaimView]:
     """Claims in the order their data files list them, so the grid's rows follow the note's table."""
-    order = dict(session.execute(select(Claim.key, Claim.id)).all())
-    return sorted(views, key=lambda v: order[v["key"]])
+    return sorted(read, key=lambda v: v.id)
 
 
 def choices(session: Session) -> dict[str, list[str]]:
@@ -95,8 +95,8 @@ def choices(session: Session) -> dict[str, list[str]]:
 
 def overview(session: Session, filters: Filters, policy: Policy) -> dict[str, Any]:
     """The filtered claims, drawn, and the same claims as the stage grid (subjects by stages)."""
-    views = _in_import_order(session, queries.list_claims(session, filters.claim_filter(), stale=filters.stale))
-    items = [Drawn.from_view(v, policy) for v in views]
+    read = _in_import_order(list(queries.iter_claims(session, filters.claim_filter(), stale=filters.stale)))
+    items = [Drawn.from_view(v, policy) for v in read]
     stages, subjects = export.grid(items)
     return {"items": items, "stages": stages, "subjects": subjects, "unsafe": sum(not i.safe for i in items),
             "choices": choices(session), "f": filters}
@@ -115,25 +115,26 @@ def passage(session: Session, claim: Claim, source: Source, store: SnapshotStore
 
 
 def claim_page(session: Session, key: str, policy: Policy, store: SnapshotStore) -> dict[str, Any]:
-    view = queries.show(session, key)
     claim = queries.get_claim(session, key)
-    primary = [s["key"] for s in view["sources"] if s["kind"] != "note"]
-    passages = [passage(session, claim, get_source(session, k), store, view["figures"]) for k in dict.fromkeys(primary)]
+    (view,) = queries.claim_views(session, [claim.id], events=None)
+    primary = [s["key"] for s in view.sources if s["kind"] != "note"]
+    passages = [passage(session, claim, get_source(session, k), store, list(view.figures))
+                for k in dict.fromkeys(primary)]
     return {"item": Drawn.from_view(view, policy), "view": view, "passages": passages,
             "competing": competing(session, view, policy)}
 
 
-def competing(session: Session, view: dict[str, Any], policy: Policy) -> list[Drawn]:
+def competing(session: Session, view: ClaimView, policy: Policy) -> list[Drawn]:
     """The other claims on the same quantity (its competing values, each drawn with its tag)."""
-    others = [queries.get_claim(session, c["key"]) for c in view["competitors"]]
+    others = [queries.get_claim(session, c["key"]).id for c in view.competitors]
     return [Drawn.from_view(v, policy) for v in queries.claim_views(session, others, events=0)]
 
 
 def pending(session: Session, policy: Policy) -> tuple[list[dict[str, Any]], int]:
     """The re-read queue: active claims the export gate would block, in key order; and how many of those
     disagree with their history (a re-read is refused on them, so they are left to `claims db check`)."""
-    blocked = [v for v in queries.list_claims(session, queries.ClaimFilter(status="active")) if not policy.allows(v)]
-    readable = [v for v in blocked if not v["integrity"]]
+    blocked = [v for v in queries.iter_claims(session, queries.ClaimFilter(status="active")) if not policy.allows(v)]
+    readable = [v for v in blocked if not v.integrity]
     return readable, len(blocked) - len(readable)
 
 
@@ -156,7 +157,7 @@ def queue_item(session: Session, policy: Policy, store: SnapshotStore, *, key: s
     """One claim of the queue beside its located passage, with the form's fields prefilled: the claim
     named by `key`, else the first after `after` (wrapping round), else the first."""
     waiting, skipped = pending(session, policy)
-    keys = [v["key"] for v in waiting]
+    keys = [v.key for v in waiting]
     page: dict[str, Any] = {"item": None, "total": len(keys), "skipped": skipped, "position": 0}
     if not keys:
         return page
@@ -165,11 +166,11 @@ def queue_item(session: Session, policy: Policy, store: SnapshotStore, *, key: s
     else:
         at = next((n for n, k in enumerate(keys) if after is not None and k > after), 0)
     view = waiting[at]
-    claim = queries.get_claim(session, view["key"])
-    source = provenance.primary_source(session, claim)
-    shown = passage(session, claim, source, store, view["figures"]) if source is not None else None
+    claim = queries.get_claim(session, view.key)
+    source = get_source(session, view.primary_source) if view.primary_source else None
+    shown = passage(session, claim, source, store, list(view.figures)) if source is not None else None
     if entered is None:
-        cited = next((s for s in view["sources"] if source is not None and s["key"] == source.key), None) or {}
+        cited = next((s for s in view.sources if source is not None and s["key"] == source.key), None) or {}
         from_passage = _sentence_with_figure(shown.segments or []) if shown is not None else ""
         entered = Entered(source=source.key if source is not None else "", locator=cited.get("locator") or "",
                           quote=from_passage or cited.get("quote") or "")

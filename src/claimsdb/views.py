@@ -1,0 +1,321 @@
+"""One typed claim view, read in sets.
+
+`ClaimView` is a claim as every reader sees it: its columns, trust, figures, sources (the evidence
+with each source), the latest verification of each source, its history and what the history says (why
+the tag is what it is, whether a re-read still covers it, whether it is stale, any way it disagrees
+with its history), and the competing values of its quantity. `to_json()` gives the stable JSON shape
+`claims show --format json` prints.
+
+`load(session, ids, events=...)` reads the views of a selection in batches of BATCH claims, each batch
+with one query per table (claims, figures, events, evidence with their sources, verifications, and the
+quantities and competitors of the few claims that have one), as plain rows, never an ORM object and
+never a query per claim; a statement binds at most BATCH parameters, far under SQLite's and
+PostgreSQL's limits. It yields the views in the order of `ids` as it reads them, so a caller that
+writes as it goes holds one batch at a time. Every view is checked against its history in the same
+pass (`history.problems`): the events' hashes, the cached tag, status and rank, the content and the
+stored record; `integrity` lists what disagrees.
+
+`select_ids(session, filters)` gives the ids a filter selects, in key order.
+
+Domain code: no output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from claimsdb import history as chain
+from claimsdb.db import parameter_mark
+from claimsdb.models import Claim, Figure, MeasuredQuantity, Tag, aliases_of
+
+__all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
+
+BATCH = 1000  # claims a batch; each statement binds at most this many parameters
+# A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
+STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
+
+_CLAIM_COLUMNS = ("id", "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status",
+                  "status_reason", "superseded_by", "quantity_id", "rank")
+_FIGURE_KEYS = ("name", "raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active",
+                "unit", "counted")
+_EVENT_KEYS = ("id", *chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")
+_SOURCE_KEYS = ("key", "title", "kind", "url", "cite_key", "publisher", "date", "authors", "accessed")
+
+
+def _quoted(columns: Sequence[str], prefix: str = "") -> str:
+    return ", ".join(f'{prefix}"{c}"' for c in columns)  # "end", "key": reserved words on one engine or both
+
+
+# The set-based reads of a batch, as SQL both engines run as is ({ids}: the batch's parameter marks).
+_SQL = {
+    "claims": f"SELECT {_quoted(_CLAIM_COLUMNS)} FROM claim WHERE id IN ({{ids}})",
+    "figures": f"SELECT claim_id, {_quoted(_FIGURE_KEYS)} FROM figure WHERE claim_id IN ({{ids}}) "
+               "ORDER BY claim_id, position",
+    "events": f"SELECT claim_id, {_quoted(_EVENT_KEYS)} FROM event WHERE claim_id IN ({{ids}}) "
+              "ORDER BY claim_id, id",
+    "sources": "SELECT e.claim_id, e.locator, e.quote, e.event_id, "
+               f"{_quoted(_SOURCE_KEYS, 's.')} FROM evidence e JOIN source s ON s.id = e.source_id "
+               "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
+    "verifications": "SELECT v.claim_id, v.source_id, s.key, v.outcome, v.at, v.passage, v.score, v.detail "
+                     "FROM verification v JOIN source s ON s.id = v.source_id WHERE v.claim_id IN ({ids}) "
+                     "ORDER BY v.id",
+}
+
+
+def _read(session: Session, what: str, ids: Sequence[int]) -> list[tuple]:
+    """One set-based read through the driver itself (plain tuples: no row objects, no SQL compiled per
+    batch); BATCH parameters at most."""
+    connection = session.connection()
+    mark = parameter_mark(connection)
+    cursor = connection.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(_SQL[what].format(ids=", ".join([mark] * len(ids))), tuple(ids))
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+class ClaimView(NamedTuple):
+    """A claim as every reader sees it (see the module docstring). Immutable; the nested items are
+    JSON-ready dicts: figures as `figures.figure_dict`, sources with their locator, quote and who added
+    them, events and verifications as `claims show --format json` prints them."""
+
+    id: int
+    key: str
+    subject: str
+    stage: str | None
+    statement: str
+    tag: str
+    trust: str | None
+    basis: str
+    section: str | None
+    aliases: tuple[str, ...]
+    status: str
+    status_reason: str | None
+    superseded_by: str | None
+    quantity: dict[str, Any] | None
+    quantity_id: int | None
+    rank: str
+    competitors: tuple[dict[str, Any], ...]
+    figures: tuple[dict[str, Any], ...]
+    sources: tuple[dict[str, Any], ...]
+    events: tuple[dict[str, Any], ...]
+    verifications: tuple[dict[str, Any], ...]
+    stale: bool  # verified, and the latest verification found the figure changed or gone
+    reread_outdated: bool  # verified, but the content changed since what vouched for it
+    outdated_reason: str | None
+    integrity: tuple[str, ...]  # every way it disagrees with its history (empty: it agrees)
+    tag_event: dict[str, Any] | None  # the event that set the tag, as stored (its detail JSON text)
+    rank_event: dict[str, Any] | None  # the event that set the rank, as stored
+
+    @property
+    def tag_reason(self) -> str:
+        return tag_reason(_shown(self.tag_event), self.basis)
+
+    @property
+    def rank_reason(self) -> str | None:
+        return rank_reason(_shown(self.rank_event))
+
+    @property
+    def primary_source(self) -> str | None:
+        """The page a person should re-read: the first cited source that is not a note."""
+        return next((s["key"] for s in self.sources if s["kind"] != "note"), None)
+
+    @property
+    def stale_outcome(self) -> str | None:
+        return next((v["outcome"] for v in self.verifications if v["outcome"] in STALE_OUTCOMES), None) \
+            if self.stale else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
+            "tag": self.tag, "trust": self.trust, "basis": self.basis, "section": self.section,
+            "aliases": list(self.aliases), "tag_reason": self.tag_reason,
+            "status": self.status, "status_reason": self.status_reason, "superseded_by": self.superseded_by,
+            "quantity": self.quantity, "rank": self.rank, "rank_reason": self.rank_reason,
+            "competitors": list(self.competitors), "figures": list(self.figures), "sources": list(self.sources),
+            "events": list(self.events), "verifications": list(self.verifications), "stale": self.stale,
+            "reread_outdated": self.reread_outdated, "outdated_reason": self.outdated_reason,
+            "integrity": list(self.integrity),
+        }
+
+
+def select_ids(session: Session, filters: Any = None) -> list[int]:
+    """The ids of the claims a filter (queries.ClaimFilter) selects, in key order."""
+    stmt = select(Claim.id)
+    if filters is not None:
+        stmt = filters.apply(stmt)
+    return list(session.scalars(stmt.order_by(Claim.key)))
+
+
+def load(session: Session, ids: Sequence[int], *, events: int | None = 0,
+         events_checked: bool = False) -> Iterator[ClaimView]:
+    """The views of these claims, in this order, read BATCH at a time (see the module docstring).
+    `events`: how many of the latest history events each view lists (None: all; the check always reads
+    all of them). `events_checked`: the caller has just checked every event's hash (`claims db check`
+    walks the whole chain first), so the check here leaves that part out."""
+    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    for i in range(0, len(ids), BATCH):
+        yield from _batch(session, ids[i:i + BATCH], trust, events, events_checked)
+
+
+def _grouped(rows, key_index: int = 0) -> dict[int, list]:
+    out: dict[int, list] = {}
+    for r in rows:
+        out.setdefault(r[key_index], []).append(r)
+    return out
+
+
+def _batch(session: Session, ids: Sequence[int], trust: dict[str, str], events: int | None,
+           events_checked: bool) -> Iterator[ClaimView]:
+    claims = {r[0]: r for r in _read(session, "claims", ids)}
+    figures: dict[int, list[dict[str, Any]]] = {}
+    for r in _read(session, "figures", ids):
+        f = dict(zip(_FIGURE_KEYS, r[1:]))
+        f["steps"] = json.loads(f["steps"]) if f["steps"] else []
+        figures.setdefault(r[0], []).append(f)
+    history: dict[int, list[dict[str, Any]]] = {}
+    for r in _read(session, "events", ids):
+        history.setdefault(r[0], []).append(dict(zip(_EVENT_KEYS, r[1:])))
+    sources: dict[int, list[dict[str, Any]]] = {}
+    for r in _read(session, "sources", ids):
+        claim_id, locator, quote, event_id = r[:4]
+        s = dict(zip(_SOURCE_KEYS, r[4:]))
+        s["locator"], s["quote"] = locator, quote
+        s["added_by"] = _actor(history.get(claim_id, ()), event_id) if event_id is not None else None
+        sources.setdefault(claim_id, []).append(s)
+    checks = _latest_verifications(_read(session, "verifications", ids))
+    quantity_ids = {r[12] for r in claims.values() if r[12] is not None}
+    quantities, competitors = _competition(session, quantity_ids, trust) if quantity_ids else ({}, {})
+    for claim_id in ids:
+        c = claims.get(claim_id)
+        if c is None:
+            continue
+        yield _view(c, trust, figures.get(claim_id, []), sources.get(claim_id, []), history.get(claim_id, []),
+                    checks.get(claim_id, []), quantities, competitors, events, events_checked)
+
+
+def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
+    return next((e["actor"] for e in events if e["id"] == event_id), None)
+
+
+def _view(c, trust, figures, sources, evs, checks, quantities, competitors, events, events_checked) -> ClaimView:
+    (claim_id, key, subject, stage, statement, tag, basis, section, aliases, status, status_reason,
+     superseded_by, quantity_id, rank) = c
+    state = chain.derive(evs, trust)
+    content = chain.content_digest(subject, statement, [(f["raw"], f["name"]) for f in figures],
+                                   [(s["key"], s["locator"], s["quote"]) for s in sources])
+    stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
+    problems = chain.problems(key, tag, status, content, evs, state, rank, stored_sha256=stored,
+                              events_checked=events_checked)
+    verified = trust.get(tag) == "verified"
+    # A claim that disagrees with its history is reported as that, not as "changed since re-read".
+    outdated = verified and not state.vouches_for(content) and not problems
+    vouched_by = state.vouched_by
+    shown = evs if events is None else evs[-events:] if events else []
+    tag_event = next((e for e in reversed(evs) if e["tag_after"] is not None), None)
+    rank_event = next((e for e in reversed(evs) if e.get("rank_after") is not None), None)
+    return ClaimView(
+        claim_id, key, subject, stage, statement, tag, trust.get(tag), basis, section, tuple(aliases_of(aliases)),
+        status, status_reason, superseded_by, quantities.get(quantity_id), quantity_id, rank,
+        tuple(o for o in competitors.get(quantity_id, ()) if o["key"] != key) if quantity_id is not None else (),
+        tuple(figures), tuple(sources), tuple(_shown(e) for e in shown), tuple(checks),
+        verified and any(v["outcome"] in STALE_OUTCOMES for v in checks),
+        outdated,
+        (f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
+         if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
+         else "its content changed since it was last re-read" if outdated else None),
+        tuple(problems), tag_event, rank_event,
+    )
+
+
+def _shown(e: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An event as a view shows it: its fields for people, the detail decoded."""
+    if e is None:
+        return None
+    return {"at": e["at"], "kind": e["kind"], "actor": e["actor"], "tag_before": e["tag_before"],
+            "tag_after": e["tag_after"], "status_after": e["status_after"], "rank_after": e.get("rank_after"),
+            "origin": e["origin"], "detail": json.loads(e["detail"]) if e["detail"] else None}
+
+
+def _latest_verifications(rows: Sequence[tuple]) -> dict[int, list[dict[str, Any]]]:
+    """Per claim, per source: the latest conclusive verification, and the latest attempt when that was
+    an unreachable fetch after it. An unreachable source never hides an earlier result. `rows`: the
+    "verifications" read, oldest first."""
+    latest: dict[tuple[int, int], dict[str, Any]] = {}
+    for claim_id, source_id, source_key, outcome, at, passage, score, detail in rows:
+        entry = latest.setdefault((claim_id, source_id), {"source": source_key, "outcome": None, "at": None,
+                                                          "passage": None, "detail": None, "last_attempt": None})
+        if outcome == "unreachable":
+            entry["last_attempt"] = {"outcome": outcome, "at": at, "detail": json.loads(detail) if detail else None}
+        else:
+            entry.update(outcome=outcome, at=at, passage=passage, score=score,
+                         detail=json.loads(detail) if detail else None, last_attempt=None)
+    out: dict[int, list[dict[str, Any]]] = {}
+    for (claim_id, _source_id), entry in latest.items():
+        if entry["outcome"] is None:  # only unreachable attempts so far
+            entry.update(outcome="unreachable", at=entry["last_attempt"]["at"], detail=entry["last_attempt"]["detail"])
+            entry["last_attempt"] = None
+        out.setdefault(claim_id, []).append(entry)
+    return out
+
+
+def latest_verifications(session: Session, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """_latest_verifications of any number of claims, BATCH at a time."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for i in range(0, len(ids), BATCH):
+        out.update(_latest_verifications(_read(session, "verifications", ids[i:i + BATCH])))
+    return out
+
+
+def _competition(session: Session, quantity_ids: set[int], trust: dict[str, str]
+                 ) -> tuple[dict[int, dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """The quantities these claims state, and every claim on each (its figures, tag and rank), in key order."""
+    quantities = {q[0]: {"key": q[1], "subject": q[2], "measure": q[3]} for q in session.execute(
+        select(MeasuredQuantity.id, MeasuredQuantity.key, MeasuredQuantity.subject, MeasuredQuantity.measure)
+        .where(MeasuredQuantity.id.in_(quantity_ids)))}
+    others = list(session.execute(select(Claim.id, Claim.key, Claim.tag, Claim.rank, Claim.status, Claim.quantity_id)
+                                  .where(Claim.quantity_id.in_(quantity_ids)).order_by(Claim.key)))
+    raws: dict[int, list[str]] = {}
+    for i in range(0, len(others), BATCH):
+        for claim_id, raw in session.execute(select(Figure.claim_id, Figure.raw).where(
+                Figure.claim_id.in_([o[0] for o in others[i:i + BATCH]])).order_by(Figure.claim_id, Figure.position)):
+            raws.setdefault(claim_id, []).append(raw)
+    competitors: dict[int, list[dict[str, Any]]] = {}
+    for claim_id, key, tag, rank, status, quantity_id in others:
+        competitors.setdefault(quantity_id, []).append({"key": key, "figures": raws.get(claim_id, []), "tag": tag,
+                                                        "trust": trust.get(tag), "rank": rank, "status": status})
+    return quantities, competitors
+
+
+def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
+    """Why the claim has its current tag, from the event that set it."""
+    if event is None:
+        return basis
+    when = f"{event['at'][:10]}"
+    detail = event.get("detail") or {}
+    if event["kind"] == "reread":
+        where = detail.get("source", event.get("origin"))
+        if detail.get("locator"):
+            where += f", {detail['locator']}"
+        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
+        return f"re-read by {event['actor']} on {when} in {where}{seen}"
+    if event["kind"] == "retagged":
+        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
+    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
+
+
+def rank_reason(event: dict[str, Any] | None) -> str | None:
+    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
+    if event is None:
+        return None
+    detail = event.get("detail") or {}
+    if event["kind"] == "ranked":
+        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
+        return why + (f" ({detail['because']})" if detail.get("because") else "")
+    return f"from the data file {event['origin']}" + (f": {detail['rank_reason']}" if detail.get("rank_reason") else "")
