@@ -25,6 +25,12 @@ from claimsdb.db import resolve_url, sqlite_file  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
+def reread(source: str, *, locator: str = "§1", quote: str = "as stated", by: str = "Grace Hopper",
+           at: str = "2026-10-02") -> dict:
+    """The `reread` a data file's claim with a verified tag carries: who re-read which page, when, where, what."""
+    return {"by": by, "at": at, "source": source, "locator": locator, "quote": quote}
+
+
 # A small data set of the tests' own making, in the claimsdb/1 format.
 SAMPLE = {
     "tags": [{"name": "note-2026-10-04", "trust": "secondary", "description": "A later note."}],
@@ -40,6 +46,8 @@ SAMPLE = {
             "tag": "spot-checked", "basis": "Re-read the report's compute section.", "section": "§1",
             "figures": ["3,072 H100", "21.5T tokens"],
             "evidence": [{"source": "widget-report", "locator": "§3.1", "quote": "3,072 H100 GPUs"}],
+            "reread": {"by": "Grace Hopper", "at": "2026-10-02", "source": "widget-report", "locator": "§3.1",
+                       "quote": "3,072 H100 GPUs"},
         },
         {
             "key": "widget.context", "subject": "Widget-7", "stage": "Midtrain",

@@ -69,6 +69,32 @@ def test_tags_follow_the_note_for_the_figures_it_names(documents):
     assert set(tags) == {"spot-checked", "note-2026-09-21", "agent-reported"}
 
 
+NOTE_AUTHOR = "the author of the note “Production LLM pipelines” (21 September 2026)"
+
+
+def test_each_spot_checked_claim_names_the_notes_author_who_re_read_it(documents):
+    # The note re-read eight pages "in this session" and does not name its author: the re-read is the author's,
+    # recorded under that description, on the note's day, with the page and the words verify confirmed.
+    for claim in (c for doc in documents for c in doc["claims"] if c["tag"] == "spot-checked"):
+        reread = claim["reread"]
+        assert (reread["by"], reread["at"]) == (NOTE_AUTHOR, "2026-09-21"), claim["key"]
+        assert {"source": reread["source"], "locator": reread["locator"], "quote": reread["quote"]} in claim["evidence"]
+        assert "does not name its author" in claim["basis"] and reread["quote"] in claim["basis"]
+    assert not [c["key"] for doc in documents for c in doc["claims"] if "reread" in c and c["tag"] != "spot-checked"]
+
+
+def test_importing_the_data_set_records_the_authors_rereads_and_who_vouches(claims):
+    plan = json.loads(claims("import", *DATA_FILES, "--format", "json").stdout)
+    assert sorted((r["key"], r["by"], r["at"]) for r in plan["rereads"]) == [
+        ("rl.buffer.slime", NOTE_AUTHOR, "2026-09-21"), ("rl.weight-sync.kimi-checkpoint-engine", NOTE_AUTHOR, "2026-09-21")]
+    vouched = Counter((v["trust"], v["how"]) for v in plan["vouched"])
+    assert vouched == {("secondary", "data file"): 82, ("verified", "re-read"): 2}
+    history = json.loads(claims("history", "rl.buffer.slime", "--format", "json").stdout)["events"]
+    assert [(e["kind"], e["actor"]) for e in history] == [("imported", "import"), ("reread", NOTE_AUTHOR)]
+    exported = claims("export", "--skip-unsafe", "--subject", "slime", "--stage", "queue / buffer")
+    assert exported.exit_code == 0 and "Data Buffer" in exported.stdout
+
+
 def test_the_whole_data_set_imports_and_reimports_unchanged(claims):
     first = claims("import", *DATA_FILES, "--format", "json")
     assert first.exit_code == 0, first.output

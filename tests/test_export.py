@@ -18,6 +18,7 @@ from claimsdb.errors import ExportConflict, UnsafeIdentifier
 from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
+from tests.conftest import reread
 from tests.latex import needs_tex
 
 
@@ -161,10 +162,12 @@ def build_database(stores, template: str, workdir: Path, claims: list[dict]) -> 
         }
         if c["status"] == "superseded":
             record["superseded_by"] = "replacement"
+        if TAG_TRUST[c["tag"]] == "verified":
+            record["reread"] = reread("src")
         records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
     replacement = {"key": "replacement", "subject": "Other", "statement": "A claim that replaces others.",
                    "tag": "spot-checked", "basis": "generated", "status": "withdrawn",
-                   "evidence": [{"source": "src"}]}
+                   "evidence": [{"source": "src"}], "reread": reread("src")}
     doc = {"sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
            "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement]}
     data = workdir / "data.json"

@@ -62,9 +62,9 @@ def test_every_event_extends_the_chain_in_order(engine):
     do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="the March note")
     do(engine, provenance.withdraw, "widget.pretrain", actor="cy", reason="dropped")
     links = chain(engine)
-    assert len(links) == 6 and links[0][0] is None
+    assert len(links) == 7 and links[0][0] is None  # 3 imported, the data file's re-read, 3 recorded here
     assert all(prev == before[1] for (prev, _), before in zip(links[1:], links)), links
-    assert len({sha for _, sha in links}) == 6
+    assert len({sha for _, sha in links}) == 7
 
 
 def test_a_reread_links_its_page_and_vouches_for_what_it_read(engine):
@@ -104,12 +104,24 @@ def test_an_import_that_changes_reread_content_voids_the_reread_but_keeps_it(eng
     assert not view(engine, "gadget.fleet")["reread_outdated"]
 
 
-def test_a_data_file_that_declares_a_verified_tag_vouches_for_its_own_changes(engine, write_json, sample):
+def test_a_data_file_changing_a_verified_claim_needs_a_new_reread_to_vouch_for_it(engine, write_json, sample):
+    # The same re-read named again covers only what it covered: the change is applied and reported.
     sample["claims"][0]["statement"] = "Widget-7 trained on 3,072 H100 GPUs."
     with db.session_scope(engine) as session:
         plan = store.import_files(session, [str(write_json(sample))])
-    assert plan.conflicts == []
-    assert not view(engine, "widget.pretrain")["reread_outdated"]
+    assert [(c.key, c.field, c.applied) for c in plan.conflicts] == [("widget.pretrain", "statement", True)]
+    assert "Grace Hopper" in plan.conflicts[0].why and plan.rereads == [] and plan.vouched == []
+    assert view(engine, "widget.pretrain")["reread_outdated"]
+    # The file names a new re-read of the new statement: recorded as the person's, after the first.
+    sample["claims"][0]["reread"] = {**sample["claims"][0]["reread"], "at": "2026-10-20", "quote": "3,072 H100 GPUs."}
+    with db.session_scope(engine) as session:
+        plan = store.import_files(session, [str(write_json(sample))])
+    assert [(r.key, r.by, r.at, r.again) for r in plan.rereads] == [("widget.pretrain", "Grace Hopper", "2026-10-20", True)]
+    assert [(v.key, v.by, v.how) for v in plan.vouched] == [("widget.pretrain", "Grace Hopper", "re-read")]
+    v = view(engine, "widget.pretrain")
+    assert not v["reread_outdated"] and not v["integrity"]
+    assert [(e["kind"], e["at"][:10]) for e in v["events"] if e["kind"] == "reread"] == [
+        ("reread", "2026-10-02"), ("reread", "2026-10-20")]
 
 
 def test_derive_replays_tag_status_and_vouching():

@@ -17,7 +17,7 @@ from claimsdb.lint import Finding, build_store, lint_files, lint_text
 from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
 from claimsdb.policy import Policy
-from tests.conftest import DATA_FILES
+from tests.conftest import DATA_FILES, reread
 
 DEFAULT, STRICT = Policy(), Policy(strict=True)
 
@@ -299,7 +299,8 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
     doc = {"sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report", "path": str(page)}],
            "claims": [{"key": "orchard.gpus", "subject": "Orchard-9", "statement": "Orchard-9 trained on 4,096 GPUs.",
                        "tag": "spot-checked", "basis": "test", "figures": ["4,096 GPUs"],
-                       "evidence": [{"source": "orchard-page", "quote": "We trained Orchard-9 on 4,096 GPUs."}]}]}
+                       "evidence": [{"source": "orchard-page", "quote": "We trained Orchard-9 on 4,096 GPUs."}],
+                       "reread": reread("orchard-page", quote="We trained Orchard-9 on 4,096 GPUs.")}]}
     assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
     text = "Orchard-9 trained on 4,096 GPUs.\n"
     assert run(text) == []

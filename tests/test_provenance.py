@@ -93,6 +93,7 @@ def test_history_is_every_event_oldest_first(engine, write_json, sample):
     events = do(engine, queries.history, "widget.pretrain")["events"]
     assert [(e["kind"], e["actor"], e["tag_before"], e["tag_after"]) for e in events] == [
         ("imported", "import", None, "spot-checked"),
+        ("reread", "Grace Hopper", "spot-checked", "spot-checked"),  # named by the data file
         ("retagged", "bo", "spot-checked", "prior-note"),
         ("reread", "ada", "prior-note", "spot-checked"),
         ("status", "cy", None, None),

@@ -67,7 +67,8 @@ def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_js
     assert plan.updated == {"widget.pretrain": ["figures", "statement"]}
     assert claim_row(engine, "widget.pretrain").statement.startswith("Widget-7 used")
     kinds = events(engine, "widget.pretrain")
-    assert kinds == [("imported", "import", None, "spot-checked"), ("updated", "import", None, None)]
+    assert kinds == [("imported", "import", None, "spot-checked"), ("reread", "Grace Hopper", "spot-checked", "spot-checked"),
+                     ("updated", "import", None, None)]
     with db.session_scope(engine) as session:
         figs = session.scalars(select(Figure.raw).join(Claim).where(Claim.key == "widget.pretrain").order_by(Figure.position)).all()
     assert figs == ["3,072 H100", "21.5T tokens", "~90 days"]
@@ -81,7 +82,7 @@ def test_aliases_are_the_files_and_a_change_is_an_update(engine, write_json, sam
     plan = run_import(engine, write_json(sample))
     assert plan.updated == {"widget.pretrain": ["aliases"]}
     assert claim_row(engine, "widget.pretrain").aliases == "Widget\nW7"
-    assert [k for k, *_ in events(engine, "widget.pretrain")] == ["imported", "updated"]
+    assert [k for k, *_ in events(engine, "widget.pretrain")] == ["imported", "reread", "updated"]
     shown = claims("show", "widget.pretrain")
     assert shown.exit_code == 0 and "Widget-7 (also Widget, W7)" in shown.stdout
     assert show_json(claims, "widget.pretrain")["aliases"] == ["Widget", "W7"]

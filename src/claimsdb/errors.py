@@ -48,6 +48,17 @@ class InvalidRecord(ClaimsError):
         super().__init__(f"{where}: {reason}")
 
 
+class AgentCannotVouch(InvalidRecord):
+    """A record from an agent channel (`claims add`, JSON Lines, any later agent interface) that would
+    vouch for something: a tag above unverified trust, a tag definition, a re-read, or a change to a
+    claim or source that a person or a data file vouches for. `key` is the claim a person may re-read
+    instead (None when the record is not a claim)."""
+
+    def __init__(self, file: str, record: str | None, field: str | None, reason: str, *, key: str | None = None):
+        self.key = key
+        super().__init__(file, record, field, reason)
+
+
 class UnknownClaim(ClaimsError):
     def __init__(self, key: str):
         self.key = key

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from claimsdb.errors import InvalidRecord, shown
+from claimsdb.errors import InvalidName, InvalidRecord, shown
 from claimsdb.escaping import (
     CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME,
 )
@@ -30,6 +30,7 @@ from claimsdb.models import (
     ALIAS_SEPARATOR, CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS,
 )
 from claimsdb.figures import FigureError, Quantity, parse
+from claimsdb.identity import person_name
 
 # Limits: far above what a note needs, low enough that every output command stays quick on the longest.
 MAX_KEY = 200  # claim, source and tag keys, citation keys
@@ -105,6 +106,19 @@ class EvidenceRecord:
 
 
 @dataclass(frozen=True)
+class RereadRecord:
+    """A person's re-read of a claim, as a data file records it: who, on which day, in which primary page,
+    where in it and what they saw. Only a claim with a verified tag carries one (store.py checks the tag's
+    trust and the page)."""
+
+    by: str
+    at: str  # YYYY-MM-DD
+    source: str
+    locator: str
+    quote: str
+
+
+@dataclass(frozen=True)
 class ClaimRecord:
     key: str
     subject: str
@@ -122,6 +136,7 @@ class ClaimRecord:
     rank_reason: str | None = None
     figures: tuple[FigureRecord, ...] = ()
     evidence: tuple[EvidenceRecord, ...] = ()
+    reread: RereadRecord | None = None
     file: str = ""
     label: str = ""  # how errors name this record: its key, or its index when it has none
 
@@ -148,7 +163,13 @@ class DataFile:
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+JSON_LINES_SUFFIX = ".jsonl"
 ENTRY_KINDS = ("tag", "source", "quantity", "claim")
+
+
+def json_lines(path: str | Path) -> bool:
+    """Whether a file is read as JSON Lines: standard input ("-") or a .jsonl path, the format agents write."""
+    return str(path) == STDIN or Path(path).suffix.lower() == JSON_LINES_SUFFIX
 
 
 @dataclass(frozen=True)
@@ -474,27 +495,32 @@ def _quantity(name: str, index: int, record: Any, label: str | None = None) -> Q
     )
 
 
-def _date(record: dict, name: str, label: str, field: str, *, day: bool = False) -> str | None:
+def _date(record: dict, name: str, label: str, field: str, *, day: bool = False,
+          at: str | None = None) -> str | None:
     """A calendar date: YYYY-MM-DD, or also YYYY and YYYY-MM unless a `day` is needed."""
-    date = _text(record, field, name, label)
+    at = at or field
+    date = _text(record, field, name, label, at=at)
     if date is None:
         return None
     match = DATE_PATTERN.fullmatch(date)
     if not match or (day and match.group(3) is None):
         use = "YYYY-MM-DD" if day else "YYYY, YYYY-MM or YYYY-MM-DD"
-        raise InvalidRecord(name, label, field, f"{shown(date)} is not a date: use {use}")
+        raise InvalidRecord(name, label, at, f"{shown(date)} is not a date: use {use}")
     year, month, number = match.groups()
     try:
         datetime.date(int(year), int(month or 1), int(number or 1))
     except ValueError:
-        raise InvalidRecord(name, label, field, f"{shown(date)} is not a calendar date") from None
+        raise InvalidRecord(name, label, at, f"{shown(date)} is not a calendar date") from None
     return date
 
 
 CLAIM_FIELDS = {
     "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status", "status_reason",
-    "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence",
+    "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence", "reread",
 }
+REREAD_FIELDS = ("by", "at", "source", "locator", "quote")
+# The latest calendar date anywhere on Earth is UTC+14: a re-read dated after it has not happened yet.
+LATEST_UTC_OFFSET = datetime.timedelta(hours=14)
 MAX_ALIASES = 20
 
 
@@ -543,8 +569,38 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         rank_reason=_text(record, "rank_reason", name, label, rule=TEXT),
         figures=parsed,
         evidence=tuple(_evidence(e, name, label, f"evidence[{i}]") for i, e in enumerate(evidence)),
+        reread=_reread(record.get("reread"), name, label),
         file=name,
         label=label,
+    )
+
+
+def _reread(raw: Any, name: str, label: str) -> RereadRecord | None:
+    """Who re-read the claim, when, in which page, where and what they saw: every part required, the
+    name a person's (identity.person_name), the day a calendar date that has come."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InvalidRecord(name, label, "reread", f"must be an object with {', '.join(REREAD_FIELDS)}")
+    _no_unknown(raw, set(REREAD_FIELDS), name, label, at="reread.")
+    if raw.get("by") is None:
+        raise InvalidRecord(name, label, "reread.by", "is required: the person who re-read the page")
+    try:
+        by = person_name(raw["by"], field="reread.by")
+    except InvalidName as exc:
+        raise InvalidRecord(name, label, "reread.by",
+                            f"{shown(exc.value)} is not a person's name: {exc.reason}") from None
+    at = _date(raw, name, label, "at", day=True, at="reread.at")
+    if at is None:
+        raise InvalidRecord(name, label, "reread.at", "is required: the day the page was re-read (YYYY-MM-DD)")
+    if datetime.date.fromisoformat(at) > (datetime.datetime.now(datetime.timezone.utc) + LATEST_UTC_OFFSET).date():
+        raise InvalidRecord(name, label, "reread.at", f"{at} has not come yet: a re-read is recorded once it was done")
+    return RereadRecord(
+        by=by,
+        at=at,
+        source=_key(raw, "source", name, label, at="reread.source"),
+        locator=_text(raw, "locator", name, label, required=True, at="reread.locator"),
+        quote=_text(raw, "quote", name, label, required=True, rule=TEXT, at="reread.quote"),
     )
 
 

@@ -8,6 +8,15 @@ records something, its tag and status. A person's tag or status is kept and the 
 When the file changes the content of a claim whose verified tag rests on a person's re-read, the
 change is applied, the re-read stays in the history, and the claim is reported: that re-read no longer
 covers what the claim says, so it is not paper-safe until it is re-read again (history.derive).
+
+Records come in through a channel (`Channel`), which decides what they may vouch for. An agent channel
+(`claims add`, JSON Lines on standard input or in a .jsonl file, any later agent interface such as an MCP
+server: pass `AGENT`) records what was reported, nothing more: tags of unverified trust only, no tag
+definitions, no re-reads, no preferred value, no change to a source, nor to a claim whose tag a person set
+above unverified.
+A data file read from a path (JSON or CSV) may declare secondary tags and define tags of any trust, but a
+claim with a verified tag must name the person who re-read it (`reread`), and the import records that
+re-read as the person's event, as `claims reread` would.
 """
 
 from __future__ import annotations
@@ -22,12 +31,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from claimsdb import history, records
 from claimsdb.db import insert_rows, parameter_mark
-from claimsdb.errors import BadQuery, InvalidRecord
+from claimsdb.errors import AgentCannotVouch, BadQuery, InvalidRecord
 from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.figures import Quantity, figure_columns, reach
@@ -42,6 +51,29 @@ DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases")
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
 BATCH = 5000  # claims read, checked and written at a time
+UNVERIFIED, VERIFIED = "unverified", history.VERIFIED
+
+
+@dataclass(frozen=True)
+class Channel:
+    """How records come in, and so what they may vouch for. `agent`: only what was reported (tags of
+    unverified trust, no tag definitions, no re-reads, no preferred value, no change to a source or to a
+    claim a person vouches for); otherwise a data file read from a path, which vouches for its secondary
+    tags and records the re-reads it names."""
+
+    name: str
+    agent: bool
+
+
+AGENT = Channel("agent channel", agent=True)
+DATA_FILE = Channel("data file", agent=False)
+
+
+def channel_of(path: str) -> Channel:
+    """JSON Lines (standard input or a .jsonl file) is what agents write, so it is an agent channel: a
+    sweep's output piped in and the same output saved to a file first must get the same rules. A JSON or
+    CSV data file read from a path is a data file."""
+    return AGENT if records.json_lines(path) else DATA_FILE
 
 
 @dataclass(frozen=True)
@@ -57,6 +89,33 @@ class Conflict:
     applied: bool = False
 
 
+@dataclass(frozen=True)
+class Vouched:
+    """A claim this import admitted above unverified trust, and who vouches for it: the data file (a
+    secondary tag it declares), or a person (a re-read; or a tag a person set)."""
+
+    key: str
+    tag: str
+    trust: str
+    by: str  # the data file's path, or the person's name
+    how: str  # "data file", "re-read", or the kind of the person's event that set the tag
+    at: str | None = None  # the day of the re-read
+
+
+@dataclass(frozen=True)
+class Reread:
+    """A re-read a data file names, recorded by this import as the person's event."""
+
+    key: str
+    by: str
+    at: str
+    source: str
+    locator: str
+    quote: str
+    file: str
+    again: bool = False  # the claim already had a re-read: this is another one (the earlier stays)
+
+
 @dataclass
 class ImportPlan:
     files: list[str] = field(default_factory=list)
@@ -69,6 +128,9 @@ class ImportPlan:
     sources_updated: list[str] = field(default_factory=list)
     quantities_added: list[str] = field(default_factory=list)
     quantities_updated: list[str] = field(default_factory=list)
+    verified_tags_added: list[str] = field(default_factory=list)  # only a data file can define these
+    rereads: list[Reread] = field(default_factory=list)
+    vouched: list[Vouched] = field(default_factory=list)
     dry_run: bool = False
 
     def counts(self) -> dict[str, int]:
@@ -82,6 +144,8 @@ class ImportPlan:
             "sources_updated": len(self.sources_updated),
             "quantities_added": len(self.quantities_added),
             "quantities_updated": len(self.quantities_updated),
+            "rereads": len(self.rereads),
+            "vouched": len(self.vouched),
         }
 
 
@@ -103,7 +167,8 @@ def import_files(
     dry run plans and writes like a real one; the caller rolls it back. `progress(n)` is told of each
     batch of n claims done."""
     names = [records.STDIN_NAME if str(p) == records.STDIN else str(p) for p in paths]
-    importer = _Importer(session, names, dry_run=dry_run, actor=actor, progress=progress)
+    channels = {name: channel_of(str(p)) for name, p in zip(names, paths)}
+    importer = _Importer(session, names, channels, dry_run=dry_run, actor=actor, progress=progress)
     with _no_cycle_collection():
         for path in paths:
             for entry in records.entries(path):
@@ -126,10 +191,13 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def import_data(
-    session: Session, files: Sequence[DataFile], *, dry_run: bool = False, actor: str = IMPORT_ACTOR,
+    session: Session, files: Sequence[DataFile], *, channel: Channel, dry_run: bool = False,
+    actor: str = IMPORT_ACTOR,
 ) -> ImportPlan:
-    """Import records already read and validated (`claims add`), with the same rules and history."""
-    importer = _Importer(session, [f.path for f in files], dry_run=dry_run, actor=actor)
+    """Import records already read and validated (`claims add`; an agent interface passes AGENT), with
+    the same rules and history."""
+    channels = {name: channel for f in files for name in (f.path, *(r.file for r in (*f.claims, *f.tags, *f.sources)))}
+    importer = _Importer(session, [f.path for f in files], channels, dry_run=dry_run, actor=actor)
     for f in files:
         for kind, recs in (("tag", f.tags), ("source", f.sources), ("quantity", f.quantities), ("claim", f.claims)):
             for i, rec in enumerate(recs):
@@ -165,15 +233,17 @@ def _key_of(rec: Any) -> str:
 class _Importer:
     """One import: definitions (tags, sources, quantities) as they come, claims in batches."""
 
-    def __init__(self, session: Session, files: list[str], *, dry_run: bool, actor: str,
-                 progress: Callable[[int], None] | None = None) -> None:
+    def __init__(self, session: Session, files: list[str], channels: dict[str, Channel], *, dry_run: bool,
+                 actor: str, progress: Callable[[int], None] | None = None) -> None:
         history.begin_write(session)
-        self.session, self.actor, self.progress = session, actor, progress
+        self.session, self.actor, self.progress, self.channels = session, actor, progress, channels
         self.plan = ImportPlan(files=files, dry_run=dry_run)
         self.now = utcnow()
         self.tags = {t.name: t.trust for t in session.scalars(select(Tag))}
         self.tags_defined: dict[str, Any] = {}
-        self.sources = dict(session.execute(select(Source.key, Source.id)).all())
+        stored_sources = session.execute(select(Source.key, Source.id, Source.kind)).all()
+        self.sources = {key: id_ for key, id_, _kind in stored_sources}
+        self.source_kinds = {key: kind for key, _id, kind in stored_sources}
         self.sources_defined: dict[str, tuple[Any, str]] = {}  # key -> (record, file)
         self.quantities = dict(session.execute(select(MeasuredQuantity.key, MeasuredQuantity.id)).all())
         self.quantities_defined: dict[str, Any] = {}
@@ -198,7 +268,15 @@ class _Importer:
         else:
             self._quantity(entry, rec)
 
+    def _agent(self, file: str) -> bool:
+        return self.channels.get(file, AGENT).agent  # a record from nowhere known vouches for nothing
+
     def _tag(self, entry, rec: TagRecord) -> None:
+        if self._agent(entry.file):
+            raise AgentCannotVouch(entry.file, entry.label, "tag",
+                                   f"an agent channel cannot define tags ({rec.name!r}, {rec.trust}): tags are "
+                                   "defined by a data file read from a path, and an agent's claims use a tag of "
+                                   f"unverified trust ({self._unverified_tags()})")
         if rec.name in self.tags_defined and self.tags_defined[rec.name] != rec:
             raise InvalidRecord(entry.file, repr(rec.name), "trust", "tag defined twice with different fields")
         self.tags_defined[rec.name] = rec
@@ -206,6 +284,8 @@ class _Importer:
             self.session.execute(Tag.__table__.insert(), [vars(rec)])
             self.tags[rec.name] = rec.trust
             self.plan.tags_added.append(rec.name)
+            if rec.trust == VERIFIED:
+                self.plan.verified_tags_added.append(rec.name)
         elif self.tags[rec.name] != rec.trust:
             # Changing what a tag is trusted for is policy, not data: an import must not do it.
             raise InvalidRecord(entry.file, repr(rec.name), "trust",
@@ -222,6 +302,7 @@ class _Importer:
             return
         self.sources_defined[rec.key] = (rec, entry.file)
         table = Source.__table__
+        self.source_kinds[rec.key] = rec.kind
         if rec.key not in self.sources:
             self.session.execute(table.insert(), [rec.fields()])
             self.sources[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
@@ -229,6 +310,12 @@ class _Importer:
             return
         stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
         if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
+            if self._agent(entry.file):
+                # A source is what a re-read names and what a paper cites: an agent may add one, never change one.
+                changed = next(k for k, v in rec.fields().items() if stored._mapping[k] != v)
+                raise AgentCannotVouch(entry.file, entry.label, changed,
+                                       f"source {rec.key!r} is registered with another {changed}: an agent channel "
+                                       "may add a source, never change one (change it in its data file)")
             self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
             self.plan.sources_updated.append(rec.key)
 
@@ -264,6 +351,8 @@ class _Importer:
         for entry, key in keyed:
             digest = entry.digest()
             if digest is not None and key in stored and stored[key][0] == digest and _as_declared(stored[key], entry.raw):
+                if self._agent(entry.file):  # the record as stored, sent again: its tag is the stored one
+                    self._agent_tag(entry.file, entry.label, key, stored[key][1])
                 self._seen(entry, key)
                 self.plan.unchanged.append(key)  # read and written before, unchanged: nothing to check again
                 continue
@@ -284,9 +373,48 @@ class _Importer:
             raise InvalidRecord(entry.file, entry.label, "key", f"duplicate claim key ({where})")
         self.seen[key] = entry.file
 
+    def _unverified_tags(self) -> str:
+        return ", ".join(sorted(t for t, trust in self.tags.items() if trust == UNVERIFIED))
+
+    def _agent_tag(self, file: str, label: str, key: str, tag: str) -> None:
+        """The rule of agent channels for a claim's tag: unverified trust only."""
+        trust = self.tags.get(tag)
+        if trust is not None and trust != UNVERIFIED:
+            raise AgentCannotVouch(file, label, "tag",
+                                   f"tag {tag!r} is of {trust} trust: an agent channel records what was reported, "
+                                   f"so only tags of unverified trust ({self._unverified_tags()}); only a person's "
+                                   "re-read raises a claim above that", key=key)
+
     def _check(self, rec: ClaimRecord) -> None:
         if rec.tag not in self.tags:
             raise InvalidRecord(rec.file, rec.label, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})")
+        trust = self.tags[rec.tag]
+        if self._agent(rec.file):
+            self._agent_tag(rec.file, rec.label, rec.key, rec.tag)
+            if rec.reread is not None:
+                raise AgentCannotVouch(rec.file, rec.label, "reread", "an agent channel cannot record a re-read: "
+                                       "the person who re-read the page records it", key=rec.key)
+            if rec.rank == "preferred":  # it would stand in exports for the quantity's other values, checked or not
+                raise AgentCannotVouch(rec.file, rec.label, "rank", "an agent channel cannot prefer a value: which "
+                                       "value of a quantity to use is a person's call, or a data file's")
+        elif trust == VERIFIED and rec.reread is None:
+            how = ("a CSV row cannot hold one: give the claim in a JSON data file"
+                   if rec.file.lower().endswith(".csv") else f"give it as {{{', '.join(records.REREAD_FIELDS)}}}")
+            raise InvalidRecord(rec.file, rec.label, "reread",
+                                f"is required: tag {rec.tag!r} is of verified trust, which only a person's re-read "
+                                "gives; name who re-read the primary page, when, where in it and what they saw "
+                                f"({how})")
+        if rec.reread is not None:
+            if trust != VERIFIED:
+                raise InvalidRecord(rec.file, rec.label, "reread",
+                                    f"a re-read makes a claim verified, and tag {rec.tag!r} is of {trust} trust: "
+                                    "give the claim a verified tag, or leave the re-read out")
+            page = rec.reread.source
+            if page not in self.sources:
+                raise InvalidRecord(rec.file, rec.label, "reread.source", f"unknown source {page!r}")
+            if self.source_kinds.get(page) == "note":
+                raise InvalidRecord(rec.file, rec.label, "reread.source", f"{page!r} is a note, not a primary "
+                                    "page: a re-read checks the page the figure comes from")
         for i, ev in enumerate(rec.evidence):
             if ev.source not in self.sources:
                 raise InvalidRecord(rec.file, rec.label, f"evidence[{i}].source", f"unknown source {ev.source!r}")
@@ -311,12 +439,17 @@ class _Importer:
         changes: dict[str, dict[str, tuple[Any, Any]]] = {}
         contents: dict[str, str] = {}
         added: list[ClaimRecord] = []
+        recorded_rereads = _reread_events(session, [mine[r.key].id for r in todo if r.reread and r.key in mine])
+        rereads: list[_PendingReread] = []
         for rec in todo:
             key, claim = rec.key, mine.get(rec.key)
             if claim is None:
                 plan.added.append(key)
                 added.append(rec)
                 contents[key] = _content(rec, [])
+                if rec.reread is not None:
+                    rereads.append(_PendingReread(rec, [(e.source, e.locator, e.quote) for e in rec.evidence]))
+                self._vouched(rec, rec.tag, None, rereads)
                 continue
             diff: dict[str, tuple[Any, Any]] = {}
             for name in DATA_FIELDS:
@@ -363,6 +496,18 @@ class _Importer:
                 for name in ("subject", "statement", "figures", "evidence"):
                     if name in diff:
                         plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
+            tag_after = rec.tag if "tag" in diff else claim.tag
+            if diff and self._agent(rec.file) and self.tags.get(tag_after) != UNVERIFIED:
+                raise AgentCannotVouch(rec.file, rec.label, sorted(diff)[0],
+                                       f"claim {key!r} is tagged {tag_after!r} ({self.tags.get(tag_after)} trust), "
+                                       f"set by {_who(state.tag_event)}: an agent channel cannot change a claim that "
+                                       "a person vouches for (change it in its data file)")
+            if rec.reread is not None:
+                self._plan_reread(rec, state, tag_after, new_ev + person_evidence, recorded_rereads.get(claim.id, []),
+                                  rereads)
+            if diff or (rereads and rereads[-1].rec is rec):
+                self._vouched(rec, tag_after, state if state.tag_is_persons else None, rereads,
+                              covered=state.vouched_by is not None and state.vouches_for(contents[key]))
             if diff:
                 plan.updated[key] = sorted(diff)
                 changes[key] = diff
@@ -372,6 +517,100 @@ class _Importer:
                     refresh[key] = digests[key]
         plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
         self._write(added, changes, {r.key: r for r in todo}, mine, contents, stored_evidence, digests, refresh)
+        self._record_rereads(rereads)
+
+    def _plan_reread(self, rec: ClaimRecord, state: history.ClaimState, tag_after: str,
+                     evidence: list[tuple[str, str | None, str | None]], recorded: list[tuple],
+                     rereads: list[_PendingReread]) -> None:
+        """The re-read a data file names for a stored claim: recorded once (the same re-read again is
+        already in the history), another one when the file names a new re-read (the earlier one stays:
+        the history is append-only), never over a tag that a person set otherwise."""
+        r = rec.reread
+        assert r is not None
+        if (r.by, r.at, r.source, r.locator, r.quote) in recorded:
+            return
+        if state.tag_is_persons and tag_after != rec.tag:
+            self.plan.conflicts.append(Conflict(
+                rec.key, "reread", None, f"{r.by} ({r.at})",
+                f"not recorded: the tag {tag_after!r} was set by {_who(state.tag_event)}; if the re-read stands, "
+                f"record it: claims reread {rec.key}"))
+            return
+        rereads.append(_PendingReread(rec, evidence, again=bool(recorded)))
+
+    def _vouched(self, rec: ClaimRecord, tag: str, persons: history.ClaimState | None,
+                 rereads: list[_PendingReread], *, covered: bool = False) -> None:
+        """Report a claim this import admits above unverified trust, with who vouches for it. `persons`:
+        the claim's state when a person set its tag; `covered`: whether the re-read it records still
+        covers the claim as this import leaves it."""
+        trust = self.tags[tag]
+        if trust == UNVERIFIED:
+            return
+        pending = rereads[-1] if rereads and rereads[-1].rec is rec else None
+        if pending is not None:
+            r = pending.rec.reread
+            assert r is not None
+            self.plan.vouched.append(Vouched(rec.key, tag, trust, r.by, "re-read", r.at))
+        elif trust == VERIFIED:
+            # no new re-read: admitted only while a recorded one still covers the claim (else it is a conflict)
+            event = persons.vouched_by if persons is not None else None
+            if covered and event is not None and event["kind"] == history.REREAD_KIND:
+                self.plan.vouched.append(Vouched(rec.key, tag, trust, event["actor"], "re-read", str(event["at"])[:10]))
+        elif persons is not None and persons.tag_event is not None:
+            event = persons.tag_event
+            self.plan.vouched.append(Vouched(rec.key, tag, trust, event["actor"], event["kind"], str(event["at"])[:10]))
+        else:
+            self.plan.vouched.append(Vouched(rec.key, tag, trust, rec.file, "data file"))
+
+    def _record_rereads(self, rereads: list[_PendingReread]) -> None:
+        """Each re-read as `claims reread` records it: the person's event, then the page (with the
+        locator and the quote) as evidence of the claim unless the claim cites it so already. Written in
+        sets, after the batch's own events: an import may name thousands."""
+        if not rereads:
+            return
+        session = self.session
+        keys = [p.rec.key for p in rereads]
+        ids = {k: row[0] for k, row in _claim_columns(session, ("id",), keys).items()}
+        urls = dict(session.execute(select(Source.key, Source.url).where(
+            Source.key.in_(sorted({p.rec.reread.source for p in rereads if p.rec.reread})))).all())
+        events, links = [], []
+        for pending in rereads:
+            rec, r = pending.rec, pending.rec.reread
+            assert r is not None
+            cited = (r.source, r.locator, r.quote) in pending.evidence
+            evidence = pending.evidence if cited else [*pending.evidence, (r.source, r.locator, r.quote)]
+            detail = {"source": r.source, "url": urls.get(r.source), "locator": r.locator, "quote": r.quote,
+                      "linked": not cited, "data_file": rec.file, "record": rec.label}
+            events.append({
+                "claim": rec.key, "claim_id": ids[rec.key], "at": f"{r.at}T00:00:00.000000+00:00",
+                "kind": history.REREAD_KIND, "actor": r.by, "tag_before": rec.tag, "tag_after": rec.tag,
+                "origin": r.source, "content_sha256": history.content_digest(
+                    rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures], evidence),
+                "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False),
+            })
+            if not cited:
+                links.append(len(events) - 1)
+            self.plan.rereads.append(Reread(rec.key, r.by, r.at, r.source, r.locator, r.quote, rec.file,
+                                            again=pending.again))
+        last = session.execute(select(Event.id).order_by(Event.id.desc()).limit(1)).scalar() or 0
+        written = history.append(session, events)
+        if not links:
+            return
+        # The events' ids, by their digests (each unique: it covers the one before it), for the evidence rows.
+        event_ids = {sha: id_ for id_, sha in session.execute(select(Event.id, Event.sha256).where(Event.id > last))}
+        linked_ids = [ids[rereads[i].rec.key] for i in links]
+        ends: dict[int, int] = {}
+        for chunk in _chunks(linked_ids):
+            ends.update(session.execute(select(Evidence.claim_id, func.max(Evidence.position))
+                                        .where(Evidence.claim_id.in_(chunk)).group_by(Evidence.claim_id)).all())
+        rows = []
+        for i in links:
+            r, claim_id = rereads[i].rec.reread, ids[rereads[i].rec.key]
+            assert r is not None
+            ends[claim_id] = ends.get(claim_id, -1) + 1
+            rows.append((claim_id, self.sources[r.source], ends[claim_id], r.locator, r.quote,
+                         event_ids[written[i]["sha256"]]))
+        insert_rows(session, Evidence.__table__, rows,
+                    ("claim_id", "source_id", "position", "locator", "quote", "event_id"))
 
     def _write(self, added: list[ClaimRecord], changes: dict[str, dict[str, tuple[Any, Any]]],
                recs: dict[str, ClaimRecord], existing: dict[str, Any], contents: dict[str, str],
@@ -481,6 +720,29 @@ class _Importer:
                                     f"({', '.join(keys)}): prefer one")
 
 
+@dataclass
+class _PendingReread:
+    """A re-read to record once the batch's claims are written: the claim's record, and its evidence as
+    the import leaves it (the file's, then what people added)."""
+
+    rec: ClaimRecord
+    evidence: list[tuple[str, str | None, str | None]]
+    again: bool = False
+
+
+def _reread_events(session: Session, claim_ids: list[int]) -> dict[int, list[tuple]]:
+    """claim id -> the re-reads recorded of it, each as a data file names one: (by, day, page, locator, quote)."""
+    out: dict[int, list[tuple]] = {}
+    for chunk in _chunks(claim_ids):
+        rows = session.execute(select(Event.claim_id, Event.actor, Event.at, Event.detail).where(
+            Event.claim_id.in_(chunk), Event.kind == history.REREAD_KIND).order_by(Event.id))
+        for claim_id, actor, at, detail in rows:
+            seen = json.loads(detail) if detail else {}
+            out.setdefault(claim_id, []).append(
+                (actor, str(at)[:10], seen.get("source"), seen.get("locator"), seen.get("quote")))
+    return out
+
+
 def _as_declared(stored: tuple, raw: Any) -> bool:
     """Whether a stored claim's tag, status and rank are still what its record declares (a person may
     have changed them since: then the import reads the record in full and reports the difference)."""
@@ -514,17 +776,15 @@ ADD_ORIGIN = "claims add"
 
 def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: str) -> dict[str, Any]:
     """Record one claim from the command line (an agent's or a script's), with the same validation and
-    history as an import. The source is a key or a URL (registered on the spot); the tag may not be a
-    verified one: a figure becomes verified only when a person re-reads it."""
+    history as an import. It is an agent channel (AGENT): the tag must be of unverified trust, since a
+    figure rises above that only when a person re-reads it. The source is a key or a URL (registered on
+    the spot)."""
     from claimsdb import sources as registry
 
     tag = session.get(Tag, fields["tag"])
     if tag is None:
         known = ", ".join(sorted(session.scalars(select(Tag.name))))
         raise BadQuery(f"unknown tag {fields['tag']!r} (known: {known})")
-    if tag.trust == "verified":
-        raise BadQuery(f"claims add records what was reported, not what was checked: tag {tag.name!r} is verified; "
-                       "add the claim with an unverified or secondary tag, then `claims reread KEY` once a person has read the page")
     src, registered = registry.resolve(session, source)
     key = fields.get("key") or derive_claim_key(fields["subject"], fields["statement"])
     record = {**{k: v for k, v in fields.items() if v not in (None, [], "")}, "key": key,
@@ -534,7 +794,7 @@ def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: s
     rec = claim_record(record, file=ADD_ORIGIN, label=repr(key))
     if session.scalars(select(Claim.id).where(Claim.key == key)).first() is not None:
         raise BadQuery(f"a claim with key {key!r} exists: change it in its data file and import that again")
-    import_data(session, [DataFile(ADD_ORIGIN, (), (), (rec,))], actor=actor)
+    import_data(session, [DataFile(ADD_ORIGIN, (), (), (rec,))], channel=AGENT, actor=actor)
     return {"key": key, "tag": rec.tag, "source": src.key, "source_registered": registered,
             "figures": [f.quantity.raw for f in rec.figures]}
 

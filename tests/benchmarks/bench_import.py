@@ -44,19 +44,27 @@ RUNNER = (
 )
 
 
-def claim(i: int, distinct: bool) -> dict:
+# JSON Lines is an agent channel: only tags of unverified trust.
+AGENT_TAG = "agent-reported"
+
+
+def claim(i: int, distinct: bool, tags: tuple[str, ...] = TAGS) -> dict:
     gpus = 64 * (1 + (i if distinct else i % 512))
     tokens = (1 + (i if distinct else i % 300)) / 10
-    return {
+    record = {
         "key": f"bench.{i:07d}",
         "subject": f"System {i % 997}",
         "stage": STAGES[i % len(STAGES)],
         "statement": f"System {i % 997} trained on {gpus:,} H100 GPUs for {tokens:.1f}T tokens (run {i}).",
-        "tag": TAGS[i % len(TAGS)],
+        "tag": tags[i % len(tags)],
         "basis": "Generated for the benchmark.",
         "figures": [f"{gpus:,} H100", f"{tokens:.1f}T tokens"],
         "evidence": [{"source": "bench-source", "locator": f"row {i}"}],
     }
+    if record["tag"] == "spot-checked":  # a verified tag names who re-read it; the import records that re-read
+        record["reread"] = {"by": "Bench Reader", "at": "2026-09-21", "source": "bench-source", "locator": f"row {i}",
+                            "quote": f"{gpus:,} H100 GPUs"}
+    return record
 
 
 SOURCE = {"key": "bench-source", "title": "Benchmark source", "kind": "other", "url": "https://example.org/bench"}
@@ -221,7 +229,7 @@ def main() -> None:
             with open(lines, "w", encoding="utf-8") as fh:
                 fh.write(json.dumps({"source": SOURCE}) + "\n")
                 for i in range(args.jsonl):
-                    fh.write(json.dumps(claim(i, args.distinct)) + "\n")
+                    fh.write(json.dumps(claim(i, args.distinct, (AGENT_TAG,))) + "\n")
             env = {**os.environ, "CLAIMS_DB": str(tmp / "stream.db")}
             elapsed, rss, _ = run(["import", str(lines)], env)
             print(f"claims import of {args.jsonl:,} claims as JSON Lines ({lines.stat().st_size / 1e6:.0f} MB): "

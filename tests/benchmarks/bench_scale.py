@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.benchmarks.bench_import import SOURCE, STAGES, TAGS  # noqa: E402
+from tests.benchmarks.bench_import import AGENT_TAG, SOURCE, STAGES  # noqa: E402
 
 UNITS = ("H100", "H800", "B300", "A100", "nodes", "tasks", "environments")
 
@@ -38,7 +38,7 @@ def claim(i: int) -> dict:
     return {
         "key": f"scale.{i:07d}", "subject": f"System {i % 4999}", "stage": STAGES[i % len(STAGES)],
         "statement": f"System {i % 4999} used {count:,} {thing} and {tokens:.1f}T tokens (run {i}).",
-        "tag": TAGS[i % len(TAGS)], "basis": "Generated for the benchmark.",
+        "tag": AGENT_TAG, "basis": "Generated for the benchmark.",  # JSON Lines: an agent channel
         "figures": [f"{count:,} {thing}", f"{tokens:.1f}T tokens"],
         "evidence": [{"source": "bench-source", "locator": f"row {i}"}],
     }

@@ -30,7 +30,8 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
 
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("args, message", [
-    (["--tag", "spot-checked"], "claims add records what was reported, not what was checked"),
+    (["--tag", "spot-checked"], "field 'tag': tag 'spot-checked' is of verified trust: an agent channel"),
+    (["--tag", "note-2026-10-04"], "field 'tag': tag 'note-2026-10-04' is of secondary trust: an agent channel"),
     (["--tag", "gossip"], "unknown tag 'gossip'"),
     (["--key", "widget.pretrain"], "a claim with key 'widget.pretrain' exists"),
     (["--key", "Bad Key"], "is not a key"),
@@ -46,10 +47,13 @@ def test_add_refuses_bad_input_and_changes_nothing(claims, store, args, message)
 
 
 @pytest.mark.usefixtures("loaded")
-def test_import_from_standard_input_reads_json_lines(claims):
+def test_import_from_standard_input_reads_json_lines(claims, write_json):
+    # the sweep's own tag is defined by a data file: an agent channel defines none
+    tags = {"tags": [{"name": "sweep-2026-12", "trust": "unverified", "description": "The December sweep."}],
+            "sources": [], "claims": []}
+    assert claims("import", write_json(tags, "tags.json")).exit_code == 0
     lines = [
         {"source": {"key": "sweep-page", "title": "A sweep's page", "kind": "blog", "url": "https://example.org/s"}},
-        {"tag": {"name": "sweep-2026-12", "trust": "unverified", "description": "The December sweep."}},
         {"key": "sweep.one", "subject": "Orchard", "statement": "Orchard uses 512 GPUs.", "tag": "sweep-2026-12",
          "basis": "the December sweep", "figures": ["512 GPUs"], "evidence": [{"source": "sweep-page"}]},
         {"key": "sweep.two", "subject": "Orchard", "statement": "Orchard saw 2T tokens.", "tag": "agent-reported",
@@ -58,7 +62,8 @@ def test_import_from_standard_input_reads_json_lines(claims):
     stdin = "\n".join(json.dumps(x) for x in lines) + "\n\n"
     result = claims("import", "-", input=stdin)
     assert result.exit_code == 0, result.output
-    assert "imported <stdin>: 2 added" in result.stdout and "1 sources added" in result.stdout and "1 tags added" in result.stdout
+    assert "imported <stdin>: 2 added" in result.stdout and "1 sources added" in result.stdout and "0 tags added" in result.stdout
+    assert "vouched" not in result.stdout  # nothing above unverified
     assert show_json(claims, "sweep.one")["trust"] == "unverified"
     again = claims("import", "-", input=stdin)
     assert "0 added, 0 updated, 2 unchanged" in again.stdout

@@ -13,7 +13,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tests.latex import assert_contained, build, needs_tex
-from tests.conftest import run_sql
+from tests.conftest import reread, run_sql
 
 # TeX that would read a file, write one, run a shell, or end the table or the document, if not escaped.
 TEX_ATTACK = ("\\input{/etc/passwd}\\immediate\\openout5=pwned.tex\\immediate\\write5{x}\\immediate\\write18{touch pwned}"
@@ -34,10 +34,10 @@ HOSTILE = {
          "statement": f"{TEX_ATTACK} 50% & more\n\n[x] {HTML_ATTACKS} $\\pi$ #1 ~ ^ _ | @misc{{evil, title={{x}}}}",
          "tag": "spot-checked", "basis": "hostile test",
          "figures": ["3,072 H100", {"raw": "\\input{/etc/passwd}", "kind": "text", "name": "injected"}],
-         "evidence": [{"source": "evil-report", "quote": "3,072 H100"}]},
+         "evidence": [{"source": "evil-report", "quote": "3,072 H100"}], "reread": reread("evil-report", quote="3,072 H100")},
         *[{"key": f"evil.cell{i}", "subject": attack, "stage": attack.strip(), "statement": attack,
            "tag": "spot-checked", "basis": "hostile test", "figures": [],
-           "evidence": [{"source": "plain-blog"}]} for i, attack in enumerate(SPREADSHEET_ATTACKS)],
+           "evidence": [{"source": "plain-blog"}], "reread": reread("plain-blog")} for i, attack in enumerate(SPREADSHEET_ATTACKS)],
         {"key": "evil.unsafe", "subject": "Gadget", "stage": "Serve", "statement": f"Unchecked {TEX_ATTACK}",
          "tag": "agent-reported", "basis": "hostile test",
          "figures": [{"raw": "~40K sandboxes", "name": "sandbox count"}, {"raw": "{\\relax}$x^2$", "kind": "text"}],

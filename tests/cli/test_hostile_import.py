@@ -14,6 +14,7 @@ import pytest
 
 from claimsdb import records
 from claimsdb.db import HEAD_REVISION
+from claimsdb.identity import MAX_NAME
 from tests.conftest import REPO, SAMPLE, run_sql, store_digest
 
 SCHEMA = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
@@ -84,6 +85,20 @@ CASES = {
     "lone surrogate": (claim0(statement="Widget \ud800"), W, "statement", "control or bidirectional", False),
     "javascript URL": (source1(url="javascript:alert(1)"), R, "url", "not an http(s) URL", True),
     "URL with a space": (source1(url="https://example.org/a b"), R, "url", "not an http(s) URL", True),
+    "verified without its re-read": (lambda d: d["claims"][0].pop("reread"), W, "reread", "is required", False),
+    "re-read without a quote": (lambda d: d["claims"][0]["reread"].pop("quote"), W, "reread.quote", "is required", True),
+    "re-read on 30 February": (lambda d: d["claims"][0]["reread"].update(at="2026-02-30"), W, "reread.at",
+                               "not a calendar date", True),
+    "re-read with a time": (lambda d: d["claims"][0]["reread"].update(at="2026-10-02T10:00"), W, "reread.at",
+                            "not a date", True),
+    "re-read with a field of its own": (lambda d: d["claims"][0]["reread"].update(trust="verified"), W,
+                                        "reread.trust", "unknown field", True),
+    "re-read by a Hangul filler": (lambda d: d["claims"][0]["reread"].update(by="\u3164"), W, "reread.by",
+                                   "HANGUL FILLER", False),
+    "re-read by a bidi override": (lambda d: d["claims"][0]["reread"].update(by="Ada \u202eecalovoL"), W, "reread.by",
+                                   "U+202E", True),
+    "re-read in a note": (lambda d: d["claims"][0]["reread"].update(source="lab-notes"), W, "reread.source",
+                          "is a note, not a primary page", False),
     "steps nested too deep": (figure0({"raw": "16:44", "steps": [[[[[[[[[[[[[1]]]]]]]]]]]]]}), None, None,
                               "nested deeper than 16", True),
 }
@@ -232,7 +247,9 @@ def longest_allowed() -> dict:
          "statement": statement, "tag": "spot-checked", "basis": "B" * m.MAX_LINE, "section": "§" * m.MAX_LINE,
          "status_reason": "R" * m.MAX_TEXT,
          "figures": [{"raw": f"{n:,} H100", "name": f"n{n} " + "y" * (m.MAX_FIGURE - 5)} for n in range(1, m.MAX_ITEMS + 1)],
-         "evidence": [{"source": source["key"], "locator": "L" * m.MAX_LINE, "quote": "Q" * m.MAX_TEXT}] * m.MAX_ITEMS}
+         "evidence": [{"source": source["key"], "locator": "L" * m.MAX_LINE, "quote": "Q" * m.MAX_TEXT}] * m.MAX_ITEMS,
+         "reread": {"by": "N" * MAX_NAME, "at": "2026-05-02", "source": source["key"], "locator": "L" * m.MAX_LINE,
+                    "quote": "Q" * m.MAX_TEXT}}
         for i, statement in enumerate(statements)]}
 
 

@@ -40,8 +40,9 @@ def test_retag_withdraw_supersede_and_history(claims):
     assert claims("supersede", "widget.context", "--with", "widget.pretrain", "--by", "Cy",
                   "--reason", "merged into the pretrain claim").exit_code == 0
     data = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)
-    assert [(e["kind"], e["actor"]) for e in data["events"]] == [("imported", "import"), ("retagged", "Bo"), ("status", "Bo")]
-    assert data["events"][1]["detail"] == {"reason": "March note"}
+    assert [(e["kind"], e["actor"]) for e in data["events"]] == [
+        ("imported", "import"), ("reread", "Grace Hopper"), ("retagged", "Bo"), ("status", "Bo")]
+    assert data["events"][2]["detail"] == {"reason": "March note"}
     table = claims("history", "widget.pretrain").stdout
     assert "spot-checked → prior-note" in table and "reason: wrong system" in table
     shown = json.loads(claims("show", "widget.context", "--format", "json").stdout)
@@ -112,4 +113,4 @@ def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
     result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
     assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr
     assert [e["kind"] for e in json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]] == [
-        "imported"]
+        "imported", "reread"]  # the data file's re-read, and nothing more

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.conftest import REFUSED, SAMPLE, run_sql, show_json, store_digest
+from tests.conftest import REFUSED, SAMPLE, reread, run_sql, show_json, store_digest
 
 QUANTITY = {"key": "orchard.update-1t", "subject": "Orchard checkpoint engine", "measure": "update time of a 1T model"}
 DATA = copy.deepcopy(SAMPLE)
@@ -19,7 +19,8 @@ DATA["claims"] += [
      "figures": ["< 30 s"], "evidence": [{"source": "lab-notes"}]},
     {"key": "orchard.readme", "subject": "Orchard", "statement": "Orchard updates a 1T model in about 20 s.",
      "tag": "spot-checked", "basis": "re-read the README", "quantity": "orchard.update-1t",
-     "figures": ["about 20 s"], "evidence": [{"source": "widget-report", "quote": "about 20 s"}]},
+     "figures": ["about 20 s"], "evidence": [{"source": "widget-report", "quote": "about 20 s"}],
+     "reread": reread("widget-report", quote="about 20 s")},
 ]
 
 

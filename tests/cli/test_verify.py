@@ -8,6 +8,7 @@ import os
 import pytest
 
 from claimsdb.db import files_folder, resolve_url
+from tests.conftest import reread
 from tests.httpserver import LocalHTTPServer
 from tests.verify.pdfgen import make_pdf
 
@@ -32,9 +33,12 @@ def source(key, url):
 
 
 def claim(key, source_key, figures, quote=QUOTE, tag="agent-reported"):
-    return {"key": key, "subject": "Orchard-9", "stage": "Pretrain",
-            "statement": "Orchard-9 trained on 4,096 GPUs.", "tag": tag, "basis": "test",
-            "figures": figures, "evidence": [{"source": source_key, "locator": "§2", "quote": quote}]}
+    record = {"key": key, "subject": "Orchard-9", "stage": "Pretrain",
+              "statement": "Orchard-9 trained on 4,096 GPUs.", "tag": tag, "basis": "test",
+              "figures": figures, "evidence": [{"source": source_key, "locator": "§2", "quote": quote}]}
+    if tag == "spot-checked":
+        record["reread"] = reread(source_key, locator="§2", quote=quote or "4,096 GPUs")
+    return record
 
 
 @pytest.fixture

@@ -67,10 +67,13 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import ClaimsError, InvalidName, NoReader
+    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader
 
     if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
+    if isinstance(exc, AgentCannotVouch) and exc.key is not None:  # the way a person raises the claim instead
+        return (f"error: {exc.message}; record it unverified, and once a person has re-read the page: "
+                f"claims reread {exc.key} --source PAGE --locator WHERE --quote TEXT"), exc.exit_code
     if isinstance(exc, NoReader):
         return "error: " + exc.told(f'pass {FLAGS["reader"]} "Your Name"'), exc.exit_code
     if isinstance(exc, ClaimsError):

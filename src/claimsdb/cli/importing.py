@@ -27,7 +27,11 @@ def import_(
     files again changes nothing; a changed record updates its claim and writes an event. A tag or
     status that a person set is kept, and the difference is reported as a conflict. A change to what a
     person re-read is applied and reported: that claim is not paper-safe until it is re-read again.
-    JSON Lines: one claim object per line, or {"source": {...}} / {"tag": {...}}.
+    A data file read from a path (JSON or CSV) may declare secondary tags; a claim with a verified tag
+    names who re-read it (its reread object), and the import records that person's re-read. JSON Lines
+    (- or a .jsonl file) is the agents' channel: one claim object per line, or {"source": {...}}, with
+    tags of unverified trust only and no tag definitions. The report lists every claim admitted above
+    unverified trust and who vouches for it.
 
     Example: claims import data/pipelines.json data/rl_loop.json --dry-run
     """
@@ -51,11 +55,35 @@ def _plan_rows(plan) -> list[dict]:
     rows += [{"kind": "claim", "key": k, "action": "unchanged"} for k in plan.unchanged]
     rows += [{"kind": "claim", "key": c.key, "action": "conflict", "fields": c.field, "detail": c.why}
              for c in plan.conflicts]
+    rows += [{"kind": "claim", "key": r.key, "action": "reread", "fields": r.source, "detail": _reread_text(r)}
+             for r in plan.rereads]
+    rows += [{"kind": "claim", "key": v.key, "action": "vouched", "fields": v.tag, "detail": _vouched_text(v)}
+             for v in plan.vouched]
     for kind, action, keys in (("source", "added", plan.sources_added), ("source", "updated", plan.sources_updated),
                                ("tag", "added", plan.tags_added), ("quantity", "added", plan.quantities_added),
                                ("quantity", "updated", plan.quantities_updated)):
         rows += [{"kind": kind, "key": k, "action": action} for k in keys]
+    for row in rows:
+        if row["kind"] == "tag" and row["key"] in plan.verified_tags_added:
+            row["detail"] = VERIFIED_TAG_NOTE
     return rows
+
+
+VERIFIED_TAG_NOTE = ("a tag of verified trust, which only a data file read from a path can define; each claim "
+                     "given it still needs a person's re-read")
+
+
+def _vouched_text(v) -> str:
+    if v.how == "data file":
+        return f"{v.trust}: vouched for by the data file {v.by}"
+    if v.how == "re-read":
+        return f"{v.trust}: vouched for by {v.by}, who re-read it on {v.at}"
+    return f"{v.trust}: vouched for by {v.by} ({v.how} on {v.at})"
+
+
+def _reread_text(r) -> str:
+    again = "another re-read" if r.again else "re-read"
+    return f"{again} by {r.by} on {r.at} in {r.source}, {r.locator}: “{r.quote}” (named by {r.file})"
 
 
 def _print_plan(plan, dry_run: bool) -> None:
@@ -72,6 +100,12 @@ def _print_plan(plan, dry_run: bool) -> None:
             console.print(f"  add     {key}", markup=False)
         for key, fields in plan.updated.items():
             console.print(f"  update  {key}: {', '.join(fields)}", markup=False)
+    for r in plan.rereads:
+        console.print(f"  {'would record' if dry_run else 'recorded'} {r.key}: {_reread_text(r)}", markup=False)
+    for v in plan.vouched:
+        console.print(f"  vouched  {v.key} ({v.tag}, {_vouched_text(v)})", markup=False)
+    for name in plan.verified_tags_added:
+        console.print(f"  tag      {name} defined by a data file: {VERIFIED_TAG_NOTE}", markup=False)
     for c in plan.conflicts:
         if c.field == "replaces":
             text = f"  conflict {c.key}: changed; {c.why}"
@@ -90,7 +124,7 @@ def add(
     quote: Annotated[Optional[str], typer.Option("--quote", help="The source's own words.")] = None,
     locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
     key: Annotated[Optional[str], typer.Option("--key", help="A stable key. Default: derived from the subject and the statement.")] = None,
-    tag: Annotated[str, typer.Option("--tag", help="Its provenance tag; verified tags are refused (a re-read sets those).")] = "agent-reported",
+    tag: Annotated[str, typer.Option("--tag", help="Its provenance tag, of unverified trust; others are refused (only a person's re-read raises trust).")] = "agent-reported",
     basis: Annotated[Optional[str], typer.Option("--basis", help="Why that tag, in one line.")] = None,
     stage: Annotated[Optional[str], typer.Option("--stage", help='Stage or topic ("Pretrain", "weight sync").')] = None,
     section: Annotated[Optional[str], typer.Option("--section", help="Where it stands in your note.")] = None,
