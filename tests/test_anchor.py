@@ -30,7 +30,7 @@ def cut_the_last_event(store: str, *, anchors_too: bool = False) -> None:
     """What the issue did with write access: drop (switch off) the triggers, delete the newest event (the
     retag), set the claim's tag back to what the re-read set, and put the triggers back."""
     statements = ["DELETE FROM event WHERE id = (SELECT max(id) FROM event)",
-                  (f"UPDATE claim SET tag = 'spot-checked' WHERE key = ?", [KEY])]
+                  ("UPDATE claim SET tag = 'spot-checked' WHERE key = ?", [KEY])]
     if anchors_too:
         statements.append("DELETE FROM anchor")
     if sqlite_file(resolve_url(store)) is not None:
