@@ -352,16 +352,30 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
 
 def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
     """The figure_number index that `claims trace` reads must be exactly what the figures imply."""
-    from claimsdb.figures import as_quantity, reach
-    from claimsdb.models import Figure, FigureNumber
+    from claimsdb.figures import Quantity, reach
 
-    def rounded(rows):
-        return sorted((c, p, round(lo, 6), round(hi, 6), tier) for c, p, lo, hi, tier in rows)
+    connection = session.connection()
+    cursor = connection.connection.dbapi_connection.cursor()
 
-    implied = rounded((f.claim_id, f.position, lo, hi, tier) for f in session.scalars(select(Figure))
-                      for lo, hi, tier in reach(as_quantity(f)))
-    stored = rounded(session.execute(select(FigureNumber.claim_id, FigureNumber.position, FigureNumber.lo,
-                                            FigureNumber.hi, FigureNumber.tier)).all())
+    def rows(sql: str) -> Iterable[tuple]:
+        cursor.execute(sql)
+        while part := cursor.fetchmany(CHUNK):
+            yield from part
+
+    def rounded(found) -> list[tuple]:
+        return sorted((c, p, round(lo, 6), round(hi, 6), tier) for c, p, lo, hi, tier in found)
+
+    try:
+        implied = rounded(
+            (claim_id, position, lo, hi, tier)
+            for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted
+            in rows('SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", steps, active, '
+                    "unit, counted FROM figure")
+            for lo, hi, tier in reach(Quantity(raw, kind, comparator, value, low, high, start, end,
+                                               tuple(json.loads(steps)) if steps else (), active, unit, counted)))
+        stored = rounded(rows("SELECT claim_id, position, lo, hi, tier FROM figure_number"))
+    finally:
+        cursor.close()
     if implied == stored:
         return Check("trace index", True, f"{len(stored)} numbers")
     wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]

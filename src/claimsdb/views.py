@@ -145,6 +145,23 @@ class ClaimView(NamedTuple):
         }
 
 
+def subject_names(session: Session) -> dict[str, list[str]]:
+    """Every subject of the store with the aliases its claims give it (one grouped query)."""
+    out: dict[str, list[str]] = {}
+    for subject, aliases in session.execute(select(Claim.subject, Claim.aliases).group_by(Claim.subject, Claim.aliases)):
+        names = out.setdefault(subject, [])
+        names += [a for a in aliases_of(aliases) if a not in names]
+    return out
+
+
+def of_subjects(session: Session, subjects: Sequence[str]) -> list[int]:
+    """The ids of the claims of these subjects, in key order (BATCH subjects a query)."""
+    found: list[tuple[str, int]] = []
+    for i in range(0, len(subjects), BATCH):
+        found += session.execute(select(Claim.key, Claim.id).where(Claim.subject.in_(subjects[i:i + BATCH]))).all()
+    return [claim_id for _, claim_id in sorted(found)]
+
+
 def select_ids(session: Session, filters: Any = None) -> list[int]:
     """The ids of the claims a filter (queries.ClaimFilter) selects, in key order."""
     stmt = select(Claim.id)

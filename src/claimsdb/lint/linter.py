@@ -128,13 +128,16 @@ class StoredFigure:
 class Store:
     """Every claim with its figures (and their names), by subject, under one policy."""
 
-    def __init__(self, claims: list[IndexedClaim], figures: list[tuple[int, Quantity, str | None]], policy: Policy):
+    def __init__(self, claims: list[IndexedClaim], figures: list[tuple[int, Quantity, str | None]], policy: Policy,
+                 subjects: SubjectIndex | None = None):
         self.policy = policy
         self.claims = claims
-        aliases: dict[str, list[str]] = {}
-        for c in claims:
-            aliases.setdefault(c.subject, []).extend(c.aliases)
-        self.subjects = SubjectIndex([c.subject for c in claims], aliases)
+        if subjects is None:
+            aliases: dict[str, list[str]] = {}
+            for c in claims:
+                aliases.setdefault(c.subject, []).extend(c.aliases)
+            subjects = SubjectIndex([c.subject for c in claims], aliases)
+        self.subjects = subjects  # every subject a manuscript may name; the claims may be those of a few
         self.figures = [StoredFigure(ci, q, name, i) for i, (ci, q, name) in enumerate(figures)]
         self.by_subject: dict[int, list[StoredFigure]] = {}
         for fig in self.figures:
@@ -174,12 +177,21 @@ def _setting_key(key: str) -> bool:
     return bool(SETTING_KEY.fullmatch(key)) or (len(key) == 1 and key.isalpha())
 
 
-def build_store(session: Session, policy: Policy) -> Store:
-    """Read every claim and figure once. Withdrawn and superseded claims are in the store but never make
-    a figure safe."""
+def subject_index(session: Session) -> SubjectIndex:
+    """Every subject of the store and its aliases, to find where a manuscript names them."""
+    names = views.subject_names(session)
+    return SubjectIndex(names, names)
+
+
+def build_store(session: Session, policy: Policy, *, subjects: SubjectIndex | None = None,
+                named: set[str] | None = None) -> Store:
+    """Read the claims and their figures once: every claim, or (`named`) only those of the subjects a
+    manuscript names, which is all lint can match (`subjects`: the index of every subject). Withdrawn and
+    superseded claims are in the store but never make a figure safe."""
     indexed: list[IndexedClaim] = []
     figures: list[tuple[int, Quantity, str | None]] = []
-    for ci, v in enumerate(views.load(session, views.select_ids(session))):
+    ids = views.select_ids(session) if named is None else views.of_subjects(session, sorted(named))
+    for ci, v in enumerate(views.load(session, ids)):
         history.ensure_intact([v])
         indexed.append(IndexedClaim(
             key=v.key, subject=v.subject, tag=v.tag, trust=v.trust, status=v.status,
@@ -193,7 +205,7 @@ def build_store(session: Session, policy: Policy) -> Store:
             q = as_quantity(f)
             if q.numbers() or q.kind == "text":
                 figures.append((ci, q, f["name"]))
-    return Store(indexed, figures, policy)
+    return Store(indexed, figures, policy, subjects)
 
 
 # --- tables --------------------------------------------------------------------------------------------
@@ -321,9 +333,9 @@ _CARRIED_TIER = 2  # a subject carried from an earlier sentence ranks after thos
 
 
 class _Linter:
-    def __init__(self, text: str, name: str, kind: str, store: Store):
+    def __init__(self, text: str, name: str, kind: str, store: Store, prose: Prose | None = None):
         self.name, self.kind, self.store = name, kind, store
-        self.prose: Prose = _EXTRACT[kind](text)
+        self.prose: Prose = prose or _EXTRACT[kind](text)
         p = self.prose.text
         self.sentences = sentence_starts(p)
         mentions = sorted(store.subjects.mentions(p))
@@ -621,10 +633,14 @@ def lint_files(session: Session, paths: list[str], policy: Policy, *,
             raise BadQuery(f"{path}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except OSError as exc:
             raise BadQuery(f"{path}: cannot read: {exc.strerror or exc}") from None
-    store = build_store(session, policy)
+    # Only the claims of the subjects the manuscripts name can match a figure in them: read those.
+    subjects = subject_index(session)
+    proses = [_EXTRACT[kind](text) for _, kind, text in texts]
+    named = {subjects.subjects[m[2]] for prose in proses for m in subjects.mentions(prose.text)}
+    store = build_store(session, policy, subjects=subjects, named=named)
     report = Report(history=anchor.take(session))
-    for name, kind, text in texts:
-        report.extend(lint_report(text, name=name, kind=kind, store=store))
+    for (name, kind, text), prose in zip(texts, proses):
+        report.extend(_Linter(text, name, kind, store, prose).report())
         if on_file is not None:
             on_file(name)
     return report
