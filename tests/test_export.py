@@ -31,7 +31,7 @@ def prepare(engine, mode="gate", layout="list", strict=False, **filters):
 
 def test_gate_refuses_when_any_selected_claim_is_unsafe(engine):
     result = prepare(engine)
-    assert result.refused and result.rows == []
+    assert result.refused and list(result.rows) == []
     assert [r.key for r in result.blocked] == ["gadget.fleet"]
 
 
@@ -230,7 +230,7 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
                     result = prepare_at(engine, policy, mode, layout)
                     assert result.refused == (mode == "gate" and bool(unsafe))
                     if result.refused:
-                        assert result.rows == []
+                        assert list(result.rows) == []
                         continue
                     for fmt in FORMATS:
                         if mode == "guarded" and fmt not in GUARDING:

@@ -71,8 +71,8 @@ def test_an_edited_stored_column_is_found_by_every_reader(claims, store, tmp_pat
     assert report["triggers"]["ok"]  # nothing was switched off
     assert not report["claims agree with their history"]["ok"]
     assert f"first: {key}: " in report["claims agree with their history"]["detail"]
-    paper = tmp_path / "paper.md"
-    paper.write_text("Widget-7 was pretrained on 3,072 H100 GPUs.\n", encoding="utf-8")
+    paper = tmp_path / "paper.md"  # lint checks the claims it reads: those of the subjects the paper names
+    paper.write_text("Widget-7 was pretrained on 3,072 H100 GPUs. Gadget runs sandboxes.\n", encoding="utf-8")
     for args in (["export", "--skip-unsafe"], ["export", "--draft", "--format", "macros"], ["lint", str(paper)],
                  ["verify", key, "--offline"]):
         result = claims(*args)

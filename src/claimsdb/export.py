@@ -15,9 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
+import tempfile
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -60,10 +63,76 @@ class ExportRow:
         }
 
 
+class Rows:
+    """The rows an export writes, in order, with what the manifest counts of them, gathered as they are
+    added. Past MEMORY_ROWS they are kept on disk (pickled), so an export of a million claims never holds
+    them all; iterate it as often as a renderer needs, `len()` counts them."""
+
+    MEMORY_ROWS = 10_000
+
+    def __init__(self) -> None:
+        self._memory: list[ExportRow] = []
+        self._file: Any = None
+        self._count = 0
+        self.counts_by_tag: dict[str, int] = {}
+        self.not_re_read = 0
+        self.stale: list[ExportRow] = []  # written rows the latest verification no longer finds: few
+        self._canonical = hashlib.sha256()
+
+    def append(self, row: ExportRow) -> None:
+        # The digest of json.dumps([r.canonical() for r in rows], sort_keys=True), built a row at a time.
+        self._canonical.update(((", " if self._count else "[")
+                                + json.dumps(row.canonical(), sort_keys=True, ensure_ascii=False)).encode("utf-8"))
+        self._count += 1
+        self.counts_by_tag[row.tag] = self.counts_by_tag.get(row.tag, 0) + 1
+        self.not_re_read += not row.paper_safe
+        if row.stale:
+            self.stale.append(row)
+        if self._file is None and len(self._memory) < self.MEMORY_ROWS:
+            self._memory.append(row)
+            return
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()
+        pickle.dump(row, self._file, pickle.HIGHEST_PROTOCOL)
+
+    @property
+    def content_sha256(self) -> str:
+        done = self._canonical.copy()
+        done.update(b"]" if self._count else b"[]")
+        return done.hexdigest()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[ExportRow]:
+        yield from self._memory
+        if self._file is not None:
+            self._file.flush()
+            self._file.seek(0)
+            while True:
+                try:
+                    yield pickle.load(self._file)
+                except EOFError:
+                    return
+
+
+class Blocked(NamedTuple):
+    """A claim an export leaves out (or, as a draft, marks): what the CLI lists, and the page to re-read."""
+
+    key: str
+    subject: str
+    figures: list[str]
+    tag: str
+    trust: str | None
+    outdated: str | None
+    stale: bool
+    reread_source: str | None
+
+
 @dataclass
 class Export:
-    rows: list[ExportRow]  # what is written
-    blocked: list[ExportRow]  # unsafe rows; written (marked) only in draft mode
+    rows: Rows  # what is written
+    blocked: list[Blocked]  # unsafe rows; written (marked) only in draft mode
     mode: str
     layout: str
     policy: Policy
@@ -83,11 +152,11 @@ class Export:
     @property
     def stale(self) -> list[ExportRow]:
         """Written rows whose latest verification no longer finds them: the default policy warns."""
-        return [r for r in self.rows if r.stale]
+        return self.rows.stale
 
     @property
     def draft(self) -> bool:
-        return self.mode == "draft" and any(not r.paper_safe for r in self.rows)
+        return self.mode == "draft" and self.rows.not_re_read > 0
 
 
 def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -113,20 +182,23 @@ def prepare(
         raise ValueError(f"unknown layout {layout!r}")
     selected = session.execute(filters.apply(select(Claim.id, Claim.status)).order_by(Claim.id)).all()
     exportable = [claim_id for claim_id, status in selected if status == EXPORTABLE_STATUS]
-    rows, competing_views = [], []
+    written, blocked = Rows(), []
+    chooser = _Chooser()
     for view in views.load(session, exportable):
         if view.integrity:
             history.ensure_intact([view])
-        if view.quantity is not None:
-            competing_views.append(view)
-        rows.append(export_row(view, policy))
-    chosen, competing = choose_values(competing_views)
-    rows = [r for r in rows if r.quantity is None or r.key in chosen]
-    blocked = [r for r in rows if not r.paper_safe]
-    written = rows if mode in ("draft", "guarded") else [r for r in rows if r.paper_safe]
-    export = Export(rows=[] if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
+        if not chooser.keeps(view):
+            continue
+        row = export_row(view, policy)
+        if not row.paper_safe:
+            blocked.append(Blocked(row.key, row.subject, row.figures, row.tag, row.trust, row.outdated, row.stale,
+                                   row.reread_source))
+        if row.paper_safe or mode in ("draft", "guarded"):
+            if not (mode == "gate" and blocked):  # the gate closed: nothing more is written
+                written.append(row)
+    export = Export(rows=Rows() if mode == "gate" and blocked else written, blocked=blocked, mode=mode,
                     layout=layout, policy=policy)
-    export.competing = competing
+    export.competing = chooser.competing()
     export.manifest = manifest(export, filters, excluded=len(selected) - len(exportable),
                                head=anchor.take(session))
     return export
@@ -145,31 +217,42 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
     )
 
 
-def choose_values(views: list[ClaimView]) -> tuple[set[str], dict[str, dict[str, Any]]]:
-    """Which claims an export writes where several compete on one quantity (the views given: those that
-    state a quantity): its preferred value alone (when a person or the data preferred one), else every
-    value not deprecated. Deprecated values are never written. Returns the chosen keys and, per quantity,
-    what was used and what was left out."""
-    chosen: set[str] = set()
-    competing: dict[str, dict[str, Any]] = {}
-    for v in views:
+class _Chooser:
+    """Which claims an export writes where several compete on one quantity: its preferred value alone
+    (when a person or the data preferred one), else every value not deprecated. Deprecated values are
+    never written. Each claim's view lists its competitors, so the choice is made claim by claim as they
+    are read; `competing()` says, per quantity, what was used and what was left out."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, dict[str, Any]] = {}
+
+    def keeps(self, v: ClaimView) -> bool:
         if v.quantity is None:
-            chosen.add(v.key)
-            continue
+            return True
         others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
         mine = {"key": v.key, "rank": v.rank}
         preferred = next((c["key"] for c in [mine, *others] if c["rank"] == "preferred"), None)
-        entry = competing.setdefault(v.quantity["key"], {"preferred": preferred, "used": [], "others": []})
-        if v.rank != "deprecated" and (preferred is None or v.key == preferred):
-            chosen.add(v.key)
+        entry = self._entries.setdefault(v.quantity["key"], {"preferred": preferred, "used": [], "others": []})
+        kept = v.rank != "deprecated" and (preferred is None or v.key == preferred)
+        if kept:
             entry["used"].append(v.key)
         for c in [mine, *others]:
             if c["key"] not in entry["used"] and c["key"] not in entry["others"] and c["key"] != preferred:
                 entry["others"].append(c["key"])
-    for entry in competing.values():
-        entry["others"] = sorted(k for k in entry["others"] if k not in entry["used"])
-        entry["used"].sort()
-    return chosen, {k: v for k, v in sorted(competing.items()) if v["others"] or len(v["used"]) > 1}
+        return kept
+
+    def competing(self) -> dict[str, dict[str, Any]]:
+        for entry in self._entries.values():
+            entry["others"] = sorted(k for k in entry["others"] if k not in entry["used"])
+            entry["used"].sort()
+        return {k: v for k, v in sorted(self._entries.items()) if v["others"] or len(v["used"]) > 1}
+
+
+def choose_values(views: list[ClaimView]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """The claims an export writes among these views, and the competing values (see _Chooser)."""
+    chooser = _Chooser()
+    chosen = {v.key for v in views if chooser.keeps(v)}
+    return chosen, chooser.competing()
 
 
 def export_time() -> str:
@@ -182,10 +265,6 @@ def export_time() -> str:
 
 
 def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: anchor.Anchor | None) -> dict[str, Any]:
-    counts: dict[str, int] = {}
-    for r in export.rows:
-        counts[r.tag] = counts.get(r.tag, 0) + 1
-    canonical = json.dumps([r.canonical() for r in export.rows], sort_keys=True, ensure_ascii=False)
     return {
         "tool": f"claimsdb {__version__}",
         "schema_revision": HEAD_REVISION,
@@ -196,12 +275,12 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: ancho
         "layout": export.layout,
         "filters": {k: v for k, v in vars(filters).items() if v is not None},
         "rows": len(export.rows),
-        "not_re_read": sum(1 for r in export.rows if not r.paper_safe),
-        "stale": sum(1 for r in export.rows if r.stale),
+        "not_re_read": export.rows.not_re_read,
+        "stale": len(export.rows.stale),
         "left_out_unsafe": 0 if export.mode in ("draft", "guarded") else len(export.blocked),
         "left_out_withdrawn_or_superseded": excluded,
-        "counts_by_tag": dict(sorted(counts.items())),
-        "content_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+        "counts_by_tag": dict(sorted(export.rows.counts_by_tag.items())),
+        "content_sha256": export.rows.content_sha256,
         # The latest event of the store's history chain, and how many it holds: the exact history this
         # table came from (`claims db check --anchor` can hold the store to it).
         "history_head": head.head if head else None,

@@ -42,7 +42,7 @@ def test_add_refuses_every_tag_above_unverified_with_the_reread_to_use(claims, s
     assert result.exit_code == 2, result.output
     err = result.stderr.strip()
     assert err.startswith("error: claims add, record 'gadget.") and f"field 'tag': tag '{tag}' is of {trust} trust" in err
-    assert "agent-reported" in err and f"claims reread gadget." in err and err.endswith(REREAD_HINT)
+    assert "agent-reported" in err and "claims reread gadget." in err and err.endswith(REREAD_HINT)
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.output
     assert store_digest(store) == before  # not even the URL was registered
 

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -22,7 +23,7 @@ from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
 
 if TYPE_CHECKING:
-    from claimsdb.export import ExportRow
+    from claimsdb.export import Blocked
 
 
 class ExportFormat(str, Enum):
@@ -46,7 +47,7 @@ SAFE_BY_DEFAULT = ("bibtex", "quarto")
 STDOUT = Path("-")
 
 
-def reread_command(row: ExportRow, db_: str | None) -> str:
+def reread_command(row: Blocked, db_: str | None) -> str:
     """The exact command that clears a blocked claim."""
     parts = ["claims", "reread", row.key, "--source", row.reread_source or "PAGE"]
     if db_:
@@ -57,7 +58,7 @@ def reread_command(row: ExportRow, db_: str | None) -> str:
     return command
 
 
-def describe_blocked(rows: list[ExportRow], db_: str | None) -> list[str]:
+def describe_blocked(rows: list[Blocked], db_: str | None) -> list[str]:
     lines = []
     for r in rows:
         figure = ", ".join(r.figures) or "(no figure)"
@@ -68,13 +69,15 @@ def describe_blocked(rows: list[ExportRow], db_: str | None) -> list[str]:
     return lines
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write the whole file or nothing, with the permissions a new file of the user's gets (umask)."""
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write the whole file or nothing, with the permissions a new file of the user's gets (umask); the
+    text may come in pieces, written as they come."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            for piece in [text] if isinstance(text, str) else text:
+                f.write(piece)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600
         os.replace(tmp, path)
     except BaseException:
@@ -173,21 +176,22 @@ def export(
         err_console.print("\n".join(lines), markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
     if fmt is ExportFormat.prov:
-        text = prov_text
+        text: str | Iterable[str] = prov_text
     else:
-        from claimsdb.exporters import render
+        from claimsdb.exporters import pieces
 
-        text = render(result, fmt.value)
+        text = pieces(result, fmt.value)
     _write(text, output, result, fmt, mode)
     _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
 
 
-def _write(text: str, output: Path | None, result, fmt: ExportFormat, mode: str) -> None:
-    """The export to its file (and a CSV's manifest beside it) or to standard output."""
+def _write(text: str | Iterable[str], output: Path | None, result, fmt: ExportFormat, mode: str) -> None:
+    """The export to its file (and a CSV's manifest beside it) or to standard output, piece by piece."""
     separate_manifest = fmt is ExportFormat.csv  # plain CSV: its manifest cannot be inside
     manifest = json.dumps(result.manifest, ensure_ascii=False, indent=2) + "\n"
     if output is None:
-        sys.stdout.write(text)
+        for piece in [text] if isinstance(text, str) else text:
+            sys.stdout.write(piece)
         if separate_manifest:
             err_console.print("manifest: " + json.dumps(result.manifest, ensure_ascii=False), markup=False,
                               soft_wrap=True)

@@ -4,11 +4,10 @@ progress on standard error; the questions a command may ask. Nothing here reads 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
@@ -78,17 +77,31 @@ def tag_text(tag: str, trust: str | None, *, show_trust: bool = True) -> Text:
     return Text(label, style=TRUST_STYLE.get(trust or "", ""))
 
 
+class Stream:
+    """A JSON list whose items are written as they come (a list of a million claims is never held):
+    the bytes are those of the whole list dumped at once."""
+
+    def __init__(self, items: Iterable[Any]):
+        self.items = items
+
+
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if not isinstance(data, Stream):
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return
+    first = True
+    for item in data.items:
+        text = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        sys.stdout.write(("[\n  " if first else ",\n  ") + text)
+        first = False
+    sys.stdout.write("[]\n" if first else "\n]\n")
 
 
-def emit_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+def emit_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
+    writer = csv.DictWriter(sys.stdout, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: csv_cell(row.get(k)) for k in columns})
-    sys.stdout.write(buf.getvalue())
 
 
 def emit_table(

@@ -13,7 +13,7 @@ from claimsdb.cli.options import (
     SubjectFilter, TagFilter, TrustFilter, claim_filter,
 )
 from claimsdb.cli.output import (
-    CLAIM_CSV_COLUMNS, Output, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
+    CLAIM_CSV_COLUMNS, Output, Stream, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
 )
 from claimsdb.errors import ExitCode
 
@@ -96,24 +96,26 @@ def list_(
 
     filters = claim_filter(tag, trust, subject, stage, source, search, status)
     with db.session_of(db_) as session:
-        views = queries.list_claims(session, filters, stale=stale)
+        # JSON and CSV are written as the claims are read: a list of the whole store is never held
+        read = (v.to_json() for v in queries.iter_claims(session, filters, stale=stale))
 
-    def table() -> None:
-        emit_table(
-            f"{len(views)} claim(s)",
-            ("key", "subject", "stage", "figures", "tag", "statement"),
-            [
-                (v["key"], v["subject"], v["stage"], figures_text(v["figures"]),
-                 tag_text(v["tag"], v["trust"], show_trust=False),
-                 v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]")
-                 + (f" [NOT PAPER-SAFE: {v['outdated_reason']}]" if v["outdated_reason"] else "")
-                 + (" [STALE: the latest verification no longer finds it]" if v["stale"] else ""))
-                for v in views
-            ],
-            whole=("tag",),
-        )
+        def table() -> None:
+            views = list(read)
+            emit_table(
+                f"{len(views)} claim(s)",
+                ("key", "subject", "stage", "figures", "tag", "statement"),
+                [
+                    (v["key"], v["subject"], v["stage"], figures_text(v["figures"]),
+                     tag_text(v["tag"], v["trust"], show_trust=False),
+                     v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]")
+                     + (f" [NOT PAPER-SAFE: {v['outdated_reason']}]" if v["outdated_reason"] else "")
+                     + (" [STALE: the latest verification no longer finds it]" if v["stale"] else ""))
+                    for v in views
+                ],
+                whole=("tag",),
+            )
 
-    emit(fmt, Output(views, CLAIM_CSV_COLUMNS, [claim_row(v) for v in views], table))
+        emit(fmt, Output(Stream(read), CLAIM_CSV_COLUMNS, lambda: (claim_row(v) for v in read), table))
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:

@@ -7,12 +7,13 @@ mark in Quarto variables, and a LaTeX error unless the paper declares \\claimsdr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from claimsdb.exporters import bibtex, csvfile, html, jsonfile, latex, macros, markdown, quarto
 from claimsdb.export import Export
 
-RENDERERS: dict[str, Callable[[Export], str]] = {
+# Each renders the whole text, or (markdown, csv, json, latex) yields it in pieces as it reads the rows.
+RENDERERS: dict[str, Callable[[Export], str | Iterable[str]]] = {
     "markdown": markdown.render,
     "csv": csvfile.render,
     "json": jsonfile.render,
@@ -27,7 +28,17 @@ FORMATS = tuple(RENDERERS)
 GUARDING = ("macros",)
 
 
-def render(export: Export, fmt: str) -> str:
+def pieces(export: Export, fmt: str) -> Iterator[str]:
+    """The export's text in pieces, to write as they come: a list of a million claims is never held."""
     if export.mode == "guarded" and fmt not in GUARDING:
         raise ValueError(f"the {fmt} format does not guard unsafe figures; it cannot be exported in guarded mode")
-    return RENDERERS[fmt](export)
+    out = RENDERERS[fmt](export)
+    if isinstance(out, str):
+        yield out
+    else:
+        yield from out
+
+
+def render(export: Export, fmt: str) -> str:
+    """The export's whole text."""
+    return "".join(pieces(export, fmt))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 
 from claimsdb.escaping import csv_cell
 from claimsdb.export import NOT_REREAD, Export, cell_text, grid
@@ -17,7 +18,8 @@ from claimsdb.export import NOT_REREAD, Export, cell_text, grid
 LIST_COLUMNS = ("key", "subject", "stage", "statement", "figure", "sources", "tag", "trust", "paper_safe", "marker")
 
 
-def render(export: Export) -> str:
+def render(export: Export) -> Iterator[str]:
+    """The rows, a batch at a time (a list of a million claims is written as it is read)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
 
@@ -36,10 +38,14 @@ def render(export: Export) -> str:
             ])
     else:
         row(list(LIST_COLUMNS))
-        for r in export.rows:
+        for n, r in enumerate(export.rows, 1):
             row([
                 r.key, r.subject, r.stage or "", r.statement, " | ".join(r.figures),
                 " | ".join(c["cite_key"] for c in r.citations), r.tag, r.trust or "",
                 "true" if r.paper_safe else "false", "" if r.paper_safe else NOT_REREAD,
             ])
-    return buf.getvalue()
+            if n % 1000 == 0:
+                yield buf.getvalue()
+                buf.seek(0)
+                buf.truncate()
+    yield buf.getvalue()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
@@ -13,7 +14,14 @@ def _row(r: ExportRow) -> dict[str, Any]:
             "marker": None if r.paper_safe else NOT_REREAD}
 
 
-def render(export: Export) -> str:
+def _dumped(value: Any, depth: int) -> str:
+    """`value` as json.dumps(..., indent=2) writes it `depth` levels down in a document."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * depth)
+
+
+def render(export: Export) -> Iterator[str]:
+    """The document: its bytes are those of json.dumps(doc, indent=2), the rows of a list written one
+    at a time (a list of a million claims is written as it is read)."""
     doc: dict[str, Any] = {"draft": export.draft, "manifest": export.manifest}
     if export.layout == "grid":
         stages, subjects = grid(export.rows)
@@ -24,6 +32,11 @@ def render(export: Export) -> str:
             }}
             for subject, cells in subjects
         ]
-    else:
-        doc["rows"] = [_row(r) for r in export.rows]
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        yield json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return
+    yield "{\n" + "".join(f"  {json.dumps(k)}: {_dumped(v, 1)},\n" for k, v in doc.items()) + '  "rows": ['
+    first = True
+    for r in export.rows:
+        yield ("\n    " if first else ",\n    ") + _dumped(_row(r), 2)
+        first = False
+    yield "]\n}\n" if first else "\n  ]\n}\n"

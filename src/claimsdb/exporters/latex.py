@@ -9,6 +9,8 @@ table, each table listing the subjects that have a claim in its stages. Both nee
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from claimsdb.escaping import bibtex_key, latex_text
 from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
 from claimsdb.exporters.common import manifest_comments
@@ -46,28 +48,30 @@ def _columns(shares: tuple[float, ...]) -> str:
     ) + "@{}"
 
 
-def _table(shares: tuple[float, ...], header: list[str], rows: list[str]) -> list[str]:
+def _table(shares: tuple[float, ...], header: list[str], rows: Iterable[str]) -> Iterator[str]:
     head = " & ".join(header) + r" \\"
-    return [
+    yield from (
         f"\\begingroup{FONT}\\setlength{{\\tabcolsep}}{{4pt}}",
         f"\\begin{{longtable}}{{{_columns(shares)}}}",
         "\\toprule", head, "\\midrule", "\\endfirsthead",
         "\\toprule", head, "\\midrule", "\\endhead",
         "\\bottomrule", "\\endlastfoot",
-        *rows,
-        "\\end{longtable}",
-        "\\endgroup",
-    ]
+    )
+    yield from rows
+    yield from ("\\end{longtable}", "\\endgroup")
 
 
-def _list(export: Export) -> list[str]:
-    rows = []
-    for r in export.rows:
-        figure = ", ".join(r.figures)
-        figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
-        rows.append(f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
-                    f"{figure_cell} & {cite(r)} \\\\")
-    return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows)
+def _list(export: Export) -> Iterator[str]:
+    """The list's lines, a row at a time (a list of a million claims is written as it is read)."""
+
+    def rows() -> Iterator[str]:
+        for r in export.rows:
+            figure = ", ".join(r.figures)
+            figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
+            yield (f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
+                   f"{figure_cell} & {cite(r)} \\\\")
+
+    return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
 
 
 def _grid(export: Export) -> list[str]:
@@ -84,17 +88,17 @@ def _grid(export: Export) -> list[str]:
         if lines:
             lines.append("\\bigskip")
         lines += _table(shares, ["Subject", *[_text(s or "(no stage)") for s in part]], rows)
-    return lines or _table((0.3, 0.7), ["Subject", "(no stage)"], [])
+    return lines or list(_table((0.3, 0.7), ["Subject", "(no stage)"], []))
 
 
-def render(export: Export) -> str:
+def render(export: Export) -> Iterator[str]:
     lines = manifest_comments(export, "% claimsdb export: ")
     lines.append(f"% needs {PACKAGES}")
     if export.draft:
         lines.append(f"% DRAFT: figures marked with a dagger are {NOT_REREAD}; not for a paper")
         lines.append(f"\\noindent\\textbf{{DRAFT}}: figures marked {DAGGER} are {NOT_REREAD}.\\par")
-    lines += _grid(export) if export.layout == "grid" else _list(export)
-    if any(not r.paper_safe for r in export.rows):
-        lines.append(f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
-                     f"paper-safe under the {latex_text(export.policy.name)} policy.}}")
-    return "\n".join(lines) + "\n"
+    yield from (line + "\n" for line in lines)
+    yield from (line + "\n" for line in (_grid(export) if export.layout == "grid" else _list(export)))
+    if export.rows.not_re_read:
+        yield (f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
+               f"paper-safe under the {latex_text(export.policy.name)} policy.}}\n")
