@@ -27,6 +27,20 @@ class Blocker:
     reason: str
 
 
+def reread_command(key: str, primary_source: str | None, db: str | None = None) -> str:
+    """The exact command that clears a claim blocked for its trust: a person's re-read of its primary
+    page (PAGE when it cites none yet). Export, lint and the web say it the same way."""
+    import shlex
+
+    parts = ["claims", "reread", key, "--source", primary_source or "PAGE"]
+    if db:
+        parts += ["--db", db]
+    command = shlex.join(parts)
+    if primary_source is None:
+        command += " (it cites no primary page yet: PAGE is the URL you re-read, or a key from `claims sources add`)"
+    return command
+
+
 @dataclass(frozen=True)
 class Policy:
     strict: bool = False

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import tempfile
 from enum import Enum
@@ -48,14 +47,10 @@ STDOUT = Path("-")
 
 
 def reread_command(row: Blocked, db_: str | None) -> str:
-    """The exact command that clears a blocked claim."""
-    parts = ["claims", "reread", row.key, "--source", row.reread_source or "PAGE"]
-    if db_:
-        parts += ["--db", db_]
-    command = shlex.join(parts)
-    if row.reread_source is None:
-        command += "  (it cites no primary page yet: PAGE is the URL you re-read, or a key from `claims sources add`)"
-    return command
+    """The exact command that clears a blocked claim (policy.reread_command)."""
+    from claimsdb.policy import reread_command as command
+
+    return command(row.key, row.reread_source, db_)
 
 
 def describe_blocked(rows: list[Blocked], db_: str | None) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.prose.tex import _TEX_ENV_ARGS, _skip_args, tex
-from claimsdb.policy import EXPORTABLE_STATUS, Policy
+from claimsdb.policy import EXPORTABLE_STATUS, Policy, reread_command
 from claimsdb import anchor, history
 from claimsdb import views
 
@@ -111,6 +110,7 @@ class IndexedClaim:
     preferred: str | None = None  # the value its quantity prefers, when another claim holds it: "20 s (KEY)"
     statement: str = ""
     aliases: tuple[str, ...] = ()  # other names of its subject
+    paper_safe: bool = False  # Policy.allows: the one paper-safe rule (its status aside)
 
     @property
     def active(self) -> bool:
@@ -158,8 +158,10 @@ class Store:
         return len(self.figures)
 
     def safe(self, ci: int) -> bool:
+        """The claim is paper-safe (Policy.allows, the one rule) and current: a stale one that the policy
+        lets pass still makes lint warn."""
         c = self.claims[ci]
-        return c.active and self.policy.passes(c.trust) and not c.stale and not c.outdated
+        return c.active and c.paper_safe and not c.stale
 
     def measures(self, fig: StoredFigure) -> tuple[str, ...]:
         """The store's words for what a figure measures (figures.matching.measure_words), worked out once."""
@@ -199,7 +201,7 @@ def build_store(session: Session, policy: Policy, *, subjects: SubjectIndex | No
             status_reason=v.status_reason, superseded_by=v.superseded_by, outdated=v.outdated_reason,
             rank=v.rank, preferred=next((f"{', '.join(c['figures']) or '(no figure)'} ({c['key']})"
                                          for c in v.competitors if c["rank"] == "preferred"), None),
-            statement=v.statement, aliases=v.aliases,
+            statement=v.statement, aliases=v.aliases, paper_safe=policy.allows(v),
         ))
         for f in v.figures:
             q = as_quantity(f)
@@ -289,10 +291,7 @@ class _Tables:
 
 
 def _reread_command(claim: IndexedClaim) -> str:
-    command = shlex.join(["claims", "reread", claim.key, "--source", claim.reread_source or "PAGE"])
-    if claim.reread_source is None:
-        command += " (it cites no primary page yet: PAGE is the URL you re-read, or a key from `claims sources add`)"
-    return command
+    return reread_command(claim.key, claim.reread_source)
 
 
 def _describe(claim: IndexedClaim, stored: Quantity, verdict: Verdict) -> str:
@@ -553,7 +552,7 @@ class _Linter:
             return False, finding("warning", f"differs from the store: {described(safe_near)}", safe_near,
                                   safe_near[0][2].verdict)
         active = [j for j in states if store.claims[j[0]].active]
-        stale_ok = [j for j in active if policy.passes(store.claims[j[0]].trust) and not store.claims[j[0]].outdated]
+        stale_ok = [j for j in active if store.claims[j[0]].paper_safe]  # paper-safe but stale
         if stale_ok and not policy.strict:
             checks = "; ".join(f"claims verify {store.claims[ci].key}" for ci in sorted({j[0] for j in stale_ok}))
             return False, finding("warning", f"matches only stale claims: {described(stale_ok)}; check again: "

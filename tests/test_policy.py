@@ -1,0 +1,67 @@
+"""One paper-safe rule: `Policy.blockers` (and `allows`, which reads it) gives the verdict; export, lint,
+the web grid and the re-read queue each reach the same one for every claim of the bundled data, under
+each policy (a few claims made stale, changed since their re-read, withdrawn, to cover each reason)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from claimsdb import db, export, views
+from claimsdb.lint import build_store
+from claimsdb.policy import Policy, reread_command
+from claimsdb.queries import ClaimFilter
+from claimsdb.web import pages
+from claimsdb.web.pages import Filters
+from tests.conftest import DATA_FILES, run_sql
+
+
+@pytest.fixture
+def varied(claims, store, write_json, tmp_path):
+    """The bundled data, plus: a spot-checked claim whose latest verification no longer finds it (stale),
+    one changed since its re-read, and a withdrawn one."""
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    assert claims("reread", "pipelines.llama3.pretrain", "--source", "llama3-report", "--by", "Ada",
+                  "--yes").exit_code == 0
+    assert claims("withdraw", "rl.bench.weirdml", "--reason", "dropped", "--by", "Ada").exit_code == 0
+    # a verification that no longer finds the checkpoint engine's figure: the re-read claim is stale
+    run_sql(store, "INSERT INTO verification (claim_id, source_id, at, outcome) SELECT c.id, e.source_id, "
+                   "'2026-12-01T00:00:00+00:00', 'figure-changed' FROM claim c JOIN evidence e ON e.claim_id = c.id "
+                   "WHERE c.key = 'rl.weight-sync.kimi-checkpoint-engine' AND e.position = 0")
+    # the re-read Llama 3 claim's statement changes in its data file: not covered by its re-read any more
+    doc = json.loads(DATA_FILES[0].read_text(encoding="utf-8"))
+    (llama,) = [c for c in doc["claims"] if c["key"] == "pipelines.llama3.pretrain"]
+    llama["statement"] += " (restated)"
+    changed = write_json(doc, "pipelines.json")
+    assert claims("import", str(changed), str(DATA_FILES[1])).exit_code == 0
+    return db.open_engine(store)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+def test_every_caller_reaches_the_policys_verdict(varied, strict):
+    policy = Policy(strict=strict)
+    with db.session_scope(varied) as session:
+        read = list(views.load(session, views.select_ids(session)))
+        verdict = {v.key: policy.allows(v) for v in read}
+        reasons = {b.kind for v in read for b in policy.blockers(v)}
+        # every reason a claim can be blocked for is among these claims (the fixture made sure)
+        assert reasons >= ({"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"})
+        drafted = export.prepare(session, ClaimFilter(), policy=policy, mode="draft")
+        exported = {r.key: r.paper_safe for r in drafted.rows}
+        assert exported == {k: ok for k, ok in verdict.items() if k != "rl.bench.weirdml"}  # withdrawn: never
+        store = build_store(session, policy)
+        assert {c.key: c.paper_safe for c in store.claims} == verdict
+        active = {v.key for v in read if v.status == "active"}
+        grid = pages.overview(session, Filters(), policy)  # active claims, as the page shows by default
+        assert {i.key: i.safe for i in grid["items"]} == {k: verdict[k] for k in active}
+        waiting, tampered = pages.pending(session, policy)
+        assert {v.key for v in waiting} == {k for k in active if not verdict[k]} and tampered == 0
+    assert verdict["pipelines.llama3.pretrain"] is False  # changed since its re-read
+    assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (not strict)  # stale: blocked only when strict
+
+
+def test_the_reread_hint_is_one_command():
+    assert reread_command("a.b", "llama3-report", "team.db") == "claims reread a.b --source llama3-report --db team.db"
+    hint = reread_command("a.b", None)
+    assert hint.startswith("claims reread a.b --source PAGE (it cites no primary page yet")
