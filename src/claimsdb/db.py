@@ -292,6 +292,21 @@ def parameter_mark(connection) -> str:
     return "?" if connection.dialect.paramstyle == "qmark" else "%s"
 
 
+def stream_rows(session: Session, sql: str, params: Sequence = (), size: int = 5000) -> Iterator[tuple]:
+    """The rows of one query through the driver itself, as plain tuples, `size` at a time: a server-side
+    cursor on PostgreSQL (a client-side one would hold every row), SQLite's own stepping elsewhere. Its
+    SQL is given as is (quote reserved words; the driver's parameter mark: `parameter_mark`)."""
+    connection = session.connection()
+    raw = connection.connection.dbapi_connection
+    cursor = raw.cursor(name=f"claims_{id(session):x}") if connection.dialect.name == "postgresql" else raw.cursor()
+    try:
+        cursor.execute(sql, tuple(params))
+        while part := cursor.fetchmany(size):
+            yield from part
+    finally:
+        cursor.close()
+
+
 def _pick(rows: Sequence, keys: Sequence) -> list[tuple]:
     """Each row's values at `keys` (dict keys, or tuple positions), as tuples built in C."""
     if len(keys) == 1:

@@ -63,6 +63,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlmodel import Session
 
+from claimsdb.db import stream_rows
 from claimsdb.errors import TamperedHistory
 from claimsdb.models import Event
 
@@ -320,25 +321,26 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     keys = dict(session.execute(select(Claim.id, Claim.key)).all())
     prev_sha = prev_id = None
     count, broken = 0, None
-    for e in session.execute(select(Event.__table__).order_by(Event.id)).yield_per(CHUNK):
+    columns = ("id", "claim_id", *EVENT_FIELDS, *LATER_FIELDS, "sha256")
+    for r in stream_rows(session, f"SELECT {', '.join(f'{chr(34)}{c}{chr(34)}' for c in columns)} FROM event ORDER BY id"):
         count += 1
-        row = e._mapping
-        where = f"event {row['id']} ({row['kind']} of {keys.get(row['claim_id'], '?')} by {row['actor']} at {str(row['at'])[:19]})"
+        row = dict(zip(columns, r))
         if row["prev_sha256"] != prev_sha:
-            broken = (f"{where} does not follow event {prev_id}: an event before it was removed, inserted or edited"
-                      if prev_id is not None else f"{where} is the first event but names a predecessor")
+            broken = (f"{_where(row, keys)} does not follow event {prev_id}: an event before it was removed, "
+                      "inserted or edited" if prev_id is not None
+                      else f"{_where(row, keys)} is the first event but names a predecessor")
         elif row["sha256"] != event_digest(keys.get(row["claim_id"], ""), row):
-            broken = f"{where} does not match its hash: it was edited or written outside claims"
+            broken = f"{_where(row, keys)} does not match its hash: it was edited or written outside claims"
         if broken:
             break
         prev_sha, prev_id = row["sha256"], row["id"]
     checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
     ids = sorted(keys)
     first, bad = None, 0
-    for view in views.load(session, ids, events_checked=broken is None):
-        if view.integrity:
+    for key, found in views.problems_of(session, ids, events_checked=broken is None):
+        if found:
             bad += 1
-            first = first or f"{view.key}: {view.integrity[0]}"
+            first = first or f"{key}: {found[0]}"
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
     checks.append(_trace_index(session, keys))
@@ -350,32 +352,26 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     return checks
 
 
+def _where(row: Mapping[str, Any], keys: Mapping[int, str]) -> str:
+    return (f"event {row['id']} ({row['kind']} of {keys.get(row['claim_id'], '?')} by {row['actor']} at "
+            f"{str(row['at'])[:19]})")
+
+
 def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
     """The figure_number index that `claims trace` reads must be exactly what the figures imply."""
     from claimsdb.figures import Quantity, reach
 
-    connection = session.connection()
-    cursor = connection.connection.dbapi_connection.cursor()
-
-    def rows(sql: str) -> Iterable[tuple]:
-        cursor.execute(sql)
-        while part := cursor.fetchmany(CHUNK):
-            yield from part
-
     def rounded(found) -> list[tuple]:
         return sorted((c, p, round(lo, 6), round(hi, 6), tier) for c, p, lo, hi, tier in found)
 
-    try:
-        implied = rounded(
-            (claim_id, position, lo, hi, tier)
-            for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted
-            in rows('SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", steps, active, '
-                    "unit, counted FROM figure")
-            for lo, hi, tier in reach(Quantity(raw, kind, comparator, value, low, high, start, end,
-                                               tuple(json.loads(steps)) if steps else (), active, unit, counted)))
-        stored = rounded(rows("SELECT claim_id, position, lo, hi, tier FROM figure_number"))
-    finally:
-        cursor.close()
+    implied = rounded(
+        (claim_id, position, lo, hi, tier)
+        for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted
+        in stream_rows(session, 'SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", '
+                                "steps, active, unit, counted FROM figure")
+        for lo, hi, tier in reach(Quantity(raw, kind, comparator, value, low, high, start, end,
+                                           tuple(json.loads(steps)) if steps else (), active, unit, counted)))
+    stored = rounded(stream_rows(session, "SELECT claim_id, position, lo, hi, tier FROM figure_number"))
     if implied == stored:
         return Check("trace index", True, f"{len(stored)} numbers")
     wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]

@@ -87,6 +87,15 @@ def test_2_a_missing_database_driver(claims, monkeypatch):
         "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'")
 
 
+def test_2_a_database_error_raised_by_the_driver_itself(claims, loaded, store):
+    # db check streams its reads through the driver (no SQLAlchemy around them): a table someone dropped
+    # by hand is still the user's environment, exit 2 naming it, not a bug
+    run_sql(store, "DROP TABLE evidence" + (" CASCADE" if "://" in store else ""))
+    result = claims("db", "check")
+    assert result.exit_code == 2, result.output
+    assert "evidence" in result.stderr and result.stderr.startswith("error: database: ")
+
+
 @sqlite_only("SQLite's file lock; PostgreSQL writers wait for each other (tests/test_concurrency.py)")
 def test_2_a_database_still_locked_after_the_retry_window(claims, loaded, db_path, monkeypatch):
     monkeypatch.setattr("claimsdb.db.BUSY_TIMEOUT_S", 0.2)

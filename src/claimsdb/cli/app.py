@@ -81,7 +81,7 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
     if isinstance(exc, OSError):  # a file or folder the user named: missing, unreadable, unwritable
         where = f" {exc.filename}" if exc.filename else ""
         return f"error: cannot use{where}: {exc.strerror or exc}", ExitCode.USAGE
-    if type(exc).__module__.startswith("sqlalchemy"):
+    if type(exc).__module__.split(".")[0] in ("sqlalchemy", "sqlite3", "psycopg"):  # raw reads use the driver
         from claimsdb.db import describe_database_error
 
         return f"error: {describe_database_error(exc)}", ExitCode.USAGE

@@ -87,9 +87,7 @@ def check(anchors: AnchorOption = None, db_: DbOption = None, fmt: FormatOption 
     Example: claims db check --anchor paper/claims.anchor
     """
     url = db.resolve_url(db_)
-    engine = db.make_engine(url)
-    if db.current_revision(engine) is None:
-        raise DatabaseProblem(db.missing_database(url))
+    engine = db.open_engine(db_, create=False)  # another revision: "run `claims db upgrade`", exit 2
     _checked(fmt, {"database": db.describe_url(url)}, _check(engine, anchors), db.describe_url(url))
 
 
