@@ -231,3 +231,20 @@ def test_emit_builds_only_the_form_it_shows(capsys):
     emit("csv", out)
     assert built == ["show", "data", "rows"]
     assert capsys.readouterr().out == '{\n  "n": 1\n}\nn\n1\n'
+
+
+def test_a_streamed_json_list_is_one_item_a_line_and_each_line_is_the_item(capsys):
+    """`claims list --format json` writes as it reads: one item per line (grep and diff see one claim a
+    line), and the whole is one JSON list of exactly the items given, none lost at the edges."""
+    from claimsdb.cli.output import Output, Stream, emit
+
+    items = [{"key": "a", "statement": "ran on 2,048 H800 GPUs\nover \"two\" months", "figures": [{"raw": "2,048 H800"}]},
+             {"key": "b", "statement": "字", "figures": []}, {"key": "c", "n": 1.5, "ok": None}]
+    emit("json", Output(Stream(iter(items)), (), [], lambda: None))
+    out = capsys.readouterr().out
+    assert json.loads(out) == items
+    lines = out.splitlines()
+    assert (lines[0], lines[-1], len(lines)) == ("[", "]", len(items) + 2)
+    assert [json.loads(line.strip().rstrip(",")) for line in lines[1:-1]] == items
+    emit("json", Output(Stream(iter(())), (), [], lambda: None))
+    assert json.loads(capsys.readouterr().out) == []
