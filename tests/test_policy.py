@@ -13,7 +13,8 @@ from claimsdb.lint import build_store
 from claimsdb.policy import Policy, reread_command
 from claimsdb.queries import ClaimFilter
 from claimsdb.web import pages
-from claimsdb.web.pages import Filters
+from claimsdb.web.pages import Filters, Paging
+from claimsdb.web.selection import Memo, Queue
 from tests.conftest import DATA_FILES, run_sql
 
 
@@ -53,10 +54,17 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
         store = build_store(session, policy)
         assert {c.key: c.paper_safe for c in store.claims} == verdict
         active = {v.key for v in read if v.status == "active"}
-        grid = pages.overview(session, Filters(), policy)  # active claims, as the page shows by default
+        blocked = {k for k in active if not verdict[k]}
+        memo = Memo()  # active claims, as the grid shows by default; every subject on one page
+        grid = pages.grid_page(session, memo, Filters(), Paging(1, pages.GRID_MOST, pages.GRID_SIZE), policy, "/")
+        assert grid["pager"].pages == 1 and grid["unsafe"] == len(blocked)  # counted in SQL
         assert {i.key: i.safe for i in grid["items"]} == {k: verdict[k] for k in active}
-        waiting, tampered = pages.pending(session, policy)
-        assert {v.key for v in waiting} == {k for k in active if not verdict[k]} and tampered == 0
+        queue = Queue(session, ClaimFilter(), policy, outdated=memo.facts(session).outdated)
+        waiting, found = [], queue.find()
+        while found.view is not None and found.view.key not in waiting:  # walked to the end, and round
+            waiting.append(found.view.key)
+            found = queue.find(after=found.view.key)
+        assert set(waiting) == blocked and queue.total() == len(blocked) and found.passed_over == 0
     assert verdict["pipelines.llama3.pretrain"] is False  # changed since its re-read
     assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (not strict)  # stale: blocked only when strict
 

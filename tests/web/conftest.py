@@ -128,11 +128,11 @@ def web_db(web_template, stores, tmp_path) -> str:
 
 @pytest.fixture
 def serve(web_db, web_template):
-    """Start the server over this test's database: serve(reader=..., strict=...) -> LiveServer."""
+    """Start the server over this test's database (or `db`): serve(reader=..., strict=...) -> LiveServer."""
     started = []
 
-    def start(**settings) -> LiveServer:
-        server = LiveServer(Settings(db=str(web_db), sources_dir=web_template.sources, **settings)).__enter__()
+    def start(db: str | None = None, **settings) -> LiveServer:
+        server = LiveServer(Settings(db=str(db or web_db), sources_dir=web_template.sources, **settings)).__enter__()
         started.append(server)
         return server
 
@@ -167,6 +167,63 @@ def history(web_db):
         return json.loads(result.stdout)
 
     return read
+
+
+# Each filter of the list, the grid and the queue, and the claims of the web store it selects.
+FILTERS = [
+    ("trust=unverified&subject=gadget", {"gadget.fleet", "gadget.pretrain", "gadget.pretrain-days", "gadget.serve"}),
+    ("stage=pretrain&tag=spot-checked", {"widget.pretrain"}),
+    ("subject=WIDGET", {"widget.pretrain", "widget.serve", "widget.context"}),
+    ("trust=secondary", {"widget.context", "gadget.pretrain-days-note"}),
+    ("stale=1", {"widget.serve"}),
+    ("status=withdrawn", set()),
+]
+
+
+# --- more claims than a page holds: a generated data file ---------------------------------------------
+
+GENERATED = 130  # claims: three pages of the list (50 a page), two of the grid (25 subjects a page)
+CROWDED = 12  # claims of the first subject at one stage: more than a cell of the grid draws (pages.GRID_CELL)
+GEN_STAGES = ("Data", "Pretrain", "Midtrain", "Post-train", "Agentic RL", "Serve")
+
+
+def generated_claim(i: int) -> dict:
+    """Claim i of the generated store: the first CROWDED are Orchard 00's at Pretrain, then 29 more subjects
+    in turn; even ones agent-reported (not paper-safe), odd ones from a note (secondary)."""
+    subject = "Orchard 00" if i < CROWDED else f"Orchard {1 + (i - CROWDED) % 29:02d}"
+    stage = "Pretrain" if i < CROWDED else GEN_STAGES[i % len(GEN_STAGES)]
+    return {"key": f"gen.{i:04d}", "subject": subject, "stage": stage,
+            "statement": f"{subject} ran on {64 * (i + 1):,} GPUs (run {i}).",
+            "tag": "agent-reported" if i % 2 == 0 else "gen-note", "basis": "Generated for the paging tests.",
+            "figures": [f"{64 * (i + 1):,} GPUs"], "evidence": [{"source": "gen-report", "locator": f"row {i}"}]}
+
+
+def generated_data() -> dict:
+    return {"tags": [{"name": "gen-note", "trust": "secondary", "description": "The generator's note."}],
+            "sources": [{"key": "gen-report", "title": "Generated report", "kind": "report",
+                         "url": "https://example.org/generated"}],
+            "claims": [generated_claim(i) for i in range(GENERATED)]}
+
+
+@pytest.fixture(scope="session")
+def generated_template(tmp_path_factory, stores) -> str:
+    root = tmp_path_factory.mktemp("generated")
+    db, data = stores.new(root), root / "generated.json"
+    data.write_text(json.dumps(generated_data()), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("CLAIMS_DB", raising=False)
+        done = CliRunner().invoke(app, ["import", str(data), "--db", str(db)], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    yield db
+    stores.drop(db)
+
+
+@pytest.fixture
+def generated_db(generated_template, stores, tmp_path) -> str:
+    """A copy of the generated store (GENERATED claims) for this test."""
+    path = stores.copy(generated_template, tmp_path)
+    yield path
+    stores.drop(path)
 
 
 def csrf_token(html: str) -> str:

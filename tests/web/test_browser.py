@@ -118,3 +118,21 @@ def test_hostile_records_run_nothing_in_the_browser(serve, page, path):
     page.hover('a.fig[data-key="evil.gpus"]')
     assert dialogs == [] and page.locator("script").count() == 0
     expect(page.locator("body")).to_contain_text("<script>alert('xss')</script>")
+
+
+def test_filtering_then_paging_through_the_list_keeps_the_filters(serve, page):
+    server = serve()
+    page.goto(server.url + "/claims?size=2")
+    page.select_option('select[name="trust"]', "unverified")
+    page.get_by_role("button", name="Filter", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/claims\?subject=&stage=&tag=&trust=unverified&status=active&size=2$"))
+    page.wait_for_load_state()
+    shown = [page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))")]
+    for n in (2, 3):
+        page.get_by_role("link", name="Next ›", exact=True).click()
+        expect(page).to_have_url(re.compile(rf"/claims\?trust=unverified&size=2&page={n}$"))
+        page.wait_for_load_state()
+        shown.append(page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))"))
+    assert shown == [["gadget.fleet", "gadget.pretrain"], ["gadget.pretrain-days", "gadget.serve"], ["evil.gpus"]]
+    expect(page.locator("nav.pager")).to_contain_text("Page 3 of 3")
+    expect(page.get_by_role("link", name="Next ›", exact=True)).to_have_count(0)

@@ -7,7 +7,7 @@ import pytest
 
 from claimsdb.web.app import local_path, reader_name
 from claimsdb.web.drawing import highlight, http_url
-from tests.web.conftest import XSS, csrf_token
+from tests.web.conftest import FILTERS, XSS, csrf_token
 from tests.names import REFUSED_PARAMS
 from tests.web.markup import by_key, parse
 
@@ -32,14 +32,7 @@ def test_grid_draws_each_trust_level_and_marks_the_unsafe_ones(serve, client):
     assert "Widget-7" in headers and "Gadget" in headers
 
 
-@pytest.mark.parametrize("query, keys", [
-    ("trust=unverified&subject=gadget", {"gadget.fleet", "gadget.pretrain", "gadget.pretrain-days", "gadget.serve"}),
-    ("stage=pretrain&tag=spot-checked", {"widget.pretrain"}),
-    ("subject=WIDGET", {"widget.pretrain", "widget.serve", "widget.context"}),
-    ("trust=secondary", {"widget.context", "gadget.pretrain-days-note"}),
-    ("stale=1", {"widget.serve"}),
-    ("status=withdrawn", set()),
-])
+@pytest.mark.parametrize("query, keys", FILTERS)
 def test_list_filters(serve, client, query, keys):
     page = client(serve()).get(f"/claims?{query}")
     assert page.status_code == 200

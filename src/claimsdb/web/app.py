@@ -1,10 +1,12 @@
 """The ASGI application of `claims serve` (Starlette): routes, forms, cookies, and the one place where
 errors become pages.
 
-    GET  /                 the stage grid (subjects by stages), filterable
-    GET  /claims           the claims as a list, filterable (tag, trust, stage, subject, status, stale)
+    GET  /                 the stage grid (subjects by stages), a page of subjects at a time, filterable
+    GET  /claims           the claims as a list, a page at a time, filterable (tag, trust, stage, subject, status,
+                           stale); both take ?page=N&size=K
     GET  /claims/{key}     one claim: figures, sources, located passages, verification, competing values, history
-    GET  /queue            the re-read queue: one claim that is not paper-safe beside its located passage
+    GET  /queue            the re-read queue: one claim that is not paper-safe beside its located passage,
+                           filterable like the list
     POST /queue            record the re-read (provenance.reread), then the next claim
     GET  /reader, POST /reader   who is recording (unless the server was started with --by)
     GET  /static/claims.css
@@ -36,6 +38,7 @@ from claimsdb.policy import Policy
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.web import drawing, pages
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
+from claimsdb.web.selection import Memo
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"
@@ -81,6 +84,10 @@ class Site:
         self.policy = Policy(strict=settings.strict)
         self.store = SnapshotStore(settings.sources_dir or db.files_folder(db.resolve_url(settings.db)))
         self.csrf = Csrf()
+        self.memo = Memo()  # what only a new event changes (outdated claims, stages), kept between requests
+        with db.session_scope(self.engine) as session:  # at start, not on the first visitor's page
+            self.memo.facts(session)
+        drawing.compile_templates()
         # --by: checked once, at start (InvalidName reaches the command line, which names the flag)
         self.fixed_reader = person_name(settings.reader, field="reader") if settings.reader is not None else None
 
@@ -134,11 +141,19 @@ class Site:
     # -- routes --------------------------------------------------------------------------------------
 
     async def overview(self, request: Request, layout: str) -> Response:
-        filters = pages.Filters.from_query(request.query_params)
-        data = await run_in_threadpool(self.read, pages.overview, filters, self.policy)
+        params = request.query_params
+        filters = pages.Filters.from_query(params)
+        path = request.url.path
+        if layout == "grid":
+            paging = pages.Paging.from_query(params, default=pages.GRID_SIZE, most=pages.GRID_MOST)
+            data = await run_in_threadpool(self.read, pages.grid_page, self.memo, filters, paging, self.policy, path)
+        else:
+            paging = pages.Paging.from_query(params, default=pages.LIST_SIZE, most=pages.LIST_MOST)
+            data = await run_in_threadpool(self.read, pages.claims_page, self.memo, filters, paging, self.policy, path)
         heading = "Stage grid" if layout == "grid" else "Claims"
-        return self.page(request, "overview.html", layout=layout, heading=heading, action=request.url.path,
-                         href=claim_href, **data)
+        status = 404 if data["pager"].past_the_end else 200
+        return self.page(request, "overview.html", status, layout=layout, heading=heading, action=path,
+                         href=claim_href, queue=pages.href("/queue", queue_params(filters)), **data)
 
     async def grid(self, request: Request) -> Response:
         return await self.overview(request, "grid")
@@ -152,27 +167,31 @@ class Site:
 
     async def queue(self, request: Request) -> Response:
         params = request.query_params
-        data = await run_in_threadpool(self.read, pages.queue_item, self.policy, self.store,
+        filters = pages.Filters.from_query(params)
+        data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store, filters=filters,
                                        key=params.get("key"), after=params.get("after"))
         done = await run_in_threadpool(self.read, pages.recorded, params["done"]) if params.get("done") else None
-        return self.page(request, "queue.html", done=done, error=None, **data)
+        return self.page(request, "queue.html", done=done, error=None, **queue_links(filters), **data)
 
     async def record(self, request: Request) -> Response:
         fields = await self.form(request)
         key = fields.get("key", "")
+        filters = pages.Filters.from_query(fields)  # the queue's filters ride along in the form
+        kept = queue_params(filters)
         reader = self.reader(request)
         if reader is None:
-            return RedirectResponse("/reader?" + urlencode({"next": f"/queue?key={quote(key)}"}), status_code=303)
+            return RedirectResponse("/reader?" + urlencode({"next": pages.href("/queue", [("key", key), *kept])}),
+                                    status_code=303)
         entered = pages.Entered(**{k: fields.get(k, "") for k in ("source", "locator", "quote", "note")})
         try:
             await run_in_threadpool(self.read, pages.record_reread, key, reader, entered)
         except ClaimsError as exc:
             if status_for(exc) == 404:
                 raise
-            data = await run_in_threadpool(self.read, pages.queue_item, self.policy, self.store, key=key,
-                                           entered=entered)
-            return self.page(request, "queue.html", 400, done=None, error=exc.message, **data)
-        return RedirectResponse("/queue?" + urlencode({"after": key, "done": key}), status_code=303)
+            data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store,
+                                           filters=filters, key=key, entered=entered)
+            return self.page(request, "queue.html", 400, done=None, error=exc.message, **queue_links(filters), **data)
+        return RedirectResponse(pages.href("/queue", [("after", key), ("done", key), *kept]), status_code=303)
 
     async def who(self, request: Request) -> Response:
         return self.page(request, "reader.html", error=None, next=local_path(request.query_params.get("next")),
@@ -215,6 +234,17 @@ def status_for(exc: ClaimsError) -> int:
 
 def claim_href(item: drawing.Drawn) -> str:
     return "/claims/" + quote(item.key)
+
+
+def queue_params(filters: pages.Filters) -> list[tuple[str, str]]:
+    """The filters the queue keeps in its links and its form (it shows active claims only)."""
+    return [(name, value) for name, value in filters.params() if name != "status"]
+
+
+def queue_links(filters: pages.Filters) -> dict[str, Any]:
+    """What queue.html needs to keep the filters: the pairs for its hidden fields, and a link maker."""
+    kept = queue_params(filters)
+    return {"kept": kept, "queue_href": lambda *pairs: pages.href("/queue", [*pairs, *kept])}
 
 
 def read_as(figure: dict[str, Any]) -> str:

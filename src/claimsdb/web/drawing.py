@@ -166,6 +166,12 @@ def environment():
     return env
 
 
+def compile_templates() -> None:
+    """Compile every template now (a server at its start), so that no page waits for it."""
+    for path in TEMPLATES.glob("*.html"):
+        environment().get_template(path.name)
+
+
 @lru_cache(maxsize=1)
 def stylesheet() -> str:
     return STYLESHEET.read_text(encoding="utf-8")

@@ -5,26 +5,33 @@ result into a page; a domain error (UnknownClaim, BadQuery...) goes up to app.py
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import SimpleNamespace
+from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import export, provenance, queries, verification
+from claimsdb import export, provenance, queries, verification, views
 from claimsdb.errors import BadQuery
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Source
-from claimsdb.policy import Policy
+from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight, http_url
+from claimsdb.web.selection import Facts, Memo, Queue, Selection
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*")  # "14.8T" has no space after its point: not an end
+_WHOLE = re.compile(r"[0-9]{1,9}")  # a page number or size as a query string gives it
+# Claims a page of the list draws, and subjects a page of the grid (sizes: by default, at most).
+LIST_SIZE, LIST_MOST = 50, 500
+GRID_SIZE, GRID_MOST = 25, 200
+GRID_CELL = 10  # claims drawn in one cell of the grid (a subject at a stage); the rest are counted and linked
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,83 @@ class Filters:
         return queries.ClaimFilter(tag=self.tag, trust=self.trust, subject=self.subject, stage=self.stage,
                                    status=self.status)
 
+    def params(self) -> list[tuple[str, str]]:
+        """The filters as a query string gives them back (what is not the default), for links that keep them."""
+        out = [(name, value) for name in ("subject", "stage", "tag", "trust") if (value := getattr(self, name))]
+        if self.status != "active":
+            out.append(("status", self.status or "any"))
+        if self.stale:
+            out.append(("stale", "1"))
+        return out
+
+    def selection(self, session: Session, policy: Policy, facts: Facts) -> Selection:
+        return Selection(session, self.claim_filter(), policy, outdated=facts.outdated, stale=self.stale)
+
+
+def href(path: str, params: list[tuple[str, Any]]) -> str:
+    return f"{path}?{urlencode(params)}" if params else path
+
+
+@dataclass(frozen=True)
+class Paging:
+    """Which page (`?page=N`, from 1) of how many items (`?size=K`, at most `most`) a page shows."""
+
+    number: int
+    size: int
+    default: int
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, str], *, default: int, most: int) -> Paging:
+        def whole(name: str, fallback: int, top: int | None) -> int:
+            text = (params.get(name) or "").strip()
+            if not text:
+                return fallback
+            value = int(text) if _WHOLE.fullmatch(text) else 0
+            if value < 1 or (top is not None and value > top):
+                upto = f"from 1 to {top}" if top is not None else "from 1 up"
+                raise BadQuery(f"{name} must be a whole number {upto}, not {text[:20]!r}")
+            return value
+
+        return cls(whole("page", 1, None), whole("size", default, most), default)
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    def params(self, number: int) -> list[tuple[str, Any]]:
+        return ([("size", self.size)] if self.size != self.default else []) + ([("page", number)] if number > 1 else [])
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Where a page stands among its pages, and the links to the others (None where there is none); each
+    link keeps the filters and the page size."""
+
+    number: int
+    pages: int
+    total: int  # items (claims, or the grid's subjects) under the filters
+    shown: tuple[int, int]  # the first and last item on this page, from 1 (0, 0: none)
+    first: str | None
+    previous: str | None
+    next: str | None
+    last: str | None
+
+    @classmethod
+    def of(cls, path: str, filters: Filters, paging: Paging, total: int, on_page: int) -> Pager:
+        pages = max(1, math.ceil(total / paging.size))
+        n = paging.number
+
+        def link(number: int) -> str:
+            return href(path, filters.params() + paging.params(number))
+
+        shown = (paging.offset + 1, paging.offset + on_page) if on_page else (0, 0)
+        return cls(n, pages, total, shown, link(1) if n > 1 else None, link(min(n - 1, pages)) if n > 1 else None,
+                   link(n + 1) if n < pages else None, link(pages) if n < pages else None)
+
+    @property
+    def past_the_end(self) -> bool:
+        return self.number > self.pages
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -81,25 +165,54 @@ class Entered:
     note: str = ""
 
 
-def _in_import_order(read: list[ClaimView]) -> list[ClaimView]:
-    """Claims in the order their data files list them, so the grid's rows follow the note's table."""
-    return sorted(read, key=lambda v: v.id)
-
-
-def choices(session: Session) -> dict[str, list[str]]:
-    stages = [s for s in session.scalars(select(Claim.stage).distinct().order_by(Claim.stage)) if s]
-    return {"stages": export.stage_order([SimpleNamespace(stage=s) for s in stages]),
-            "tags": [t["name"] for t in queries.list_tags(session)],
+def choices(session: Session, facts: Facts) -> dict[str, list[str]]:
+    return {"stages": list(facts.stages), "tags": [t["name"] for t in queries.list_tags(session)],
             "trusts": list(TRUST_LEVELS), "statuses": list(CLAIM_STATUSES)}
 
 
-def overview(session: Session, filters: Filters, policy: Policy) -> dict[str, Any]:
-    """The filtered claims, drawn, and the same claims as the stage grid (subjects by stages)."""
-    read = _in_import_order(list(queries.iter_claims(session, filters.claim_filter(), stale=filters.stale)))
-    items = [Drawn.from_view(v, policy) for v in read]
-    stages, subjects = export.grid(items)
-    return {"items": items, "stages": stages, "subjects": subjects, "unsafe": sum(not i.safe for i in items),
-            "choices": choices(session), "f": filters}
+def drawn(session: Session, ids: list[int], policy: Policy) -> list[Drawn]:
+    return [Drawn.from_view(v, policy) for v in views.load(session, ids)]
+
+
+def claims_page(session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy,
+                path: str) -> dict[str, Any]:
+    """One page of the filtered claims as a list, in the order the data files list them (import order)."""
+    facts = memo.facts(session)
+    chosen = filters.selection(session, policy, facts)
+    total, unsafe = chosen.counts()
+    items = drawn(session, chosen.page(paging.offset, paging.size), policy)
+    return {"items": items, "claims": total, "unsafe": unsafe,
+            **_paged(session, facts, filters, paging, Pager.of(path, filters, paging, total, len(items)))}
+
+
+def grid_page(session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy,
+              path: str) -> dict[str, Any]:
+    """One page of the stage grid: the next subjects of the filtered claims (in the order of their first
+    claim, as the grid has always run), each with its claims by stage, GRID_CELL at most in a cell; the
+    others are counted, with a link to them in the list. The columns are the stages of the page's claims."""
+    facts = memo.facts(session)
+    chosen = filters.selection(session, policy, facts)
+    subjects = chosen.subjects()
+    on_page = subjects[paging.offset:paging.offset + paging.size]
+    per_cell: dict[tuple[str, str | None], int] = {}
+    ids = []
+    for claim_id, subject, stage in chosen.of_subjects([s.name for s in on_page]):
+        per_cell[subject, stage] = per_cell.get((subject, stage), 0) + 1
+        if per_cell[subject, stage] <= GRID_CELL:
+            ids.append(claim_id)
+    items = drawn(session, ids, policy)
+    stages, rows = export.grid(items)
+    more = {cell: (n - GRID_CELL, href("/claims", replace(filters, subject=cell[0], stage=cell[1]).params())
+                   if cell[1] else None)
+            for cell, n in per_cell.items() if n > GRID_CELL}
+    return {"items": items, "stages": stages, "subjects": rows, "more": more,
+            "claims": sum(s.claims for s in subjects), "unsafe": sum(s.unsafe for s in subjects),
+            **_paged(session, facts, filters, paging, Pager.of(path, filters, paging, len(subjects), len(on_page)))}
+
+
+def _paged(session: Session, facts: Facts, filters: Filters, paging: Paging, pager: Pager) -> dict[str, Any]:
+    """What every paged page shows besides its items: where it stands, and the filters' form."""
+    return {"pager": pager, "choices": choices(session, facts), "f": filters, "paging": paging}
 
 
 def passage(session: Session, claim: Claim, source: Source, store: SnapshotStore, figures: list[dict]) -> Passage:
@@ -130,14 +243,6 @@ def competing(session: Session, view: ClaimView, policy: Policy) -> list[Drawn]:
     return [Drawn.from_view(v, policy) for v in queries.claim_views(session, others, events=0)]
 
 
-def pending(session: Session, policy: Policy) -> tuple[list[dict[str, Any]], int]:
-    """The re-read queue: active claims the export gate would block, in key order; and how many of those
-    disagree with their history (a re-read is refused on them, so they are left to `claims db check`)."""
-    blocked = [v for v in queries.iter_claims(session, queries.ClaimFilter(status="active")) if not policy.allows(v)]
-    readable = [v for v in blocked if not v.integrity]
-    return readable, len(blocked) - len(readable)
-
-
 def _sentence_with_figure(segments: list[tuple[str, bool]]) -> str:
     """The sentence of the passage around its first highlighted figure, as a quote to start from."""
     text, start = "", None
@@ -152,20 +257,21 @@ def _sentence_with_figure(segments: list[tuple[str, bool]]) -> str:
     return " ".join(text[begin:end].split())[:QUOTE_CHARS]
 
 
-def queue_item(session: Session, policy: Policy, store: SnapshotStore, *, key: str | None = None,
-               after: str | None = None, entered: Entered | None = None) -> dict[str, Any]:
-    """One claim of the queue beside its located passage, with the form's fields prefilled: the claim
-    named by `key`, else the first after `after` (wrapping round), else the first."""
-    waiting, skipped = pending(session, policy)
-    keys = [v.key for v in waiting]
-    page: dict[str, Any] = {"item": None, "total": len(keys), "skipped": skipped, "position": 0}
-    if not keys:
+def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStore, *, filters: Filters | None = None,
+               key: str | None = None, after: str | None = None, entered: Entered | None = None) -> dict[str, Any]:
+    """One claim of the re-read queue (the active claims the filters select that the export gate would
+    block, in key order) beside its located passage, with the form's fields prefilled: the claim named by
+    `key`, else the first after `after` (wrapping round), else the first. A claim that disagrees with its
+    history is passed over: a re-read is refused on it, so it is left to `claims db check`."""
+    filters = replace(filters or Filters(), status=EXPORTABLE_STATUS)
+    facts = memo.facts(session)
+    queue = Queue(session, filters.claim_filter(), policy, outdated=facts.outdated, stale=filters.stale)
+    found = queue.find(key=key, after=after)
+    page: dict[str, Any] = {"item": None, "total": queue.total(), "passed_over": found.passed_over, "position": 0,
+                            "f": filters, "choices": choices(session, facts)}
+    view = found.view
+    if view is None:
         return page
-    if key is not None and key in keys:
-        at = keys.index(key)
-    else:
-        at = next((n for n, k in enumerate(keys) if after is not None and k > after), 0)
-    view = waiting[at]
     claim = queries.get_claim(session, view.key)
     source = get_source(session, view.primary_source) if view.primary_source else None
     shown = passage(session, claim, source, store, list(view.figures)) if source is not None else None
@@ -174,9 +280,9 @@ def queue_item(session: Session, policy: Policy, store: SnapshotStore, *, key: s
         from_passage = _sentence_with_figure(shown.segments or []) if shown is not None else ""
         entered = Entered(source=source.key if source is not None else "", locator=cited.get("locator") or "",
                           quote=from_passage or cited.get("quote") or "")
-    pages = [s for s in queries.list_sources(session) if s["kind"] != "note"]
+    pages = session.execute(select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)).all()
     return {**page, "item": Drawn.from_view(view, policy), "view": view, "passage": shown, "entered": entered,
-            "position": at + 1, "pages": pages}
+            "position": found.position, "pages": pages}
 
 
 def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:

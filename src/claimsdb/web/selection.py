@@ -1,0 +1,284 @@
+"""Which claims a page of `claims serve` shows, chosen in SQL, so that a page reads only the claims it draws.
+
+A page's filters become one WHERE clause over `claim` (`Selection.where`): the columns' filters
+(queries.ClaimFilter.apply) and, for "stale only", the stale rule below. The counts a page prints
+(claims, subjects, claims not paper-safe, the re-read queue's length) are `SELECT count(*)` under that
+clause, and only the claims a page draws are read whole (views.load).
+
+Paper-safety in SQL. `Policy.blockers` judges a claim's view; here the same rule is written over the
+tables, for counting and for finding the queue's claims, and a test holds the two to the same verdict
+on every claim of its stores:
+- trust: the trust of the claim's tag (the tag table) does not pass the policy;
+- stale (blocks under the strict policy only): a verified claim whose latest conclusive verification
+  of one of its sources found less than its figures: per claim and source the latest verification
+  that is not `unreachable` (views._latest_verifications), with an outcome in views.STALE_OUTCOMES;
+- outdated: a verified claim whose content changed since what vouched for it (history.derive). Its
+  latest tag-setting event decides: an import vouches for its own content and every later content of
+  the data file, so the claim is outdated only when that event recorded no content and none came
+  after; a re-read vouches for what it saw, so the claim is outdated when it recorded none or the content
+  last recorded after it is another; after any other tag event (a retag between two verified tags keeps
+  what was vouched before it) SQL cannot tell, and those claims' views decide (`outdated_ids`);
+- integrity (a claim that disagrees with its history): not in SQL, since it takes each event's hash.
+  A page says that its counts leave those out; the re-read queue passes over them as it reads them.
+
+Domain reads only: no HTTP, no output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
+
+from sqlalchemy import and_, bindparam, case, false, func, or_, select
+from sqlalchemy.orm import aliased
+from sqlmodel import Session
+
+from claimsdb import export, views
+from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
+from claimsdb.models import Claim, Event, Tag, Verification
+from claimsdb.policy import EXPORTABLE_STATUS, Policy
+from claimsdb.queries import ClaimFilter
+
+UNREACHABLE = "unreachable"  # a fetch that failed: it never hides an earlier verification's outcome
+DECIDED_IN_SQL = (*IMPORT_KINDS, REREAD_KIND)  # tag events after which SQL tells an outdated claim
+
+
+def trust_in(levels: Iterable[str]):
+    """The claim's tag has one of these trust levels."""
+    return Claim.tag.in_(select(Tag.name).where(Tag.trust.in_(tuple(levels))))
+
+
+def stale_verification():
+    """The latest conclusive verification of one of the claim's sources found less than its figures."""
+    v, later = aliased(Verification), aliased(Verification)
+    superseded = select(later.id).where(later.claim_id == v.claim_id, later.source_id == v.source_id,
+                                        later.outcome != UNREACHABLE, later.id > v.id).exists()
+    return select(v.id).where(v.claim_id == Claim.id, v.outcome.in_(views.STALE_OUTCOMES), ~superseded).exists()
+
+
+def stale():
+    """What the views call stale: a verified claim with a stale verification (views.ClaimView.stale)."""
+    return and_(trust_in([VERIFIED]), stale_verification())
+
+
+def ids_in(ids: Iterable[int]):
+    """claim.id IN (...), the ids written into the statement (integers only): no parameter limit."""
+    ids = sorted(ids)
+    if not ids:
+        return false()
+    return Claim.id.in_(bindparam("ids", ids, unique=True, expanding=True, literal_execute=True))
+
+
+def outdated_ids(session: Session, among: Sequence[int] | None = None) -> set[int]:
+    """The ids of the store's outdated claims (views.ClaimView.reread_outdated), or of those `among` these
+    ids, as the module docstring says: SQL for a claim whose latest tag event is an import or a re-read, the
+    views of the others (few: a retag between verified tags)."""
+    if among is not None and len(among) > views.BATCH:
+        chunks = (among[i:i + views.BATCH] for i in range(0, len(among), views.BATCH))
+        return set().union(*(outdated_ids(session, chunk) for chunk in chunks))
+    tag_event, content, latest = aliased(Event), aliased(Event), aliased(Event)
+    latest_tag_event = (select(func.max(latest.id)).where(latest.claim_id == Claim.id, latest.tag_after.is_not(None))
+                        .scalar_subquery())
+    later_content = select(content.content_sha256).where(content.claim_id == Claim.id, content.id > tag_event.id,
+                                                         content.content_sha256.is_not(None))
+    now = later_content.order_by(content.id.desc()).limit(1).scalar_subquery()  # the content as last recorded
+    recorded_none = tag_event.content_sha256.is_(None)
+    outdated = or_(
+        and_(tag_event.kind == REREAD_KIND,
+             or_(recorded_none, and_(later_content.exists(), now.is_distinct_from(tag_event.content_sha256)))),
+        and_(tag_event.kind.in_(IMPORT_KINDS), recorded_none, ~later_content.exists()),
+        tag_event.kind.not_in(DECIDED_IN_SQL),
+    )
+    stmt = (select(Claim.id, tag_event.kind).join(tag_event, tag_event.id == latest_tag_event)
+            .where(trust_in([VERIFIED]), outdated))
+    if among is not None:
+        stmt = stmt.where(Claim.id.in_(among))
+    found = session.execute(stmt).all()
+    sure = {claim_id for claim_id, kind in found if kind in DECIDED_IN_SQL}
+    undecided = [claim_id for claim_id, kind in found if kind not in DECIDED_IN_SQL]
+    return sure | {v.id for v in views.load(session, undecided) if v.reread_outdated}
+
+
+def stages(session: Session) -> list[str]:
+    """Every stage the claims name, in the grid's order (export.stage_order: the note's columns first)."""
+    named = [s for s in session.scalars(select(Claim.stage).distinct().order_by(Claim.stage)) if s]
+    return export.stage_order([SimpleNamespace(stage=s) for s in named])
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the pages need of the whole store that only a new event can change, as of one event (the
+    history's head: its id and digest)."""
+
+    head: tuple[int, str] | None
+    outdated: frozenset[int]
+    stages: tuple[str, ...]
+
+
+class Memo:
+    """The store's Facts, kept between requests and brought up to date from the events appended since.
+
+    A claim's tag and status change only with an event (the database's triggers), its content and stage
+    only through claims, which records one (anything else is tampering, which each claim's view reports);
+    writers append one transaction at a time under a lock (history.begin_write), and events are never
+    changed: so only the claims of the new events need judging again. When the event the facts were taken at is no longer there as it was (another
+    database, a rewritten history), everything is read again. Verifications are not events: nothing
+    here depends on them."""
+
+    def __init__(self) -> None:
+        self._facts: Facts | None = None
+
+    def facts(self, session: Session) -> Facts:
+        head = session.execute(select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)).first()
+        head = tuple(head) if head is not None else None
+        known = self._facts
+        if known is not None and known.head == head:
+            return known
+        if known is None or known.head is None or head is None or not self._extends(session, known.head):
+            facts = Facts(head, frozenset(outdated_ids(session)), tuple(stages(session)))
+        else:
+            new = session.execute(select(Event.claim_id, Event.kind).where(Event.id > known.head[0])).all()
+            touched = sorted({claim_id for claim_id, _ in new})
+            outdated = (known.outdated - set(touched)) | outdated_ids(session, touched)
+            imported = any(kind in IMPORT_KINDS for _, kind in new)  # only an import sets a stage
+            facts = Facts(head, frozenset(outdated), tuple(stages(session)) if imported else known.stages)
+        self._facts = facts
+        return facts
+
+    @staticmethod
+    def _extends(session: Session, then: tuple[int, str]) -> bool:
+        return session.execute(select(Event.sha256).where(Event.id == then[0])).scalar() == then[1]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One row of the grid: a subject, its first claim's id (the grid's order), its claims under the filters."""
+
+    name: str
+    first: int
+    claims: int
+    unsafe: int
+
+
+class Selection:
+    """The claims a page's filters select, as SQL: `where` for any statement over `claim`, the counts,
+    a page of ids. `stale`: only stale or outdated claims (what `claims list --stale` lists)."""
+
+    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, *, outdated: Iterable[int],
+                 stale: bool = False):
+        self.session, self.filters, self.policy, self.stale = session, filters, policy, stale
+        self.outdated = frozenset(outdated)  # the store's outdated claims (Memo.facts)
+
+    def where(self, stmt):
+        stmt = self.filters.apply(stmt)
+        if self.stale:
+            stmt = stmt.where(trust_in([VERIFIED]), or_(stale_verification(), ids_in(self.outdated)))
+        return stmt
+
+    def unsafe(self):
+        """Not paper-safe under the policy, integrity aside (see the module docstring)."""
+        blocked = [~trust_in(self.policy.passing), ids_in(self.outdated)]
+        if self.policy.strict:
+            blocked.append(stale())
+        return or_(*blocked)
+
+    def counts(self) -> tuple[int, int]:
+        """How many claims, and how many of them are not paper-safe."""
+        total, unsafe = self.session.execute(self.where(select(func.count(), self._unsafe_sum()))).one()
+        return total, unsafe or 0
+
+    def _unsafe_sum(self):
+        return func.sum(case((self.unsafe(), 1), else_=0))
+
+    def page(self, offset: int, limit: int) -> list[int]:
+        """One page of the claims' ids, in the order the data files list them (import order)."""
+        return list(self.session.scalars(self.where(select(Claim.id)).order_by(Claim.id).offset(offset).limit(limit)))
+
+    def subjects(self) -> list[Subject]:
+        """The subjects of the claims, each once, in the order the grid draws them (by first claim)."""
+        first = func.min(Claim.id)
+        stmt = self.where(select(Claim.subject, first, func.count(), self._unsafe_sum())).group_by(Claim.subject)
+        return [Subject(name, first_id, claims, unsafe or 0)
+                for name, first_id, claims, unsafe in self.session.execute(stmt.order_by(first))]
+
+    def of_subjects(self, subjects: Sequence[str]) -> list[tuple[int, str, str | None]]:
+        """(id, subject, stage) of the claims of these subjects, in import order."""
+        if not subjects:
+            return []
+        stmt = self.where(select(Claim.id, Claim.subject, Claim.stage)).where(Claim.subject.in_(subjects))
+        return [tuple(r) for r in self.session.execute(stmt.order_by(Claim.id))]
+
+
+QUEUE_BATCHES = (20, 200, views.BATCH)  # views read at a time while looking for the queue's claim
+
+
+@dataclass(frozen=True)
+class Found:
+    """The queue's claim, where it stands, and the claims passed over on the way (they disagree with their
+    history: a re-read is refused on them)."""
+
+    view: views.ClaimView | None
+    position: int
+    passed_over: int
+
+
+class Queue:
+    """The re-read queue in SQL: the active claims the filters select that the export gate would block
+    (trust, outdated, and under the strict policy stale), in key order."""
+
+    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, *, outdated: Iterable[int],
+                 stale: bool = False):
+        active = replace(filters, status=EXPORTABLE_STATUS)
+        self.selection = Selection(session, active, policy, outdated=outdated, stale=stale)
+        self.session, self.policy = session, policy
+
+    def _waiting(self, stmt):
+        return self.selection.where(stmt).where(self.selection.unsafe())
+
+    def total(self) -> int:
+        return self.session.execute(self._waiting(select(func.count()))).scalar_one()
+
+    def find(self, *, key: str | None = None, after: str | None = None) -> Found:
+        """The claim named by `key` when it waits, else the first after `after` (wrapping round), else the
+        first: the first whose view the gate blocks and which agrees with its history."""
+        passed = 0
+        if key is not None:
+            ids = list(self.session.scalars(self._waiting(select(Claim.id)).where(Claim.key == key)))
+            view = next((v for v in views.load(self.session, ids) if self._readable(v)), None)
+            if view is not None:
+                return Found(view, self._position(view.key), 0)
+        ranges = [(after, None), (None, after)] if after is not None else [(None, None)]
+        for above, upto in ranges:
+            view, skipped = self._walk(above, upto)
+            passed += skipped
+            if view is not None:
+                return Found(view, self._position(view.key), passed)
+        return Found(None, 0, passed)
+
+    def _readable(self, view: views.ClaimView) -> bool:
+        return not view.integrity and not self.policy.allows(view)
+
+    def _walk(self, above: str | None, upto: str | None) -> tuple[views.ClaimView | None, int]:
+        """The first readable claim with a key after `above` and up to `upto`, reading views in growing
+        batches; and how many claims it passed over."""
+        passed, batch = 0, 0
+        while True:
+            stmt = self._waiting(select(Claim.id, Claim.key))
+            if above is not None:
+                stmt = stmt.where(Claim.key > above)
+            if upto is not None:
+                stmt = stmt.where(Claim.key <= upto)
+            size = QUEUE_BATCHES[min(batch, len(QUEUE_BATCHES) - 1)]
+            rows = self.session.execute(stmt.order_by(Claim.key).limit(size)).all()
+            for view in views.load(self.session, [claim_id for claim_id, _ in rows]):
+                if self._readable(view):
+                    return view, passed
+                passed += bool(view.integrity)
+            if len(rows) < size:
+                return None, passed
+            above, batch = rows[-1][1], batch + 1
+
+    def _position(self, key: str) -> int:
+        before = self._waiting(select(func.count())).where(Claim.key < key)
+        return self.session.execute(before).scalar_one() + 1
