@@ -440,6 +440,20 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     assert "triggers: missing: claim_insert_guard, claim_follows_history" in check.stderr  # switched off: missing
 
 
+@pytest.mark.parametrize("edit", [
+    "UPDATE figure_number SET lo = lo * 1.5 WHERE claim_id = 2",  # a number of the index moved
+    "INSERT INTO figure_number (claim_id, position, lo, hi, tier) VALUES (2, 7, 1, 2, 0)",  # a figure nobody stated
+    "INSERT INTO figure_number (claim_id, position, lo, hi, tier) SELECT claim_id, position, lo, hi, tier "
+    "FROM figure_number WHERE claim_id = 2",  # every number twice
+])
+def test_db_check_names_the_first_figure_whose_trace_index_is_wrong(loaded, claims, store, edit):
+    key = json.loads(claims("list", "--format", "json").stdout)[1]["key"]  # claim 2, in import order
+    run_sql(store, edit)
+    result = claims("db", "check")
+    assert result.exit_code == 1, result.output
+    assert f"trace index: differs from the figures (first at claim {key}, figure" in result.stderr
+
+
 def test_the_trace_index_follows_the_figures_and_db_check_compares_them(loaded, claims, store, write_json, sample):
     sample["claims"][0]["figures"] = ["3,072 H100", "25T tokens"]
     assert claims("import", write_json(sample)).exit_code == 0

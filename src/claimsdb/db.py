@@ -9,7 +9,7 @@ import os
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain, repeat
+from itertools import chain, count, repeat
 from operator import is_, itemgetter
 from pathlib import Path
 
@@ -292,13 +292,16 @@ def parameter_mark(connection) -> str:
     return "?" if connection.dialect.paramstyle == "qmark" else "%s"
 
 
+_CURSORS = count()  # server-side cursors open at once need their own names
+
+
 def stream_rows(session: Session, sql: str, params: Sequence = (), size: int = 5000) -> Iterator[tuple]:
     """The rows of one query through the driver itself, as plain tuples, `size` at a time: a server-side
     cursor on PostgreSQL (a client-side one would hold every row), SQLite's own stepping elsewhere. Its
     SQL is given as is (quote reserved words; the driver's parameter mark: `parameter_mark`)."""
     connection = session.connection()
     raw = connection.connection.dbapi_connection
-    cursor = raw.cursor(name=f"claims_{id(session):x}") if connection.dialect.name == "postgresql" else raw.cursor()
+    cursor = raw.cursor(name=f"claims_{next(_CURSORS)}") if connection.dialect.name == "postgresql" else raw.cursor()
     try:
         cursor.execute(sql, tuple(params))
         while part := cursor.fetchmany(size):

@@ -58,6 +58,7 @@ import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby, zip_longest
 from typing import Any
 
 from sqlalchemy import select, text
@@ -100,10 +101,17 @@ def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
     """The SHA-256 of one event: its claim's key, its fields (in EVENT_FIELDS order, then any of
     LATER_FIELDS that is set, by name) and the previous event's digest, as one JSON array."""
     try:
-        payload = [HASH_VERSION, claim_key, *_EVENT_VALUES(event)]  # every read has every field: one lookup
+        values = _EVENT_VALUES(event)  # every read has every field: one lookup
     except KeyError:
-        payload = [HASH_VERSION, claim_key, *[event.get(k) for k in EVENT_FIELDS]]
-    payload += [[k, event[k]] for k in LATER_FIELDS if event.get(k) is not None]
+        values = [event.get(k) for k in EVENT_FIELDS]
+    return row_digest(claim_key, values, [event.get(k) for k in LATER_FIELDS])
+
+
+def row_digest(claim_key: str, values: Sequence[Any], later: Sequence[Any]) -> str:
+    """`event_digest` of an event given as its EVENT_FIELDS values and its LATER_FIELDS values, in
+    those orders (a row as the driver returns it: `db check` hashes every event without a mapping)."""
+    payload = [HASH_VERSION, claim_key, *values]
+    payload += [[k, v] for k, v in zip(LATER_FIELDS, later) if v is not None]
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -321,19 +329,21 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     keys = dict(session.execute(select(Claim.id, Claim.key)).all())
     prev_sha = prev_id = None
     count, broken = 0, None
-    columns = ("id", "claim_id", *EVENT_FIELDS, *LATER_FIELDS, "sha256")
+    columns = ("id", "claim_id", "sha256", *EVENT_FIELDS, *LATER_FIELDS)
+    fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), None)
+    prev_at = columns.index("prev_sha256")
     for r in stream_rows(session, f"SELECT {', '.join(f'{chr(34)}{c}{chr(34)}' for c in columns)} FROM event ORDER BY id"):
         count += 1
-        row = dict(zip(columns, r))
-        if row["prev_sha256"] != prev_sha:
-            broken = (f"{_where(row, keys)} does not follow event {prev_id}: an event before it was removed, "
-                      "inserted or edited" if prev_id is not None
-                      else f"{_where(row, keys)} is the first event but names a predecessor")
-        elif row["sha256"] != event_digest(keys.get(row["claim_id"], ""), row):
-            broken = f"{_where(row, keys)} does not match its hash: it was edited or written outside claims"
+        if r[prev_at] != prev_sha:
+            broken = (f"{_where(dict(zip(columns, r)), keys)} does not follow event {prev_id}: an event before it "
+                      "was removed, inserted or edited" if prev_id is not None
+                      else f"{_where(dict(zip(columns, r)), keys)} is the first event but names a predecessor")
+        elif r[2] != row_digest(keys.get(r[1], ""), r[fields], r[later]):
+            broken = (f"{_where(dict(zip(columns, r)), keys)} does not match its hash: it was edited or written "
+                      "outside claims")
         if broken:
             break
-        prev_sha, prev_id = row["sha256"], row["id"]
+        prev_sha, prev_id = r[2], r[0]
     checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
     ids = sorted(keys)
     first, bad = None, 0
@@ -358,22 +368,30 @@ def _where(row: Mapping[str, Any], keys: Mapping[int, str]) -> str:
 
 
 def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
-    """The figure_number index that `claims trace` reads must be exactly what the figures imply."""
+    """The figure_number index that `claims trace` reads must be exactly what the figures imply. Both are
+    read in (claim, figure) order and compared figure by figure, so the check holds one figure at a time."""
     from claimsdb.figures import Quantity, reach
 
-    def rounded(found) -> list[tuple]:
-        return sorted((c, p, round(lo, 6), round(hi, 6), tier) for c, p, lo, hi, tier in found)
+    def rounded(found: Iterable[tuple]) -> list[tuple]:
+        return sorted((round(lo, 6), round(hi, 6), tier) for lo, hi, tier in found)
 
-    implied = rounded(
-        (claim_id, position, lo, hi, tier)
+    implied = (
+        ((claim_id, position), numbers)
         for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted
         in stream_rows(session, 'SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", '
-                                "steps, active, unit, counted FROM figure")
-        for lo, hi, tier in reach(Quantity(raw, kind, comparator, value, low, high, start, end,
-                                           tuple(json.loads(steps)) if steps else (), active, unit, counted)))
-    stored = rounded(stream_rows(session, "SELECT claim_id, position, lo, hi, tier FROM figure_number"))
-    if implied == stored:
-        return Check("trace index", True, f"{len(stored)} numbers")
-    wrong = next((a for a, b in zip(implied + [None], stored + [None]) if a != b), None) or (stored or implied)[0]
-    return Check("trace index", False, f"differs from the figures (first at claim {keys.get(wrong[0], wrong[0])}, "
-                                       f"figure {wrong[1] + 1}): `claims trace` may miss figures")
+                                "steps, active, unit, counted FROM figure ORDER BY claim_id, position")
+        if (numbers := rounded(reach(Quantity(raw, kind, comparator, value, low, high, start, end,
+                                              tuple(json.loads(steps)) if steps else (), active, unit, counted))))
+    )
+    stored = ((figure, rounded(r[2:] for r in rows)) for figure, rows in groupby(
+        stream_rows(session, "SELECT claim_id, position, lo, hi, tier FROM figure_number ORDER BY claim_id, position"),
+        key=operator.itemgetter(0, 1)))
+    count = 0
+    for a, b in zip_longest(implied, stored):
+        if a != b:
+            claim_id, position = min(x[0] for x in (a, b) if x is not None)  # the first figure they disagree on
+            return Check("trace index", False, f"differs from the figures (first at claim "
+                                               f"{keys.get(claim_id, claim_id)}, figure {position + 1}): "
+                                               "`claims trace` may miss figures")
+        count += len(a[1])
+    return Check("trace index", True, f"{count} numbers")
