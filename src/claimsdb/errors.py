@@ -58,6 +58,29 @@ class AgentCannotVouch(InvalidRecord):
         self.key = key
         super().__init__(file, record, field, reason)
 
+    def with_reread(self) -> str:
+        """The message, followed by the way a person raises the claim instead (when it names one)."""
+        if self.key is None:
+            return self.message
+        return (f"{self.message}; record it unverified, and once a person has re-read the page: "
+                f"claims reread {self.key} --source PAGE --locator WHERE --quote TEXT")
+
+
+class ReadOnly(ClaimsError):
+    """A write asked of a door opened for reading only (`claims mcp --read-only`)."""
+
+    def __init__(self, what: str):
+        super().__init__(f"this server was started read-only: {what} records nothing here")
+
+
+class TooManyWrites(ClaimsError):
+    """More writes than a door allows in a minute (`claims mcp --max-writes-per-minute`)."""
+
+    def __init__(self, limit: int, wait_s: float):
+        self.limit, self.wait_s = limit, wait_s
+        super().__init__(f"at most {limit} claim(s) a minute may be added through this server, and that many "
+                         f"were added in the last minute; nothing was written: try again in {max(wait_s, 1):.0f} s")
+
 
 class UnknownClaim(ClaimsError):
     def __init__(self, key: str):

@@ -8,7 +8,9 @@ The mapping:
 - activities: each event (import, update, re-read, retag, status change, the upgrade's seal) and each
   verification;
 - agents: the people who recorded events, the tool (a software agent acting for them), and, for
-  agent-reported claims, the AI research agent that reported the figure.
+  agent-reported claims, the AI research agent that reported the figure: the MCP client that added it
+  through `claims mcp` (a software agent acting on behalf of the person who started the server, or
+  saying that nobody was named), else a generic one.
 Built by hand from the store (no run-time dependency); tests read it back with the `prov` package.
 """
 
@@ -22,6 +24,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import __version__
+from claimsdb.agents import SoftwareAgent
 from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Snapshot, Source, Verification
 from claimsdb.policy import Policy
@@ -69,6 +72,23 @@ def _agent(doc: _Doc, actor: str) -> str:
     if actor == IMPORT_ACTOR:
         return TOOL
     return doc.record("agent", f"claims:person/{_slug(actor)}", {"prov:type": _qn("prov:Person"), "prov:label": actor})
+
+
+def _decoded(detail: str | None) -> Any:
+    try:
+        return json.loads(detail) if detail else None
+    except ValueError:  # not JSON: `claims db check` reports the event; nothing here to draw from it
+        return None
+
+
+def _software_agent(doc: _Doc, actor: str, agent: SoftwareAgent) -> str:
+    """The software agent an agent door recorded (an MCP client), with what it said of itself; the person
+    it acted for is a delegation of each of its activities, and when nobody was named the record says so."""
+    return doc.record("agent", f"claims:agent/{_slug(actor)}", {
+        "prov:type": _qn("prov:SoftwareAgent"), "prov:label": actor, "claims:protocol": agent.protocol,
+        "claims:client": agent.client, "claims:client_version": agent.client_version, "claims:name": agent.name,
+        "claims:on_behalf_of": agent.person or "nobody named (no --by, and no reader set where the server started)",
+    })
 
 
 def document(session: Session, claims: list[Claim], *, policy: Policy | None = None) -> dict[str, Any]:
@@ -120,7 +140,14 @@ def document(session: Session, claims: list[Claim], *, policy: Policy | None = N
             })
             doc.relation("specializationOf", {"prov:specificEntity": version, "prov:generalEntity": general})
             doc.relation("wasGeneratedBy", {"prov:entity": version, "prov:activity": activity, "prov:time": _time(e.at)})
-            agent = TOOL if e.kind == SEALED else _agent(doc, e.actor)  # the upgrade's seal is the tool's own
+            reporter = SoftwareAgent.of_detail(_decoded(e.detail)) if e.kind != SEALED else None
+            if reporter is not None:  # an MCP client, acting for the person who started the server
+                agent = _software_agent(doc, e.actor, reporter)
+                if reporter.person is not None:
+                    doc.relation("actedOnBehalfOf", {"prov:delegate": agent, "prov:activity": activity,
+                                                     "prov:responsible": _agent(doc, reporter.person)})
+            else:
+                agent = TOOL if e.kind == SEALED else _agent(doc, e.actor)  # the upgrade's seal is the tool's own
             doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": agent})
             if agent != TOOL:
                 doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": TOOL})
@@ -130,7 +157,9 @@ def document(session: Session, claims: list[Claim], *, policy: Policy | None = N
                 doc.relation("used", {"prov:activity": activity, "prov:entity": previous})
                 doc.relation("wasDerivedFrom", {"prov:generatedEntity": version, "prov:usedEntity": previous,
                                                 "prov:activity": activity, "prov:type": _qn("prov:Revision")})
-            if e.kind in ("imported", "updated") and e.origin:
+            if e.kind in ("imported", "updated") and reporter is not None:  # reported, not read from a file
+                doc.relation("wasAttributedTo", {"prov:entity": version, "prov:agent": agent})
+            elif e.kind in ("imported", "updated") and e.origin:
                 datafile = doc.record("entity", f"claims:file/{_slug(e.origin)}",
                                       {"prov:type": _qn("claims:DataFile"), "prov:label": e.origin})
                 doc.relation("used", {"prov:activity": activity, "prov:entity": datafile})

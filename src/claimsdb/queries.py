@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import views
@@ -148,14 +148,25 @@ def _query_intervals(q: Quantity) -> list[tuple[float, float]]:
 def _within_reach(session: Session, q: Quantity) -> set[tuple[int, int]]:
     """(claim id, position) of every stored figure whose reach (figures.reach) meets the query: two
     index range scans per query interval, on SQLite and PostgreSQL alike."""
+    return _reaching(session, _query_intervals(q))
+
+
+def _reaching(session: Session, intervals: Sequence[tuple[float, float]], *,
+              subject: str | None = None) -> set[tuple[int, int]]:
+    """(claim id, position) of every stored figure whose reach meets one of these intervals of magnitudes;
+    with `subject`, only the figures of the claims of that subject (in any case)."""
     n = FigureNumber
     found: set[tuple[int, int]] = set()
-    for lo, hi in _query_intervals(q):
+    base = select(n.claim_id, n.position)
+    if subject is not None:
+        # SQLite's lower() folds ASCII only: the subject as written always matches
+        base = base.join(Claim, Claim.id == n.claim_id).where(
+            or_(Claim.subject == subject, func.lower(Claim.subject) == subject.lower()))
+    for lo, hi in intervals:
         # a point of tier t reaches at most w = REACH_TIERS[t] of its value: its low end is >= lo(1 - w)/(1 + w)
-        points = [select(n.claim_id, n.position).where(n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12),
-                                                        n.lo <= hi, n.hi >= lo)
+        points = [base.where(n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12), n.lo <= hi, n.hi >= lo)
                   for t, w in enumerate(REACH_TIERS)]
-        spans = select(n.claim_id, n.position).where(n.tier == SPAN, n.lo <= hi, n.hi >= lo)
+        spans = base.where(n.tier == SPAN, n.lo <= hi, n.hi >= lo)
         for stmt in (*points, spans):
             found.update((r.claim_id, r.position) for r in session.execute(stmt))
     return found
@@ -196,6 +207,37 @@ def _distance(stored: Quantity, written: Quantity) -> float:
     """How far apart two figures' first numbers are, as a ratio's logarithm (0 for equal)."""
     a, b = abs(stored.numbers()[0]), abs(written.numbers()[0])
     return abs(math.log(a / b)) if a and b else math.inf
+
+
+DUPLICATE, CONTRADICTION = "duplicate", "contradiction"
+_SUBJECT_VERDICTS = {SAME: DUPLICATE, ROUNDED: DUPLICATE, CONTAINED: DUPLICATE, DIFFERENT: CONTRADICTION}
+
+
+def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
+                 exclude: str | None = None) -> list[dict[str, Any]]:
+    """The claims of this subject (in any case) that state one of these figures, round to it or overlap it
+    (`duplicate`), or state another value of what it measures (`contradiction`: the same unit or counted
+    thing on both sides, within a factor of 10), each judged by `figures.match` with the subject named.
+
+    Candidates come from the trace index (the subject's stored numbers within a factor of 10 of one of
+    the figures' numbers), so a large store is not read whole. `exclude`: a claim key to leave out (the
+    claim just added). One entry per (figure, stored figure) pair, duplicates first."""
+    intervals = [(lo / MAGNITUDE, hi * MAGNITUDE) for q in figures for lo, hi in _query_intervals(q)]
+    candidates = _reaching(session, intervals, subject=subject) if intervals else set()
+    found = []
+    for fig in _figures(session, candidates):
+        if fig.claim_key == exclude:
+            continue
+        stored = as_quantity(fig)
+        for q in figures:
+            verdict = match(stored, q, Context(subject=True))
+            if verdict.verdict in _SUBJECT_VERDICTS:
+                found.append((_SUBJECT_VERDICTS[verdict.verdict], q.raw, verdict, fig))
+    found.sort(key=lambda f: (f[0] != DUPLICATE, f[3].claim_key, f[3].position, f[1]))
+    read = {v.key: v.to_json() for v in claim_views(session, sorted({f.claim_id for *_, f in found}))}
+    return [{"relation": relation, "figure": raw, "match": verdict.verdict, "reason": verdict.reason,
+             "stored": figure_dict(fig), "claim": read[fig.claim_key]}
+            for relation, raw, verdict, fig in found]
 
 
 def get_claim(session: Session, key: str) -> Claim:

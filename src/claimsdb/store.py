@@ -192,12 +192,12 @@ def _no_cycle_collection() -> Iterator[None]:
 
 def import_data(
     session: Session, files: Sequence[DataFile], *, channel: Channel, dry_run: bool = False,
-    actor: str = IMPORT_ACTOR,
+    actor: str = IMPORT_ACTOR, detail: dict[str, Any] | None = None,
 ) -> ImportPlan:
     """Import records already read and validated (`claims add`; an agent interface passes AGENT), with
-    the same rules and history."""
+    the same rules and history. `detail`: more the claims' events record (who the software agent was)."""
     channels = {name: channel for f in files for name in (f.path, *(r.file for r in (*f.claims, *f.tags, *f.sources)))}
-    importer = _Importer(session, [f.path for f in files], channels, dry_run=dry_run, actor=actor)
+    importer = _Importer(session, [f.path for f in files], channels, dry_run=dry_run, actor=actor, detail=detail)
     for f in files:
         for kind, recs in (("tag", f.tags), ("source", f.sources), ("quantity", f.quantities), ("claim", f.claims)):
             for i, rec in enumerate(recs):
@@ -234,9 +234,11 @@ class _Importer:
     """One import: definitions (tags, sources, quantities) as they come, claims in batches."""
 
     def __init__(self, session: Session, files: list[str], channels: dict[str, Channel], *, dry_run: bool,
-                 actor: str, progress: Callable[[int], None] | None = None) -> None:
+                 actor: str, progress: Callable[[int], None] | None = None,
+                 detail: dict[str, Any] | None = None) -> None:
         history.begin_write(session)
         self.session, self.actor, self.progress, self.channels = session, actor, progress, channels
+        self.detail = detail or {}  # recorded in the detail of every claim event this import writes
         self.plan = ImportPlan(files=files, dry_run=dry_run)
         self.now = utcnow()
         self.tags = {t.name: t.trust for t in session.scalars(select(Tag))}
@@ -634,7 +636,8 @@ class _Importer:
             {"claim": c.key, "claim_id": new_ids[c.key], "at": now, "kind": "imported", "actor": actor,
              "tag_after": c.tag, "status_after": c.status, "origin": c.file,
              "rank_after": c.rank if c.quantity else None,
-             "detail": json.dumps({k: v for k, v in (("record", c.label), ("rank_reason", c.rank_reason)) if v is not None}),
+             "detail": json.dumps({**{k: v for k, v in (("record", c.label), ("rank_reason", c.rank_reason))
+                                      if v is not None}, **self.detail}),
              "content_sha256": contents[c.key], "stored_sha256": self._stored(c)}
             for c in added
         ]
@@ -648,8 +651,8 @@ class _Importer:
                 "rank_after": rec.rank if "rank" in diff else None,
                 "origin": rec.file, "content_sha256": contents[key], "stored_sha256": self._stored(rec),
                 "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
-                                      **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {})},
-                                     default=list),
+                                      **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {}),
+                                      **self.detail}, default=list),
             })
         history.append(session, events)
         for key, diff in changes.items():
@@ -774,11 +777,13 @@ def _claim_columns(session: Session, columns: Sequence[str], keys: list[str]) ->
 ADD_ORIGIN = "claims add"
 
 
-def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: str) -> dict[str, Any]:
-    """Record one claim from the command line (an agent's or a script's), with the same validation and
-    history as an import. It is an agent channel (AGENT): the tag must be of unverified trust, since a
-    figure rises above that only when a person re-reads it. The source is a key or a URL (registered on
-    the spot)."""
+def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: str, origin: str = ADD_ORIGIN,
+              detail: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Record one claim from the command line (an agent's or a script's), or from another agent door
+    (`origin`: "claims mcp"), with the same validation and history as an import. It is an agent channel
+    (AGENT): the tag must be of unverified trust, since a figure rises above that only when a person
+    re-reads it. The source is a key or a URL (registered on the spot). `detail`: more the claim's event
+    records (the software agent that reported it)."""
     from claimsdb import sources as registry
 
     tag = session.get(Tag, fields["tag"])
@@ -791,10 +796,10 @@ def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: s
               "evidence": [{"source": src.key, "locator": fields.get("locator"), "quote": fields.get("quote")}]}
     record.pop("locator", None)
     record.pop("quote", None)
-    rec = claim_record(record, file=ADD_ORIGIN, label=repr(key))
+    rec = claim_record(record, file=origin, label=repr(key))
     if session.scalars(select(Claim.id).where(Claim.key == key)).first() is not None:
         raise BadQuery(f"a claim with key {key!r} exists: change it in its data file and import that again")
-    import_data(session, [DataFile(ADD_ORIGIN, (), (), (rec,))], channel=AGENT, actor=actor)
+    import_data(session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail)
     return {"key": key, "tag": rec.tag, "source": src.key, "source_registered": registered,
             "figures": [f.quantity.raw for f in rec.figures]}
 

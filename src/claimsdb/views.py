@@ -352,6 +352,8 @@ def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
         return f"re-read by {event['actor']} on {when} in {where}{seen}"
     if event["kind"] == "retagged":
         return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
+    if isinstance(detail, dict) and detail.get("agent"):  # an agent door's (claims mcp): no data file
+        return f"reported by {event['actor']} on {when}: {basis}"
     return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
 
 

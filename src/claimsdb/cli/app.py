@@ -71,9 +71,8 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
 
     if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
-    if isinstance(exc, AgentCannotVouch) and exc.key is not None:  # the way a person raises the claim instead
-        return (f"error: {exc.message}; record it unverified, and once a person has re-read the page: "
-                f"claims reread {exc.key} --source PAGE --locator WHERE --quote TEXT"), exc.exit_code
+    if isinstance(exc, AgentCannotVouch):  # with the way a person raises the claim instead
+        return f"error: {exc.with_reread()}", exc.exit_code
     if isinstance(exc, NoReader):
         return "error: " + exc.told(f'pass {FLAGS["reader"]} "Your Name"'), exc.exit_code
     if isinstance(exc, ClaimsError):

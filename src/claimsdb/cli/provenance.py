@@ -277,6 +277,10 @@ def _details(e: dict) -> str:
                 parts.append("changed " + ", ".join(sorted(v)))
             elif k == "figures_not_as_parsed" and isinstance(v, list) and all(isinstance(f, dict) for f in v):
                 parts.append("taken as stored, not as the parser reads them: " + ", ".join(map(_not_as_parsed, v)))
+            elif k == "agent" and isinstance(v, dict):
+                from claimsdb.agents import SoftwareAgent
+
+                parts.append("agent: " + SoftwareAgent.of_detail(detail).describe())
             elif k != "url":
                 parts.append(f"{k}: {v}")
     return "; ".join(parts)
