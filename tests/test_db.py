@@ -124,13 +124,14 @@ def test_claim_foreign_key_to_tag_is_enforced(store):
 # What a read command must not load: the other commands' modules and the libraries only they use.
 HEAVY = ("claimsdb.lint", "claimsdb.verify", "claimsdb.verification", "claimsdb.export", "claimsdb.exporters",
          "claimsdb.web", "claimsdb.store", "claimsdb.records", "claimsdb.cli.export", "claimsdb.cli.lint",
-         "claimsdb.cli.verify", "claimsdb.cli.serve", "alembic", "httpx", "starlette", "jinja2", "pypdf", "uvicorn",
-         "rich.progress", "rich.markdown", "pygments")
+         "claimsdb.cli.verify", "claimsdb.cli.serve", "claimsdb.cli.mcp", "claimsdb.mcp_server", "claimsdb.mcp_tools",
+         "mcp", "mcp_types", "alembic", "httpx", "starlette", "jinja2", "pypdf", "uvicorn", "rich.progress",
+         "rich.markdown", "pygments")
 
 
 @pytest.mark.parametrize("command", [
     ["list"], ["trace", "466"], ["show", "k"], ["tags"], ["sources"], ["history", "k"], ["values"], ["db", "current"],
-    ["--help"], ["export", "--help"], ["lint", "--help"],
+    ["--help"], ["export", "--help"], ["lint", "--help"], ["mcp", "--help"],
 ])
 def test_read_commands_and_help_load_nothing_they_do_not_use(store, command):
     db.upgrade(db.resolve_url(store))  # an existing, current database

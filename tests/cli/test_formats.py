@@ -48,7 +48,7 @@ ARGS = {
 }
 # `claims sources` alone lists them: the group's own --format.
 GROUP_ARGS = {"sources": []}
-NO_FORMAT = {"serve"}  # a server, not an output
+NO_FORMAT = {"serve", "mcp"}  # servers, not outputs (mcp speaks JSON-RPC: tests/cli/test_mcp.py)
 POSTGRES_ONLY = {"db grant"}  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
 
 
@@ -65,11 +65,11 @@ MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_forma
 
 def test_every_command_is_in_the_matrix_or_says_why_not():
     assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
-    assert declared_formats("serve") == ()
+    assert declared_formats("serve") == () and declared_formats("mcp") == ()
     assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "macros", "quarto", "prov", "html")
     assert declared_formats("history") == ("table", "json", "csv", "prov")
     assert all(declared_formats(name) == ("table", "json", "csv")
-               for name in COMMANDS if name not in ("export", "history", "serve"))
+               for name in COMMANDS if name not in ("export", "history", *NO_FORMAT))
 
 
 # Two competing values of one quantity (the bundled data names none), for values, prefer and deprecate.
@@ -183,8 +183,9 @@ def test_a_format_a_command_does_not_declare_is_refused_with_exit_2(run, name):
     assert result.exit_code == 2 and "Invalid value for '--format'" in result.stderr, result.output
 
 
-def test_serve_has_no_format_and_says_so(run):
-    result = CliRunner().invoke(app, ["serve", "--format", "json"])
+@pytest.mark.parametrize("name", sorted(NO_FORMAT))
+def test_servers_have_no_format_and_say_so(run, name):
+    result = CliRunner().invoke(app, [name, "--format", "json"])
     assert result.exit_code == 2 and "No such option: --format" in result.stderr
 
 

@@ -36,12 +36,13 @@ COMMANDS = {
     "verify": "claimsdb.cli.verify:verify",
     "lint": "claimsdb.cli.lint:lint",
     "serve": "claimsdb.cli.serve:serve",
+    "mcp": "claimsdb.cli.mcp:mcp",
     "sources": "claimsdb.cli.sources:app",
     "db": "claimsdb.cli.database:app",
 }
 
 # The options that set a domain error's field, where a message names it.
-FLAGS = {"reader": "--by", "actor": "--by"}
+FLAGS = {"reader": "--by", "actor": "--by", "agent": "--agent"}
 
 
 class ClaimsGroup(LazyGroup):
@@ -123,7 +124,7 @@ def root(
 ) -> None:
     """claimsdb: every figure with where it came from and how far it was checked.
 
-    Every command takes --db (or CLAIMS_DB); every command but serve takes --format. `claims COMMAND
+    Every command takes --db (or CLAIMS_DB); every command but serve and mcp takes --format. `claims COMMAND
     --help` shows a command's options and an example.
     """
 
