@@ -183,6 +183,8 @@ def test_an_added_claim_lands_agent_reported_with_the_agent_in_its_history_and_p
         (PAGE["source"], PAGE["locator"], PAGE["quote"])]
     traced = data(server.call("trace", {"figure": "4096 sandboxes"}))
     assert [m["claim"]["key"] for m in traced["matches"]] == [key]
+    listed = data(server.call("search", {"trust": "unverified", "subject": "orchard"}))
+    assert key in [c["key"] for c in listed["claims"]]
 
     events = history(mcp_store, key)["events"]
     assert [(e["kind"], e["actor"], e["origin"]) for e in events] == [("imported", ACTOR, "claims mcp")]
@@ -307,6 +309,9 @@ def test_a_hostile_statement_is_refused_for_its_control_characters_then_escaped_
 
     with LiveServer(Settings(db=mcp_store, sources_dir=tmp_path)) as web:
         page = httpx.get(f"{web.url}/claims/{key}")
+        queue = httpx.get(f"{web.url}/queue", params={"key": key})  # unverified: waiting for a person's re-read
+    assert queue.status_code == 200 and key in queue.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in queue.text
+    assert "<script>alert" not in queue.text
     assert page.status_code == 200
     assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     assert "<img src=x" not in page.text and ACTOR in page.text
