@@ -54,6 +54,7 @@ and a claim without one was written outside claims.
 from __future__ import annotations
 
 import hashlib
+from array import array
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -66,7 +67,7 @@ from sqlmodel import Session
 
 from claimsdb.db import stream_rows
 from claimsdb.errors import TamperedHistory
-from claimsdb.models import Event
+from claimsdb.models import Claim, Event
 
 # Bumped if the hashed fields ever change; part of every digest.
 HASH_VERSION = 1
@@ -319,33 +320,34 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     event chain, every claim's cached tag, status and content against its history, the anchors the
     database recorded, and each anchor file given ((name, anchor.Anchor))."""
     from claimsdb import anchor as anchoring, views
-    from claimsdb.models import Claim
 
     checks = [Check("schema revision", revision == head_revision,
                     f"{revision or 'none'} (this claims needs {head_revision})")]
     missing = [t for t in expected_triggers if t not in installed_triggers]
     checks.append(Check("triggers", not missing,
                         f"missing: {', '.join(missing)}" if missing else f"{len(expected_triggers)} in place"))
-    keys = dict(session.execute(select(Claim.id, Claim.key)).all())
     prev_sha = prev_id = None
     count, broken = 0, None
+    # Each event with its claim's key (the hash covers it), joined in SQL: nothing is held per claim.
     columns = ("id", "claim_id", "sha256", *EVENT_FIELDS, *LATER_FIELDS)
-    fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), None)
+    fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), -1)
     prev_at = columns.index("prev_sha256")
-    for r in stream_rows(session, f"SELECT {', '.join(f'{chr(34)}{c}{chr(34)}' for c in columns)} FROM event ORDER BY id"):
+    selected = ", ".join(f'e."{c}"' for c in columns)
+    for r in stream_rows(session, f'SELECT {selected}, c."key" FROM event e LEFT JOIN claim c ON c.id = e.claim_id '
+                                  "ORDER BY e.id"):
         count += 1
         if r[prev_at] != prev_sha:
-            broken = (f"{_where(dict(zip(columns, r)), keys)} does not follow event {prev_id}: an event before it "
+            broken = (f"{_where(dict(zip(columns, r)), r[-1])} does not follow event {prev_id}: an event before it "
                       "was removed, inserted or edited" if prev_id is not None
-                      else f"{_where(dict(zip(columns, r)), keys)} is the first event but names a predecessor")
-        elif r[2] != row_digest(keys.get(r[1], ""), r[fields], r[later]):
-            broken = (f"{_where(dict(zip(columns, r)), keys)} does not match its hash: it was edited or written "
+                      else f"{_where(dict(zip(columns, r)), r[-1])} is the first event but names a predecessor")
+        elif r[2] != row_digest(r[-1] or "", r[fields], r[later]):
+            broken = (f"{_where(dict(zip(columns, r)), r[-1])} does not match its hash: it was edited or written "
                       "outside claims")
         if broken:
             break
         prev_sha, prev_id = r[2], r[0]
     checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
-    ids = sorted(keys)
+    ids = array("q", session.execute(select(Claim.id).order_by(Claim.id)).scalars())  # 8 bytes a claim
     first, bad = None, 0
     for key, found in views.problems_of(session, ids, events_checked=broken is None):
         if found:
@@ -353,7 +355,7 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
             first = first or f"{key}: {found[0]}"
     checks.append(Check("claims agree with their history", first is None,
                         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
-    checks.append(_trace_index(session, keys))
+    checks.append(_trace_index(session))
     recorded, wrong = anchoring.recorded_problems(session)
     checks.append(Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held"))
     for name, given in anchors:
@@ -362,12 +364,12 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     return checks
 
 
-def _where(row: Mapping[str, Any], keys: Mapping[int, str]) -> str:
-    return (f"event {row['id']} ({row['kind']} of {keys.get(row['claim_id'], '?')} by {row['actor']} at "
+def _where(row: Mapping[str, Any], key: str | None) -> str:
+    return (f"event {row['id']} ({row['kind']} of {key or '?'} by {row['actor']} at "
             f"{str(row['at'])[:19]})")
 
 
-def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
+def _trace_index(session: Session) -> Check:
     """The figure_number index that `claims trace` reads must be exactly what the figures imply. Both are
     read in (claim, figure) order and compared figure by figure, so the check holds one figure at a time."""
     from claimsdb.figures import Quantity, reach
@@ -390,8 +392,9 @@ def _trace_index(session: Session, keys: Mapping[int, str]) -> Check:
     for a, b in zip_longest(implied, stored):
         if a != b:
             claim_id, position = min(x[0] for x in (a, b) if x is not None)  # the first figure they disagree on
+            key = session.execute(select(Claim.key).where(Claim.id == claim_id)).scalar_one_or_none()
             return Check("trace index", False, f"differs from the figures (first at claim "
-                                               f"{keys.get(claim_id, claim_id)}, figure {position + 1}): "
+                                               f"{key or claim_id}, figure {position + 1}): "
                                                "`claims trace` may miss figures")
         count += len(a[1])
     return Check("trace index", True, f"{count} numbers")

@@ -31,6 +31,19 @@ def test_skip_unsafe_writes_the_file_and_lists_what_it_left_out(claims, tmp_path
 
 
 @pytest.mark.usefixtures("loaded")
+def test_a_long_list_of_blocked_claims_is_cut_but_every_one_is_counted(claims, monkeypatch):
+    monkeypatch.setattr("claimsdb.export.LISTED_BLOCKED", 1)
+    refused = claims("export", "--strict")
+    assert refused.exit_code == 1 and "export blocked: 2 selected claim(s)" in refused.stderr
+    assert refused.stderr.count("clear it: claims reread") == 1
+    assert "... and 1 more (the first 1 are listed)" in refused.stderr
+    skipped = claims("export", "--strict", "--skip-unsafe", "--format", "csv")
+    assert skipped.exit_code == 0 and "left out 2 claim(s)" in skipped.stderr
+    manifest = json.loads(skipped.stderr.split("manifest: ", 1)[1].splitlines()[0])
+    assert manifest["left_out_unsafe"] == 2 and manifest["rows"] == 1
+
+
+@pytest.mark.usefixtures("loaded")
 def test_draft_marks_each_unsafe_row_and_the_manifest_says_draft(claims):
     result = claims("export", "--draft", "--format", "csv")
     assert result.exit_code == 0

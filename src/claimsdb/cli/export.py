@@ -53,14 +53,19 @@ def reread_command(row: Blocked, db_: str | None) -> str:
     return command(row.key, row.reread_source, db_)
 
 
-def describe_blocked(rows: list[Blocked], db_: str | None) -> list[str]:
+def describe_blocked(result, db_: str | None) -> list[str]:
+    """Each listed blocked claim with the command that clears it, then how many more there are."""
     lines = []
-    for r in rows:
+    for r in result.blocked:
         figure = ", ".join(r.figures) or "(no figure)"
         stale = "; STALE: the latest verification no longer finds it" if r.stale else ""
         outdated = f"; {r.outdated}" if r.outdated else ""
         lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){outdated}{stale}")
         lines.append(f"    clear it: {reread_command(r, db_)}")
+    more = result.blocked_count - len(result.blocked)
+    if more > 0:
+        lines.append(f"  ... and {more} more (the first {len(result.blocked)} are listed): the re-read queue of "
+                     "`claims serve` walks through every one; --draft writes them all, marked")
     return lines
 
 
@@ -164,9 +169,9 @@ def export(
             prov_text = lineage.render(lineage.export_document(
                 session, [r.key for r in result.rows], result.manifest, policy=policy))
     if result.refused:
-        lines = [f"export blocked: {len(result.blocked)} selected claim(s) are not paper-safe "
+        lines = [f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
                  f"under the {policy.describe()}; nothing was written."]
-        lines += describe_blocked(result.blocked, db_)
+        lines += describe_blocked(result, db_)
         lines.append("Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked.")
         err_console.print("\n".join(lines), markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
@@ -201,15 +206,15 @@ def _write(text: str | Iterable[str], output: Path | None, result, fmt: ExportFo
 
 def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, asked: bool) -> None:
     """What the export left out, guarded or could not decide, on standard error."""
-    if mode == "guarded" and result.blocked and fmt is ExportFormat.macros:
-        err_console.print(f"{len(result.blocked)} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
+    if mode == "guarded" and result.blocked_count and fmt is ExportFormat.macros:
+        err_console.print(f"{result.blocked_count} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
                           "LaTeX build unless the document says \\claimsdraft", markup=False)
-    if mode == "skip-unsafe" and result.blocked and not asked:  # bibtex, quarto: the paper-safe part by default
-        err_console.print(f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}); "
+    if mode == "skip-unsafe" and result.blocked_count and not asked:  # bibtex, quarto: the paper-safe part by default
+        err_console.print(f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}); "
                           "`claims export` lists them, --draft includes them", markup=False)
-    elif mode == "skip-unsafe" and result.blocked:
-        lines = [f"left out {len(result.blocked)} claim(s) that are not paper-safe ({policy.describe()}):"]
-        lines += describe_blocked(result.blocked, db_)
+    elif mode == "skip-unsafe" and result.blocked_count:
+        lines = [f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}):"]
+        lines += describe_blocked(result, db_)
         err_console.print("\n".join(lines), markup=False)
     for quantity, keys in result.undecided.items():
         err_console.print(f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
@@ -219,5 +224,5 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
                  "`claims verify` found the figure changed or gone); --strict blocks them:"]
         lines += [f"  {r.key}: {', '.join(r.figures) or '(no figure)'} ({r.subject})" for r in result.stale]
         err_console.print("\n".join(lines), markup=False)
-    if not result.rows and not result.blocked:
+    if not result.rows and not result.blocked_count:
         err_console.print("no claims selected", markup=False)
