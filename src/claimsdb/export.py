@@ -37,7 +37,7 @@ from claimsdb.views import ClaimView
 MODES = ("gate", "skip-unsafe", "draft", "guarded")
 LAYOUTS = ("list", "grid")
 NOT_REREAD = "not re-read"
-# The blocked claims an export keeps to list (the first, in key order); all of them are counted. The re-read
+# The blocked claims an export keeps to list (the first it reads); all of them are counted. The re-read
 # queue of `claims serve` walks through every one, and a draft writes them all, marked.
 LISTED_BLOCKED = 200
 
