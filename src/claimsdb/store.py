@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import history, records
+from claimsdb import db, history, records
 from claimsdb.db import insert_rows, parameter_mark
 from claimsdb.errors import AgentCannotVouch, BadQuery, InvalidRecord
 from claimsdb.identity import TOOL_ACTOR
@@ -252,6 +252,8 @@ class _Importer:
         self.seen: dict[str, str] = {}  # claim key -> the file it came from
         self.supersedes: list[tuple[str, str, str]] = []  # (file, label, target) checked at the end
         self.batch: list[Any] = []
+        # PostgreSQL's planner statistics are refreshed inside a large import as it doubles (db.analyze).
+        self.written, self.analyze_at = 0, db.STATISTICS_AFTER
 
     # --- definitions ---------------------------------------------------------------------------
 
@@ -365,6 +367,10 @@ class _Importer:
         if todo:
             existing = _load_claims(self.session, [r.key for r in todo if r.key in stored])
             self._plan_and_write(todo, existing, digests, refresh)
+            self.written += len(todo)
+            if self.written >= self.analyze_at and not self.plan.dry_run:
+                db.analyze(self.session.connection())
+                self.analyze_at = 2 * self.written
         if self.progress is not None:
             self.progress(len(batch))
 

@@ -124,6 +124,23 @@ def test_a_bulk_write_refreshes_the_planner_statistics_on_postgresql(claims, pg_
     assert {"claim", "figure", "figure_number", "event"} <= analyzed_tables(copied)
 
 
+def analyze_count(url: str, table: str) -> int:
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        count = conn.execute(text("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = :t"), {"t": table}).scalar_one()
+    engine.dispose()
+    return count
+
+
+def test_a_large_import_refreshes_the_statistics_while_it_writes_on_postgresql(claims, pg_databases, monkeypatch):
+    """Within the import's transaction too, as the store doubles: else each batch's lookups by claim id are
+    planned for the empty tables the planner last saw (a million-claim import slowed as it grew)."""
+    url = pg_databases()
+    monkeypatch.setattr("claimsdb.db.STATISTICS_AFTER", 100)  # the bundled data: 180 claims, one batch
+    assert claims("import", *DATA_FILES, db=url).exit_code == 0
+    assert analyze_count(url, "evidence") == 2  # once inside the import, once after it committed
+
+
 def as_role(url: str, role: str) -> str:
     return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
 
