@@ -30,11 +30,12 @@ PAGES = {
     "/hotel.html": "<html><body><p>Hotel was served on 96 GPUs.</p></body></html>",  # never fetched until the button
     "/india.html": "<html><body><p>India runs 8,192 GPUs &lt;script&gt;alert('page')&lt;/script&gt; all day.</p></body></html>",
     "/safe.html": "<html><body><p>Kilo used 300 GPUs.</p></body></html>",
+    "/juliet.html": "<html><body><p>Juliet ran 4,000 tasks at once.</p></body></html>",  # its second page
 }
 # The queue after `claims verify --unverified` and a second check of golf: by readiness (confirmed; rounded
 # or partial; never verified; not-found or unreachable), then by key.
-ORDER = ["d.confirmed", "h.later", "i.hostile", "c.partial", "f.rounded", "b.never", "a.not-found", "e.unreachable",
-         "g.changed"]
+ORDER = ["d.confirmed", "h.later", "i.hostile", "j.second-page", "c.partial", "f.rounded", "b.never", "a.not-found",
+         "e.unreachable", "g.changed"]
 WITH_AN_O = {"b.never", "e.unreachable", "f.rounded", "g.changed", "h.later"}  # subject=o: Bravo, Echo, Foxtrot, ...
 
 
@@ -52,7 +53,7 @@ def triage_data(base: str) -> dict:
         "sources": [src("notes", None) | {"kind": "note"}, src("alpha", "/alpha.html"), src("charlie", "/charlie.html"),
                     src("delta", "/delta.html"), src("echo", "/gone.html"), src("foxtrot", "/foxtrot.html"),
                     src("golf", "/golf.html"), src("hotel", "/hotel.html"), src("india", "/india.html"),
-                    src("kilo", "/safe.html")],
+                    src("kilo", "/safe.html"), src("juliet-blog", None), src("juliet", "/juliet.html")],
         "claims": [
             claim("a.not-found", "Alpha", "Alpha ran on 2,222 nodes.", ["2,222 nodes"], "alpha"),
             claim("b.never", "Bravo", "Bravo ran on 64 GPUs.", ["64 GPUs"], "notes"),  # a note: nothing to fetch
@@ -63,6 +64,9 @@ def triage_data(base: str) -> dict:
             claim("g.changed", "Golf", "Golf trained on 777 GPUs.", ["777 GPUs"], "golf"),
             claim("h.later", "Hotel", "Hotel is served on 96 GPUs.", ["96 GPUs"], "hotel"),
             claim("i.hostile", f"India {XSS}", "India runs 8,192 GPUs.", ["8,192 GPUs"], "india"),
+            {**claim("j.second-page", "Juliet", "Juliet ran 4,000 tasks.", ["4,000 tasks"], "juliet-blog"),
+             "evidence": [{"source": "juliet-blog", "locator": None, "quote": None},  # no URL: nothing to fetch
+                          {"source": "juliet", "locator": "§4", "quote": None}]},
             {**claim("k.safe", "Kilo", "Kilo used 300 GPUs.", ["300 GPUs"], "kilo"), "tag": "spot-checked",
              "reread": reread("kilo", locator="§1", quote="300 GPUs")},
         ],
@@ -163,7 +167,7 @@ def verifications_of(db: str, key: str) -> list[dict]:
 def test_verify_unverified_found_each_kind_of_page(triage):
     assert triage.first == {"a.not-found": "not-found", "c.partial": "partial", "d.confirmed": "confirmed",
                             "e.unreachable": "unreachable", "f.rounded": "rounded", "g.changed": "confirmed",
-                            "h.later": "confirmed", "i.hostile": "confirmed"}  # b.never cites a note; k.safe waits not
+                            "h.later": "confirmed", "i.hostile": "confirmed", "j.second-page": "confirmed"}  # b.never cites a note; k.safe waits not
 
 
 def test_located_claims_come_first_with_their_passages(start, client):
@@ -175,6 +179,13 @@ def test_located_claims_come_first_with_their_passages(start, client):
     assert walk(c, "subject=o") == [k for k in ORDER if k in WITH_AN_O]  # a filter keeps the order
 
 
+def test_the_queue_shows_the_page_that_located_the_claim(start, client):
+    page = parse(client(start()).get("/queue?key=j.second-page").text)
+    assert [m.text() for m in page.find_all("mark")] == ["4,000 tasks"]  # not its first page, which has no URL
+    fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
+    assert fields["source"] == "juliet" and fields["locator"] == "§4"
+
+
 def test_before_any_verification_the_queue_runs_in_key_order(start, client):
     c = client(start("imported"))
     assert walk(c) == sorted(ORDER)
@@ -183,7 +194,7 @@ def test_before_any_verification_the_queue_runs_in_key_order(start, client):
 def test_a_claim_named_or_skipped_keeps_its_place(start, client):
     c = client(start())
     page = c.get("/queue?key=b.never").text
-    assert shown_key(page) == "b.never" and "Claim 6 of 9" in " ".join(parse(page).text().split())
+    assert shown_key(page) == "b.never" and "Claim 7 of 10" in " ".join(parse(page).text().split())
     assert shown_key(c.get("/queue?after=b.never").text) == "a.not-found"
     assert shown_key(c.get("/queue?after=g.changed").text) == "d.confirmed"  # round again
     assert shown_key(c.get("/queue?after=k.safe").text) == "a.not-found"  # paper-safe, never verified: placed so too
@@ -332,10 +343,7 @@ def test_the_queue_is_cleared_from_the_keyboard(start, page):
     page.keyboard.press("Enter")
     expect(page.locator("h2 a.key-name")).to_have_text("d.confirmed")  # located claims first
     expect(page.locator("blockquote.passage mark")).to_have_text(["1,024 GPUs"])
-    expect(page.get_by_role("button", name="Record re-read as Ada Lovelace")).to_be_focused()
-    for _ in range(3):  # from the button back to the locator: note, quote, locator
-        page.keyboard.press("Shift+Tab")
-    expect(page.locator("#locator")).to_be_focused()
+    expect(page.locator("#locator")).to_be_focused()  # the one field a person types
     page.keyboard.type("§1")
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
@@ -353,7 +361,7 @@ def test_the_queue_is_cleared_from_the_keyboard(start, page):
     access_key(page, "s")  # skip
     expect(page.locator("h2 a.key-name")).to_have_text("i.hostile")
     access_key(page, "n")  # next
-    expect(page.locator("h2 a.key-name")).to_have_text("c.partial")
+    expect(page.locator("h2 a.key-name")).to_have_text("j.second-page")
     assert [e["kind"] for e in history_of(server.db, "h.later")] == ["imported"]  # skipped: nothing recorded
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import export, provenance, queries, verification, views
@@ -275,7 +275,9 @@ def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStor
     if view is None:
         return page
     claim = queries.get_claim(session, view.key)
-    source = get_source(session, view.primary_source) if view.primary_source else None
+    checked = last_checked_page(session, claim)
+    shown_page = checked or view.primary_source
+    source = get_source(session, shown_page) if shown_page else None
     shown = passage(session, claim, source, store, list(view.figures)) if source is not None else None
     if entered is None:
         cited = next((s for s in view.sources if source is not None and s["key"] == source.key), None) or {}
@@ -285,6 +287,17 @@ def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStor
     pages = session.execute(select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)).all()
     return {**page, "item": Drawn.from_view(view, policy), "view": view, "passage": shown, "entered": entered,
             "position": found.position, "pages": pages, "fetchable": fetchable(session, claim)}
+
+
+def last_checked_page(session: Session, claim: Claim) -> str | None:
+    """The page of the claim's latest verification (what placed it in the queue), when it is one of its
+    primary pages: the queue shows that page's passage, which need not be the first page the claim cites."""
+    row = session.execute(
+        select(Source.key).join(Verification, Verification.source_id == Source.id)
+        .join(Evidence, and_(Evidence.source_id == Source.id, Evidence.claim_id == claim.id))
+        .where(Verification.claim_id == claim.id, Source.kind != "note")
+        .order_by(Verification.id.desc()).limit(1)).first()
+    return row[0] if row else None
 
 
 def fetchable(session: Session, claim: Claim) -> bool:
