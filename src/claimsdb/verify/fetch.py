@@ -103,7 +103,10 @@ def fetch_all(
         return []
     try:
         asyncio.get_running_loop()
+        in_a_loop = True
     except RuntimeError:
+        in_a_loop = False
+    if not in_a_loop:  # run outside the except block: a failed fetch's cause chain must not hold that RuntimeError
         return asyncio.run(_fetch_all(requests, limits, on_result))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="claims-fetch") as pool:
         return pool.submit(lambda: asyncio.run(_fetch_all(requests, limits, on_result))).result()
