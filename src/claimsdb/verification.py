@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, UnknownClaim
@@ -78,15 +78,19 @@ class PairResult:
     figures: list[dict[str, Any]] = field(default_factory=list)  # without a quote: each figure found or missing
 
 
-def plan(session: Session, keys: list[str], *, source: str | None = None, everything: bool = False) -> Plan:
+def plan(session: Session, keys: list[str], *, source: str | None = None, everything: bool = False,
+         among: Select | None = None) -> Plan:
     """The (claim, source) pairs to check, and the claims skipped because nothing can be fetched.
 
     By default a claim is checked against its primary pages (sources that are not notes) that have a
-    URL or a local copy; `source` checks the claims citing that one source, whatever its kind.
+    URL or a local copy; `source` checks the claims citing that one source, whatever its kind. `among`
+    (a SELECT of claim ids, such as the re-read queue's) checks the active claims it selects.
     """
-    if not keys and source is None and not everything:
-        raise BadQuery("name claim keys, a --source, or --all")
+    if not keys and source is None and not everything and among is None:
+        raise BadQuery("name claim keys, a --source, --unverified or --all")
     stmt = select(Claim).order_by(Claim.id)
+    if among is not None:
+        stmt = stmt.where(Claim.id.in_(among))
     if keys:
         claims = list(session.scalars(stmt.where(Claim.key.in_(keys))))
         missing = sorted(set(keys) - {c.key for c in claims})
@@ -125,6 +129,49 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
     ids = [p.claim_id for p in pairs]
     return Plan(pairs=pairs, skipped=skipped, sources=sources, figures=quantities(session, ids),
                 names=figure_names(session, ids))
+
+
+@dataclass
+class Run:
+    """What one verification run did: its plan, each check's result, and each fetch."""
+
+    plan: Plan
+    results: list[PairResult]
+    fetches: list[dict[str, Any]]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.outcome in GOOD_OUTCOMES for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for r in self.results:
+            counts[r.outcome] = counts.get(r.outcome, 0) + 1
+        return counts
+
+
+def run(engine, keys: list[str], store: SnapshotStore, limits=None, *, source: str | None = None,
+        everything: bool = False, queued=None, offline: bool = False,
+        on_planned: Callable[[Plan], None] | None = None, on_fetched: Callable | None = None) -> Run:
+    """One verification run, as `claims verify` and the queue's "Fetch the page now" make it: plan in one
+    session, fetch with no session open (the network may be slow; no lock is held meanwhile), record in
+    another. `queued` (a Policy) selects the claims the re-read queue holds under that policy.
+    A run records verifications only: it never changes a tag."""
+    from claimsdb import db
+
+    with db.session_scope(engine) as session:
+        among = None
+        if queued is not None:
+            from claimsdb.web.selection import queued_ids
+
+            among = queued_ids(session, queued)
+        the_plan = plan(session, keys, source=source, everything=everything, among=among)
+    if on_planned is not None:
+        on_planned(the_plan)
+    fetched = fetch(the_plan, limits, offline=offline, on_fetched=on_fetched)
+    with db.session_scope(engine) as session:
+        results, log = record(session, the_plan, fetched, store, offline=offline)
+    return Run(the_plan, results, log)
 
 
 def _snapshot_info(snap: Snapshot | None) -> dict[str, Any] | None:

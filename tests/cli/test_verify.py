@@ -176,7 +176,7 @@ def test_reread_shows_the_located_passage_from_the_latest_snapshot(server, claim
 def test_verify_needs_a_selection_and_skips_claims_without_a_page(claims, write_json, sample, verify):
     claims("import", write_json(sample))
     result = claims("verify")
-    assert result.exit_code == 2 and "name claim keys, a --source, or --all" in result.stderr
+    assert result.exit_code == 2 and "name claim keys, a --source, --unverified or --all" in result.stderr
     code, report = verify("gadget.fleet")
     assert code == 0 and report["results"] == []
     assert report["skipped"] == [{"claim": "gadget.fleet", "reason": "cites no primary page with a URL or a local copy"}]
@@ -310,3 +310,52 @@ def test_a_server_database_keeps_its_snapshots_in_the_users_data_folder(tmp_path
     assert snapshots_root(None, "postgresql://u@db.example.org/review") == tmp_path / "xdg" / "claimsdb"
     assert snapshots_root(None, str(tmp_path / "paper" / "claims.db")) == tmp_path / "paper"
     assert snapshots_root(tmp_path / "mine", "postgresql://u@h/x") == tmp_path / "mine"
+
+
+def test_unverified_checks_every_claim_the_queue_holds_and_nothing_else(server, claims, write_json, verify):
+    server.add("/ok.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    server.add("/other.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"tags": [{"name": "later-note", "trust": "secondary", "description": "A note."}],
+           "sources": [source("s", server.url("/ok.html")), source("t", server.url("/other.html"))],
+           "claims": [claim("c.agent", "s", ["4,096 GPUs"]), claim("c.agent-two", "t", ["4,096 GPUs"]),
+                      claim("c.checked", "s", ["4,096 GPUs"], tag="spot-checked"),
+                      claim("c.secondary", "t", ["4,096 GPUs"], tag="later-note")]}
+    claims("import", write_json(doc))
+    code, report = verify("--unverified")
+    assert code == 0 and {r["claim"] for r in report["results"]} == {"c.agent", "c.agent-two"}  # the default queue
+    code, strict = verify("--unverified", "--strict")  # the strict queue: secondary claims too
+    assert code == 0 and {r["claim"] for r in strict["results"]} == {"c.agent", "c.agent-two", "c.secondary"}
+    code, one_source = verify("--unverified", "--source", "t")
+    assert {r["claim"] for r in one_source["results"]} == {"c.agent-two"}
+    for key in ("c.agent", "c.agent-two", "c.secondary"):  # a verification never changes a tag
+        shown = json.loads(claims("show", key, "--format", "json").stdout)
+        assert [e["kind"] for e in shown["events"]] == ["imported"]
+    re_read = claims("reread", "c.agent", "--source", "s", "--locator", "§2", "--quote", QUOTE, "--yes", "--by", "Ada")
+    assert re_read.exit_code == 0, re_read.output
+    _, after = verify("--unverified")  # re-read: paper-safe, out of the queue
+    assert {r["claim"] for r in after["results"]} == {"c.agent-two"}
+
+
+def test_unverified_exits_1_on_what_does_not_confirm(server, claims, write_json, verify):
+    server.add("/ok.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
+    doc = {"sources": [source("s", server.url("/ok.html")), source("gone", server.url("/gone.html"))],
+           "claims": [claim("c.ok", "s", ["4,096 GPUs"]), claim("c.gone", "gone", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    code, report = verify("--unverified")
+    assert code == 1 and report["counts"] == {"confirmed": 1, "unreachable": 1}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["c.one", "--unverified"], "--unverified selects the claims itself"),
+    (["--all", "--unverified"], "--unverified selects the claims itself"),
+    (["--all", "--strict"], "use it with --unverified"),
+])
+def test_unverified_with_another_selection_is_refused_and_changes_nothing(claims, write_json, store, args, message):
+    from tests.conftest import store_digest
+
+    doc = {"sources": [source("s", "http://127.0.0.1:9/ok.html")], "claims": [claim("c.one", "s", ["4,096 GPUs"])]}
+    claims("import", write_json(doc))
+    before = store_digest(store)
+    result = claims("verify", *args)
+    assert result.exit_code == 2 and message in result.stderr
+    assert store_digest(store) == before

@@ -48,8 +48,8 @@ def test_a_reread_through_the_queue_lands_in_claims_history(serve, page, history
     server = serve()
     page.goto(server.url + "/queue?key=gadget.pretrain")
     expect(page.locator("form.reread")).to_have_count(0)  # no name yet: nothing can be recorded
-    page.get_by_role("link", name="Say who you are", exact=True).click()
-    page.fill("#name", "Ada Lovelace")
+    expect(page.locator("#name")).to_be_focused()  # asked right here, in the queue
+    page.keyboard.type("Ada Lovelace")
     page.get_by_role("button", name="Continue").click()
     expect(page).to_have_url(re.compile(r"/queue\?key=gadget\.pretrain$"))
     expect(page.locator("blockquote.passage mark")).to_have_text(["2,048 H800 GPUs"])
@@ -79,7 +79,7 @@ def test_a_cross_site_post_is_refused(serve, page, history):
     site: the browser sends the strict cookie) and it even knows the form's token."""
     server = serve(reader="Ada")
     page.goto(server.url + "/queue?key=gadget.pretrain")
-    token = page.locator('input[name="csrf"]').get_attribute("value")
+    token = page.locator('form.reread input[name="csrf"]').get_attribute("value")
     with LocalHTTPServer() as evil:
         evil.add("/prize.html", ATTACK.format(target=server.url + "/queue", token=token).encode())
         page.goto(evil.url("/prize.html"))

@@ -82,7 +82,8 @@ def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(s
     assert page.find_all("textarea")[0].text() == "Its pretraining used 2,048 H800 GPUs for 54 days."
     skip = [a for a in page.find_all("a") if a.text() == "Skip"]
     assert skip[0].attrs["href"] == "/queue?after=gadget.pretrain"
-    assert "gadget.pretrain-days" in c.get("/queue?after=gadget.pretrain").text
+    after = parse(c.get("/queue?after=gadget.pretrain").text)  # confirmed ones first, then reworded, ...
+    assert after.find_all("h2")[0].text() == "evil.gpus"
 
 
 def _say_who(c, name="Ada Lovelace"):

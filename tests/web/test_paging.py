@@ -233,7 +233,7 @@ def test_list_filters_at_one_claim_a_page(serve, client, query, keys):
 
 @pytest.mark.parametrize("strict, query, first, total", [
     (False, "subject=evil", "evil.gpus", 1),
-    (False, "stage=pretrain", "evil.gpus", 3),
+    (False, "stage=pretrain", "gadget.pretrain", 3),  # confirmed, before evil.gpus (reworded) and one never verified
     (False, "tag=agent-reported&subject=gadget", "gadget.fleet", 4),
     (False, "trust=unverified&stage=serve", "gadget.serve", 1),
     (True, "trust=secondary", "gadget.pretrain-days-note", 2),
@@ -250,15 +250,15 @@ def test_the_queue_keeps_its_filters_through_skip_and_reread(serve, client):
     c = client(serve(reader="Ada"))
     page = c.get("/queue?stage=pretrain").text
     (skip,) = [a.attrs["href"] for a in parse(page).find_all("a") if a.text() == "Skip"]
-    assert skip == "/queue?after=evil.gpus&stage=pretrain"
+    assert skip == "/queue?after=gadget.pretrain&stage=pretrain"
     second = c.get(skip).text
-    assert parse(second).find_all("h2")[0].text() == "gadget.pretrain" and "Claim 2 of 3" in text(second)
+    assert parse(second).find_all("h2")[0].text() == "evil.gpus" and "Claim 2 of 3" in text(second)
     sent = hidden(second)
-    assert sent["stage"] == "pretrain" and sent["key"] == "gadget.pretrain"
-    answer = c.post("/queue", data={**sent, "source": "gadget-report", "locator": "§2", "quote": "2,048 H800 GPUs"},
+    assert sent["stage"] == "pretrain" and sent["key"] == "evil.gpus"
+    answer = c.post("/queue", data={**sent, "source": "evil-page", "locator": "§1", "quote": "7,777 GPUs"},
                     headers={"origin": str(c.base_url)})
     assert answer.status_code == 303
-    assert answer.headers["location"] == "/queue?after=gadget.pretrain&done=gadget.pretrain&stage=pretrain"
+    assert answer.headers["location"] == "/queue?after=evil.gpus&done=evil.gpus&stage=pretrain"
     third = c.get(answer.headers["location"]).text
     assert parse(third).find_all("h2")[0].text() == "gadget.pretrain-days" and "Claim 2 of 2" in text(third)
 
@@ -272,8 +272,9 @@ def test_nothing_to_reread_among_the_filtered_claims(serve, client):
 def test_asking_a_name_keeps_the_queue_filters(serve, client):
     c = client(serve())
     page = c.get("/queue?subject=gadget&key=gadget.pretrain").text
-    (ask,) = [a.attrs["href"] for a in parse(page).find_all("a") if a.text() == "Say who you are"]
-    assert next_of(ask) == "/queue?key=gadget.pretrain&subject=gadget"
+    (form,) = [f for f in parse(page).find_all("form") if f.attrs.get("action") == "/reader"]  # inline, no detour
+    assert {i.attrs["name"]: i.attrs.get("value") for i in form.find_all("input")}["next"] == \
+        "/queue?key=gadget.pretrain&subject=gadget"
     token = csrf_token(c.get("/reader").text)
     answer = c.post("/queue", data={"csrf": token, "key": "gadget.pretrain", "subject": "gadget"},
                     headers={"origin": str(c.base_url)})

@@ -92,6 +92,34 @@ SourcesDirOption = Annotated[
 ]
 
 
+AllowLocalOption = Annotated[
+    bool,
+    typer.Option("--allow-local", envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
+                 help="Also fetch from loopback and private addresses (a local mirror, a test server). "
+                 "Env: CLAIMS_VERIFY_ALLOW_LOCAL=1. Link-local, multicast and reserved addresses are never fetched."),
+]
+LocalRootOption = Annotated[
+    Optional[Path],
+    typer.Option("--local-root", envvar="CLAIMS_VERIFY_ROOT", show_default=False,
+                 help="Read sources' local copies (their path) only inside this folder; a relative path is taken "
+                 "from it. Env: CLAIMS_VERIFY_ROOT. Default: the folder holding the database file."),
+]
+
+
+def local_root(given: Path | None, db_: str | None) -> Path | None:
+    """The folder sources' local copies must lie in (the fetch policy of `verify` and `serve`): the one
+    named, else the database file's; None for a server database (no local copy is read)."""
+    from claimsdb import db
+    from claimsdb.errors import BadQuery
+
+    if given is not None:
+        if not given.expanduser().is_dir():
+            raise BadQuery(f"--local-root {given} is not a folder")
+        return given.expanduser().resolve()
+    database = db.sqlite_file(db.resolve_url(db_))
+    return database.parent if database is not None else None
+
+
 def snapshots_root(given: Path | None, db_: str | None) -> Path:
     """The folder whose snapshots/ holds the pages' bodies: the one named, else the database's own."""
     if given is not None:

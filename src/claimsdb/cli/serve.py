@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import DbOption, SourcesDirOption, snapshots_root
+from claimsdb.cli.options import AllowLocalOption, DbOption, LocalRootOption, SourcesDirOption, local_root, snapshots_root
 from claimsdb.errors import BadQuery
 
 
@@ -35,12 +35,17 @@ def serve(
     by: Annotated[Optional[str], typer.Option("--by", help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).", show_default=False)] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags are paper-safe (the queue then holds secondary claims too).")] = False,
     sources_dir: SourcesDirOption = None,
+    allow_local: AllowLocalOption = False,
+    local_root_: LocalRootOption = None,
     db_: DbOption = None,
 ) -> None:
     """Serve the store in a browser: the stage grid, the claims, each claim's page, and a re-read queue.
 
     The queue walks through the claims the export gate would block, each beside the located passage of
-    its page's latest snapshot, and records a re-read under the rules of `claims reread`. The server
+    its page's latest snapshot (the claims whose figures were found there first), and records a re-read
+    under the rules of `claims reread`. Its "Fetch the page now" button runs `claims verify` for one claim,
+    under the same fetch policy: public addresses only unless --allow-local, local copies only inside
+    --local-root (default: the database's folder), snapshots in --sources-dir. The server
     listens on 127.0.0.1 and answers loopback clients only (--allow-from widens that), and only requests
     sent to one of its names: localhost, 127.0.0.1, [::1], the --host address and each --public-name (so
     a web page whose name was made to resolve to this machine gets nothing); a write must come from one
@@ -50,6 +55,7 @@ def serve(
     """
     import uvicorn
 
+    from claimsdb.verify.policy import FetchPolicy
     from claimsdb.web.app import Settings, create_app
     from claimsdb.web.guard import Access, origin_of, public_name
 
@@ -63,7 +69,9 @@ def serve(
         access = Access.build(host, allow_from or (), public_names or ())
     except ValueError as exc:
         raise BadQuery(f"--allow-from: {exc}") from None
-    app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access))
+    fetch_policy = FetchPolicy(allow_local=allow_local, local_root=local_root(local_root_, db_))
+    app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access,
+                              fetch_policy=fetch_policy))
     sock = listen(host, port)
     bound = sock.getsockname()[1]
     shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)

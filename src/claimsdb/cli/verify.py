@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import DbOption, FormatOption, OutputFormat, SourcesDirOption, snapshots_root
+from claimsdb.cli.options import (
+    AllowLocalOption, DbOption, FormatOption, LocalRootOption, OutputFormat, SourcesDirOption, local_root as _local_root,
+    snapshots_root,
+)
 from claimsdb.cli.output import Output, console, emit, emit_table, err_console, progress
 from claimsdb.errors import BadQuery, ExitCode
 
 RESULT_COLUMNS = ("claim", "subject", "source", "outcome", "changes", "missing", "error", "snapshot", "passage")
-AllowLocalOption = Annotated[
-    bool,
-    typer.Option("--allow-local", envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
-                 help="Also fetch from loopback and private addresses (a local mirror, a test server). "
-                 "Env: CLAIMS_VERIFY_ALLOW_LOCAL=1. Link-local, multicast and reserved addresses are never fetched."),
-]
-LocalRootOption = Annotated[
-    Optional[Path],
-    typer.Option("--local-root", envvar="CLAIMS_VERIFY_ROOT", show_default=False,
-                 help="Read sources' local copies (their path) only inside this folder; a relative path is taken "
-                 "from it. Env: CLAIMS_VERIFY_ROOT. Default: the folder holding the database file."),
-]
 OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "rounded": "green", "partial": "bold red",
                  "figure-changed": "bold red", "not-found": "bold red", "nothing-to-check": "dim", "unreachable": "yellow"}
 
@@ -34,6 +24,11 @@ def verify(
     keys: Annotated[Optional[list[str]], typer.Argument(help="Claim keys to check.", show_default=False)] = None,
     source: Annotated[Optional[str], typer.Option("--source", help="Check the claims that cite this source.")] = None,
     everything: Annotated[bool, typer.Option("--all", help="Check every active claim's primary pages.")] = False,
+    unverified: Annotated[bool, typer.Option(
+        "--unverified", help="Check the claims the re-read queue of `claims serve` holds: the active claims the "
+        "export gate blocks (unverified tags, changed since their re-read; --strict: the strict policy's).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="With --unverified: the queue of `claims serve --strict` "
+                                         "(secondary tags and stale claims too).")] = False,
     offline: Annotated[bool, typer.Option("--offline", help="Use the latest snapshots only; fetch nothing.")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")] = 8,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
@@ -59,27 +54,31 @@ def verify(
     is unreachable, with the reason. Snapshots are kept in the snapshots/ folder of --sources-dir (default:
     beside the database file); the command names the folder it used.
 
+    --unverified checks the claims the browser's re-read queue holds, so that the queue can show each
+    one's passage: claims verify --unverified --allow-local  (pages on a local mirror).
+
     Example: claims verify --all
     """
     from claimsdb import verification
+    from claimsdb.policy import Policy
     from claimsdb.verify.fetch import FetchLimits
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore
 
+    if unverified and (keys or everything):
+        raise BadQuery("--unverified selects the claims itself: name no claim keys and no --all with it")
+    if strict and not unverified:
+        raise BadQuery("--strict says which claims --unverified selects: use it with --unverified")
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
     engine = db.open_engine(db_, create=False)
-    with db.session_scope(engine) as session:
-        the_plan = verification.plan(session, keys or [], source=source, everything=everything)
     limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes, policy=policy)
-    with progress("fetching", total=len(the_plan.sources)) as advance:
-        fetched = verification.fetch(the_plan, limits, offline=offline, on_fetched=lambda r: advance(item=r.source))
     store = SnapshotStore(snapshots_root(sources_dir, db_))
-    with db.session_scope(engine) as session:
-        results, log = verification.record(session, the_plan, fetched, store, offline=offline)
-    counts: dict[str, int] = {}
-    for r in results:
-        counts[r.outcome] = counts.get(r.outcome, 0) + 1
-    ok = all(r.outcome in verification.GOOD_OUTCOMES for r in results)
+    with progress("fetching") as advance:
+        done = verification.run(
+            engine, keys or [], store, limits, source=source, everything=everything,
+            queued=Policy(strict=strict) if unverified else None, offline=offline,
+            on_planned=lambda p: advance(0, total=len(p.sources)), on_fetched=lambda r: advance(item=r.source))
+    the_plan, results, log, counts, ok = done.plan, done.results, done.fetches, done.counts(), done.ok
     data = {"ok": ok, "offline": offline, "snapshots": str(store.dir), "counts": counts,
             "results": [asdict(r) for r in results], "fetches": log, "skipped": the_plan.skipped}
     rows = [{**asdict(r), "changes": "; ".join(f"{old} → {new}" for old, new in r.changes),
@@ -88,16 +87,6 @@ def verify(
     err_console.print(f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False)
     if not ok:
         raise typer.Exit(int(ExitCode.FINDINGS))
-
-
-def _local_root(given: Path | None, db_: str | None) -> Path | None:
-    """The folder local copies must lie in: the one named, else the database file's; None for a server."""
-    if given is not None:
-        if not given.expanduser().is_dir():
-            raise BadQuery(f"--local-root {given} is not a folder")
-        return given.expanduser().resolve()
-    database = db.sqlite_file(db.resolve_url(db_))
-    return database.parent if database is not None else None
 
 
 def _print(results, log, skipped, counts) -> None:

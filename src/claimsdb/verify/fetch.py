@@ -18,6 +18,7 @@ import ssl
 import stat
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -94,12 +95,21 @@ def fetch_all(
     Requests that would fetch the same thing (same local path, or same URL with the same
     etag/last_modified) are fetched once and the result is shared, each copy carrying its
     own request's `source`. `on_result` is called once per returned result, as its fetch
-    finishes, on the calling thread. Must not be called from inside a running event loop.
+    finishes: on the calling thread, or, when the caller already runs an event loop (a notebook,
+    Playwright's sync API in a test), on the one thread the fetches then get for a loop of their own.
     """
     requests = list(requests)
     if not requests:
         return []
-    return asyncio.run(_fetch_all(requests, limits, on_result))
+    try:
+        asyncio.get_running_loop()
+        in_a_loop = True
+    except RuntimeError:
+        in_a_loop = False
+    if not in_a_loop:  # run outside the except block: a failed fetch's cause chain must not hold that RuntimeError
+        return asyncio.run(_fetch_all(requests, limits, on_result))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="claims-fetch") as pool:
+        return pool.submit(lambda: asyncio.run(_fetch_all(requests, limits, on_result))).result()
 
 
 # --------------------------------------------------------------------------- internals

@@ -8,6 +8,8 @@ errors become pages.
     GET  /queue            the re-read queue: one claim that is not paper-safe beside its located passage,
                            filterable like the list
     POST /queue            record the re-read (provenance.reread), then the next claim
+    POST /queue/fetch      "Fetch the page now": `claims verify` of one claim (verification.run, under the
+                           server's fetch policy), then the same claim with its passage
     GET  /reader, POST /reader   who is recording (unless the server was started with --by)
     GET  /static/claims.css
 
@@ -31,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from claimsdb import db
+from claimsdb import db, verification
 from claimsdb.errors import ClaimsError, InvalidName, NotFound, TamperedHistory, UnknownClaim
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.policy import Policy
@@ -43,6 +45,7 @@ from claimsdb.web.selection import Memo
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"
 READER_LABEL = "Your name"  # the form's label for the field "reader"
+FETCH_TIMEOUT_S = 10.0  # "Fetch the page now": a whole fetch, redirects and body included, per page
 YEAR_S = 365 * 24 * 3600
 STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
 
@@ -56,6 +59,10 @@ class Settings:
     reader: str | None = None  # --by: every re-read is recorded as this person
     strict: bool = False
     access: Access = field(default_factory=Access)
+    # What "Fetch the page now" may fetch: `claims verify`'s policy (verify.policy.FetchPolicy); None: its
+    # defaults, public addresses only and local copies inside the database's folder.
+    fetch_policy: Any = None
+    fetch_timeout: float = FETCH_TIMEOUT_S
 
 
 def reader_name(text: str | None) -> str | None:
@@ -90,6 +97,17 @@ class Site:
         drawing.compile_templates()
         # --by: checked once, at start (InvalidName reaches the command line, which names the flag)
         self.fixed_reader = person_name(settings.reader, field="reader") if settings.reader is not None else None
+        self.fetch_limits = self._fetch_limits()
+
+    def _fetch_limits(self):
+        from claimsdb.verify.fetch import FetchLimits
+        from claimsdb.verify.policy import FetchPolicy
+
+        policy = self.settings.fetch_policy
+        if policy is None:
+            database = db.sqlite_file(db.resolve_url(self.settings.db))
+            policy = FetchPolicy(local_root=database.parent if database is not None else None)
+        return FetchLimits(timeout_s=self.settings.fetch_timeout, policy=policy)
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -128,7 +146,7 @@ class Site:
             session = self.csrf.new_session()
         html = drawing.render(
             template, csrf=self.csrf.token(session), reader=self.reader(request),
-            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), **context)
+            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), max_name=MAX_NAME, **context)
         response = HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
         if fresh:
             response.set_cookie(cookie, session, httponly=True, samesite="strict")
@@ -171,7 +189,18 @@ class Site:
         data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store, filters=filters,
                                        key=params.get("key"), after=params.get("after"))
         done = await run_in_threadpool(self.read, pages.recorded, params["done"]) if params.get("done") else None
-        return self.page(request, "queue.html", done=done, error=None, **queue_links(filters), **data)
+        fetched = (await run_in_threadpool(self.read, pages.last_check, params["fetched"])
+                   if params.get("fetched") else None)
+        return self.page(request, "queue.html", done=done, error=None, fetched=fetched, **queue_links(filters), **data)
+
+    async def fetch(self, request: Request) -> Response:
+        """`claims verify KEY` from the queue: the same run (verification.run) under the server's fetch policy;
+        it records verifications only, never a tag. Then the same claim, with what the fetch found."""
+        fields = await self.form(request)
+        key = fields.get("key", "")
+        kept = queue_params(pages.Filters.from_query(fields))
+        await run_in_threadpool(verification.run, self.engine, [key], self.store, self.fetch_limits)
+        return RedirectResponse(pages.href("/queue", [("key", key), ("fetched", key), *kept]), status_code=303)
 
     async def record(self, request: Request) -> Response:
         fields = await self.form(request)
@@ -190,12 +219,12 @@ class Site:
                 raise
             data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store,
                                            filters=filters, key=key, entered=entered)
-            return self.page(request, "queue.html", 400, done=None, error=exc.message, **queue_links(filters), **data)
+            return self.page(request, "queue.html", 400, done=None, error=exc.message, fetched=None,
+                             **queue_links(filters), **data)
         return RedirectResponse(pages.href("/queue", [("after", key), ("done", key), *kept]), status_code=303)
 
     async def who(self, request: Request) -> Response:
-        return self.page(request, "reader.html", error=None, next=local_path(request.query_params.get("next")),
-                         max_name=MAX_NAME)
+        return self.page(request, "reader.html", error=None, next=local_path(request.query_params.get("next")))
 
     async def set_reader(self, request: Request) -> Response:
         fields = await self.form(request)
@@ -205,7 +234,7 @@ class Site:
         try:
             name = person_name(fields.get("name", ""), field="reader")
         except InvalidName as exc:
-            return self.page(request, "reader.html", 400, error=exc.named(READER_LABEL), next=target, max_name=MAX_NAME)
+            return self.page(request, "reader.html", 400, error=exc.named(READER_LABEL), next=target)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict")
         return response
@@ -270,6 +299,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/claims/{key}", site.claim, methods=["GET"]),
         Route("/queue", site.queue, methods=["GET"]),
         Route("/queue", site.record, methods=["POST"]),
+        Route("/queue/fetch", site.fetch, methods=["POST"]),
         Route("/reader", site.who, methods=["GET"]),
         Route("/reader", site.set_reader, methods=["POST"]),
         Route("/static/claims.css", site.stylesheet, methods=["GET"]),

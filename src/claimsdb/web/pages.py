@@ -5,6 +5,7 @@ result into a page; a domain error (UnknownClaim, BadQuery...) goes up to app.py
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -12,12 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import export, provenance, queries, verification, views
 from claimsdb.errors import BadQuery
-from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Source
+from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
@@ -260,20 +261,23 @@ def _sentence_with_figure(segments: list[tuple[str, bool]]) -> str:
 def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStore, *, filters: Filters | None = None,
                key: str | None = None, after: str | None = None, entered: Entered | None = None) -> dict[str, Any]:
     """One claim of the re-read queue (the active claims the filters select that the export gate would
-    block, in key order) beside its located passage, with the form's fields prefilled: the claim named by
+    block, the located ones first: selection.Queue) beside its located passage, with the form's fields prefilled: the claim named by
     `key`, else the first after `after` (wrapping round), else the first. A claim that disagrees with its
     history is passed over: a re-read is refused on it, so it is left to `claims db check`."""
     filters = replace(filters or Filters(), status=EXPORTABLE_STATUS)
     facts = memo.facts(session)
     queue = Queue(session, filters.claim_filter(), policy, outdated=facts.outdated, stale=filters.stale)
     found = queue.find(key=key, after=after)
-    page: dict[str, Any] = {"item": None, "total": queue.total(), "passed_over": found.passed_over, "position": 0,
+    total = found.total if found.total is not None else queue.total()
+    page: dict[str, Any] = {"item": None, "total": total, "passed_over": found.passed_over, "position": 0,
                             "f": filters, "choices": choices(session, facts)}
     view = found.view
     if view is None:
         return page
     claim = queries.get_claim(session, view.key)
-    source = get_source(session, view.primary_source) if view.primary_source else None
+    checked = last_checked_page(session, claim)
+    shown_page = checked or view.primary_source
+    source = get_source(session, shown_page) if shown_page else None
     shown = passage(session, claim, source, store, list(view.figures)) if source is not None else None
     if entered is None:
         cited = next((s for s in view.sources if source is not None and s["key"] == source.key), None) or {}
@@ -282,7 +286,49 @@ def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStor
                           quote=from_passage or cited.get("quote") or "")
     pages = session.execute(select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)).all()
     return {**page, "item": Drawn.from_view(view, policy), "view": view, "passage": shown, "entered": entered,
-            "position": found.position, "pages": pages}
+            "position": found.position, "pages": pages, "fetchable": fetchable(session, claim)}
+
+
+def last_checked_page(session: Session, claim: Claim) -> str | None:
+    """The page of the claim's latest verification (what placed it in the queue), when it is one of its
+    primary pages: the queue shows that page's passage, which need not be the first page the claim cites."""
+    row = session.execute(
+        select(Source.key).join(Verification, Verification.source_id == Source.id)
+        .join(Evidence, and_(Evidence.source_id == Source.id, Evidence.claim_id == claim.id))
+        .where(Verification.claim_id == claim.id, Source.kind != "note")
+        .order_by(Verification.id.desc()).limit(1)).first()
+    return row[0] if row else None
+
+
+def fetchable(session: Session, claim: Claim) -> bool:
+    """Whether `claims verify` has a page of this claim to fetch: a primary page with a URL or a local copy."""
+    stmt = (select(Source.id).join(Evidence, Evidence.source_id == Source.id)
+            .where(Evidence.claim_id == claim.id, Source.kind != "note",
+                   or_(Source.url.is_not(None), Source.path.is_not(None))))
+    return session.execute(stmt.limit(1)).first() is not None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One page of the claim's latest verification run: its outcome, and why it could not be read."""
+
+    source: str
+    outcome: str
+    at: str
+    error: str | None = None
+
+
+def last_check(session: Session, key: str) -> list[Checked]:
+    """The claim's latest verification run (`claims verify` or "Fetch the page now"): each page checked, in
+    the order checked; empty when it was never verified."""
+    claim = queries.get_claim(session, key)
+    latest = select(func.max(Verification.at)).where(Verification.claim_id == claim.id).scalar_subquery()
+    rows = session.execute(
+        select(Source.key, Verification.outcome, Verification.at, Verification.detail)
+        .join(Source, Source.id == Verification.source_id)
+        .where(Verification.claim_id == claim.id, Verification.at == latest).order_by(Verification.id))
+    return [Checked(source, outcome, str(at), (json.loads(detail) if detail else {}).get("error"))
+            for source, outcome, at, detail in rows]
 
 
 def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:

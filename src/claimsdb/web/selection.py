@@ -211,21 +211,53 @@ class Selection:
 
 
 QUEUE_BATCHES = (20, 200, views.BATCH)  # views read at a time while looking for the queue's claim
+# The queue's readiness groups, by the claim's latest verification (whatever its source): the passage
+# located with its figures first, then the rest by how much a person can still read off the page.
+READINESS = (
+    ("confirmed",),  # the quote and every figure are on the page
+    ("reworded", "rounded", "partial"),  # the figures are there, in other words, more precisely, or some
+    ("figure-changed",),  # the passage is there, a figure differs: the page's value is shown
+    (None, "nothing-to-check"),  # never verified (no snapshot yet), or nothing on a page could confirm it
+    ("not-found", "unreachable"),  # the page was read and has none of it, or could not be read
+)
+NEVER_VERIFIED = next(rank for rank, outcomes in enumerate(READINESS) if None in outcomes)
+
+
+def latest_outcome():
+    """The outcome of the claim's latest verification (NULL when it was never verified)."""
+    return (select(Verification.outcome).where(Verification.claim_id == Claim.id)
+            .order_by(Verification.id.desc()).limit(1).scalar_subquery())
+
+
+def readiness():
+    """The claim's readiness group (READINESS), 0 first: one CASE over its latest verification's outcome."""
+    return case({outcome: rank for rank, outcomes in enumerate(READINESS) for outcome in outcomes if outcome},
+                value=latest_outcome(), else_=NEVER_VERIFIED)
 
 
 @dataclass(frozen=True)
 class Found:
     """The queue's claim, where it stands, and the claims passed over on the way (they disagree with their
-    history: a re-read is refused on them)."""
+    history: a re-read is refused on them); `total`: the claims waiting, when counted on the way."""
 
     view: views.ClaimView | None
     position: int
     passed_over: int
+    total: int | None = None
+
+
+def queued_ids(session: Session, policy: Policy, filters: ClaimFilter | None = None):
+    """A SELECT of the ids of the claims the re-read queue holds under `policy` (what `claims verify
+    --unverified` checks)."""
+    queue = Queue(session, filters or ClaimFilter(), policy, outdated=outdated_ids(session))
+    return queue.waiting(select(Claim.id))
 
 
 class Queue:
     """The re-read queue in SQL: the active claims the filters select that the export gate would block
-    (trust, outdated, and under the strict policy stale), in key order."""
+    (trust, outdated, and under the strict policy stale), by readiness (READINESS: the claims whose page
+    was read and whose figures were found there first), in key order within each group. A claim's place
+    is (readiness, key): `after` a claim means after its place as its verifications stand now."""
 
     def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, *, outdated: Iterable[int],
                  stale: bool = False):
@@ -233,52 +265,67 @@ class Queue:
         self.selection = Selection(session, active, policy, outdated=outdated, stale=stale)
         self.session, self.policy = session, policy
 
-    def _waiting(self, stmt):
+    def waiting(self, stmt):
         return self.selection.where(stmt).where(self.selection.unsafe())
 
     def total(self) -> int:
-        return self.session.execute(self._waiting(select(func.count()))).scalar_one()
+        return self.session.execute(self.waiting(select(func.count()))).scalar_one()
+
+    def place(self, key: str) -> tuple[int, str] | None:
+        """Where the claim named `key` stands in the queue's order (whether it waits or not); None: no such claim."""
+        rank = self.session.execute(select(readiness()).where(Claim.key == key)).first()
+        return (rank[0], key) if rank is not None else None
 
     def find(self, *, key: str | None = None, after: str | None = None) -> Found:
         """The claim named by `key` when it waits, else the first after `after` (wrapping round), else the
         first: the first whose view the gate blocks and which agrees with its history."""
         passed = 0
         if key is not None:
-            ids = list(self.session.scalars(self._waiting(select(Claim.id)).where(Claim.key == key)))
+            ids = list(self.session.scalars(self.waiting(select(Claim.id)).where(Claim.key == key)))
             view = next((v for v in views.load(self.session, ids) if self._readable(v)), None)
-            if view is not None:
-                return Found(view, self._position(view.key), 0)
-        ranges = [(after, None), (None, after)] if after is not None else [(None, None)]
+            if view is not None:  # then, and only then, its place: a pass over every waiting claim
+                n = self._numbered()
+                position, total = self.session.execute(select(n.c.position, n.c.total).where(n.c.id == view.id)).one()
+                return Found(view, position, 0, total)
+        start = self.place(after) if after is not None else None
+        ranges = [(start, None), (None, start)] if start is not None else [(None, None)]
         for above, upto in ranges:
-            view, skipped = self._walk(above, upto)
-            passed += skipped
-            if view is not None:
-                return Found(view, self._position(view.key), passed)
+            found = self._walk(above, upto)
+            passed += found.passed_over
+            if found.view is not None:
+                return replace(found, passed_over=passed)
         return Found(None, 0, passed)
 
     def _readable(self, view: views.ClaimView) -> bool:
         return not view.integrity and not self.policy.allows(view)
 
-    def _walk(self, above: str | None, upto: str | None) -> tuple[views.ClaimView | None, int]:
-        """The first readable claim with a key after `above` and up to `upto`, reading views in growing
+    def _numbered(self):
+        """The waiting claims with their readiness, their place in the queue's order (from 1) and how many
+        wait: one pass over them, the readiness of each computed once (a window over a subquery)."""
+        q = self.waiting(select(Claim.id, Claim.key, readiness().label("ready"))).subquery("ranked")
+        return select(q.c.id, q.c.key, q.c.ready,
+                      func.row_number().over(order_by=(q.c.ready, q.c.key)).label("position"),
+                      func.count().over().label("total")).subquery("numbered")
+
+    def _walk(self, above: tuple[int, str] | None, upto: tuple[int, str] | None) -> Found:
+        """The first readable claim placed after `above` and up to `upto`, reading views in growing
         batches; and how many claims it passed over."""
         passed, batch = 0, 0
         while True:
-            stmt = self._waiting(select(Claim.id, Claim.key))
+            n = self._numbered()
+            stmt = select(n.c.id, n.c.key, n.c.ready, n.c.position, n.c.total)
             if above is not None:
-                stmt = stmt.where(Claim.key > above)
+                stmt = stmt.where(or_(n.c.ready > above[0], and_(n.c.ready == above[0], n.c.key > above[1])))
             if upto is not None:
-                stmt = stmt.where(Claim.key <= upto)
+                stmt = stmt.where(or_(n.c.ready < upto[0], and_(n.c.ready == upto[0], n.c.key <= upto[1])))
             size = QUEUE_BATCHES[min(batch, len(QUEUE_BATCHES) - 1)]
-            rows = self.session.execute(stmt.order_by(Claim.key).limit(size)).all()
-            for view in views.load(self.session, [claim_id for claim_id, _ in rows]):
+            rows = self.session.execute(stmt.order_by(n.c.position).limit(size)).all()
+            at = {row[0]: row for row in rows}
+            for view in views.load(self.session, [row[0] for row in rows]):
                 if self._readable(view):
-                    return view, passed
+                    row = at[view.id]
+                    return Found(view, row[3], passed, row[4])
                 passed += bool(view.integrity)
             if len(rows) < size:
-                return None, passed
-            above, batch = rows[-1][1], batch + 1
-
-    def _position(self, key: str) -> int:
-        before = self._waiting(select(func.count())).where(Claim.key < key)
-        return self.session.execute(before).scalar_one() + 1
+                return Found(None, 0, passed)
+            above, batch = (rows[-1][2], rows[-1][1]), batch + 1
