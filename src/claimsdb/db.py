@@ -380,6 +380,33 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 @contextmanager
 def session_of(db: str | None, *, create: bool = False) -> Iterator[Session]:
-    """One transaction on the database --db names: an existing one, unless `create` (commands that add)."""
-    with session_scope(open_engine(db, create=create)) as session:
-        yield session
+    """One transaction on the database --db names: an existing one, unless `create` (commands that add).
+    A SQLite file this call created is removed again when the transaction fails (a bad record, a refused
+    claim): a failed command leaves nothing behind, not an empty store that the next command would read."""
+    path = sqlite_file(resolve_url(db)) if create else None
+    made = [] if path is None else [p for p in (path.parent, path) if not p.exists()]
+    engine = None
+    try:
+        engine = open_engine(db, create=create)
+        with session_scope(engine) as session:
+            yield session
+    except BaseException:
+        if made:
+            if engine is not None:
+                engine.dispose()
+            _remove_made(made)
+        raise
+
+
+def _remove_made(made: list[Path]) -> None:
+    """The database file (with any journal beside it) and the folder a failed command created for it."""
+    for p in reversed(made):
+        try:
+            if p.is_dir():
+                p.rmdir()  # only when empty: it was made for this file
+            else:
+                for extra in ("-journal", "-wal", "-shm"):
+                    p.with_name(p.name + extra).unlink(missing_ok=True)
+                p.unlink(missing_ok=True)
+        except OSError:
+            pass  # leave it: the error being raised matters more

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import store_digest
+from tests.conftest import sqlite_only, store_digest
 
 
 def test_import_reports_counts_and_a_second_import_is_unchanged(claims, write_json, sample):
@@ -50,6 +50,22 @@ def test_malformed_json_exit_2(claims, tmp_path, store):
     assert result.exit_code == 2 and "not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert store_digest(store) == before
+
+
+@sqlite_only("a database file that does not exist yet (a server's database always does)")
+def test_a_failed_command_creates_no_database(claims, write_json, sample, tmp_path):
+    new = tmp_path / "new" / "claims.db"
+    sample["claims"][2]["tag"] = "rumour"
+    assert claims("import", write_json(sample, "bad.json"), db=new).exit_code == 2
+    assert claims("import", tmp_path / "missing.json", db=new).exit_code == 2
+    refused = claims("add", "--subject", "X", "--statement", "X has 4 parts.", "--figure", "4 parts",
+                     "--tag", "spot-checked", "--source", "https://example.org/x", "--quote", "4 parts", db=new)
+    assert refused.exit_code == 2
+    assert not new.parent.exists()  # neither the file nor the folder made for it
+    assert claims("list", db=new).exit_code == 2  # still missing: not an empty store
+    sample["claims"][2]["tag"] = "agent-reported"
+    assert claims("import", write_json(sample), db=new).exit_code == 0  # and a good import then creates it
+    assert "gadget.fleet" in claims("list", "--format", "json", db=new).stdout
 
 
 def test_conflict_is_reported_in_the_output(claims, write_json, sample):
