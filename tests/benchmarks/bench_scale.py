@@ -3,7 +3,7 @@ generated, two figures each) on SQLite and, when $CLAIMS_TEST_POSTGRES names a s
 (`eval "$(.ci/postgres start)"`), on PostgreSQL. Prints figures; asserts nothing.
 
     .venv/bin/python tests/benchmarks/bench_scale.py [--claims 100000] [--engine both] [--runs 3]
-        [--budget 10] [--reuse DB]... [--keep DIR] [--skip-build-time] [--corpus DIR] [--markdown]
+        [--budget 10] [--reuse DB]... [--keep DIR] [--skip-build-time] [--build-only] [--corpus DIR] [--markdown]
         [--src DIR]
 
 First the store: the import's time (`claims import` of a JSON Lines file, as a user runs it), its peak
@@ -656,6 +656,8 @@ def bench_engine(engine: str, args, tmp: Path, env: dict, lines: Callable[[], li
             print(f"  {trace_latency(store.url, queries(args.queries, max(0, n['claim'] - 180)))}")
         if args.keep and not reuse:
             print(f"  kept: --reuse {store.url}")
+        if args.build_only:
+            return
 
         benches, pages = measure(store, small, env, work, args)
         rows, met, missed = tabulate(benches, pages, engine, n["claim"])
@@ -693,6 +695,8 @@ def main() -> None:
     parser.add_argument("--src", type=Path, metavar="DIR",
                         help="run claims from another checkout's src folder (first on PYTHONPATH), for a "
                              "before-and-after: git archive main | tar -x -C /tmp/main; --src /tmp/main/src")
+    parser.add_argument("--build-only", action="store_true",
+                        help="build the store and print the import's time, its size and trace latency; no commands")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown (for the README)")
     args = parser.parse_args()
     if not (args.corpus / REPORT).exists():
