@@ -379,10 +379,11 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 
 @contextmanager
-def session_of(db: str | None, *, create: bool = False) -> Iterator[Session]:
+def session_of(db: str | None, *, create: bool = False, keep_new: bool = True) -> Iterator[Session]:
     """One transaction on the database --db names: an existing one, unless `create` (commands that add).
     A SQLite file this call created is removed again when the transaction fails (a bad record, a refused
-    claim): a failed command leaves nothing behind, not an empty store that the next command would read."""
+    claim), or in any case without `keep_new` (a dry run): a command that wrote nothing leaves nothing
+    behind, not an empty store that the next command would read."""
     path = sqlite_file(resolve_url(db)) if create else None
     made = [] if path is None else [p for p in (path.parent, path) if not p.exists()]
     engine = None
@@ -391,11 +392,17 @@ def session_of(db: str | None, *, create: bool = False) -> Iterator[Session]:
         with session_scope(engine) as session:
             yield session
     except BaseException:
-        if made:
-            if engine is not None:
-                engine.dispose()
-            _remove_made(made)
+        _discard(engine, made)
         raise
+    if not keep_new:
+        _discard(engine, made)
+
+
+def _discard(engine: Engine | None, made: list[Path]) -> None:
+    if made:
+        if engine is not None:
+            engine.dispose()
+        _remove_made(made)
 
 
 def _remove_made(made: list[Path]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import sqlite_only, store_digest
+from tests.conftest import ENGINE, sqlite_only, store_digest
 
 
 def test_import_reports_counts_and_a_second_import_is_unchanged(claims, write_json, sample):
@@ -22,7 +22,11 @@ def test_dry_run_lists_the_plan(claims, write_json, sample):
     assert result.exit_code == 0
     assert "dry run, nothing written" in result.output
     assert "add     widget.pretrain" in result.output
-    assert json.loads(claims("list", "--format", "json").stdout) == []
+    listed = claims("list", "--format", "json")
+    if ENGINE == "sqlite":  # the dry run left no file behind
+        assert listed.exit_code == 2 and "no claims database" in listed.stderr
+    else:  # a server's database exists already: it holds no claim
+        assert json.loads(listed.stdout) == []
 
 
 def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims, write_json, sample, store):
@@ -53,7 +57,7 @@ def test_malformed_json_exit_2(claims, tmp_path, store):
 
 
 @sqlite_only("a database file that does not exist yet (a server's database always does)")
-def test_a_failed_command_creates_no_database(claims, write_json, sample, tmp_path):
+def test_a_failed_command_or_a_dry_run_creates_no_database(claims, write_json, sample, tmp_path):
     new = tmp_path / "new" / "claims.db"
     sample["claims"][2]["tag"] = "rumour"
     assert claims("import", write_json(sample, "bad.json"), db=new).exit_code == 2
@@ -61,9 +65,11 @@ def test_a_failed_command_creates_no_database(claims, write_json, sample, tmp_pa
     refused = claims("add", "--subject", "X", "--statement", "X has 4 parts.", "--figure", "4 parts",
                      "--tag", "spot-checked", "--source", "https://example.org/x", "--quote", "4 parts", db=new)
     assert refused.exit_code == 2
+    sample["claims"][2]["tag"] = "agent-reported"
+    dry = claims("import", "--dry-run", write_json(sample), db=new)
+    assert dry.exit_code == 0 and "gadget.fleet" in dry.stdout  # the plan, and nothing written
     assert not new.parent.exists()  # neither the file nor the folder made for it
     assert claims("list", db=new).exit_code == 2  # still missing: not an empty store
-    sample["claims"][2]["tag"] = "agent-reported"
     assert claims("import", write_json(sample), db=new).exit_code == 0  # and a good import then creates it
     assert "gadget.fleet" in claims("list", "--format", "json", db=new).stdout
 

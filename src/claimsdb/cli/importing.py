@@ -37,7 +37,7 @@ def import_(
     """
     from claimsdb import store
 
-    with db.session_of(db_, create=True) as session, progress("importing claims") as advance:
+    with db.session_of(db_, create=True, keep_new=not dry_run) as session, progress("importing claims") as advance:
         plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
         engine = session.get_bind()
         if dry_run:
