@@ -54,9 +54,9 @@ and a claim without one was written outside claims.
 from __future__ import annotations
 
 import hashlib
-from array import array
 import json
 import operator
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby, zip_longest
