@@ -12,12 +12,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import event, inspect
+from sqlalchemy import event, inspect, text
 from sqlmodel import SQLModel
 
 from claimsdb import db, models  # noqa: F401
 from claimsdb.errors import DatabaseProblem
-from tests.conftest import REFUSED, run_sql, sqlite_only
+from tests.conftest import REFUSED, REPO, run_sql, sqlite_only
 
 
 def rows(store: str, sql: str) -> list[tuple]:
@@ -82,6 +82,33 @@ def test_open_engine_without_create_refuses_a_missing_or_blank_database_and_make
     sqlite3.connect(blank).execute("CREATE TABLE other (x)")
     with pytest.raises(DatabaseProblem, match="holds no claims schema"):
         db.open_engine(str(blank), create=False)
+
+
+def test_a_new_store_is_put_in_place_only_when_its_command_succeeds(tmp_path):
+    from claimsdb import store
+
+    path = tmp_path / "new" / "claims.db"
+    with db.session_of(str(path), create=True) as session:
+        store.import_files(session, [str(REPO / "data" / "rl_loop.json")])
+        assert not path.exists()  # built beside its place, under another name
+    assert path.exists() and [p.name for p in path.parent.iterdir()] == ["claims.db"]
+    with db.session_scope(db.open_engine(str(path), create=False)) as session:
+        assert session.execute(text("SELECT count(*) FROM claim")).scalar_one() > 0
+
+
+def test_a_new_store_another_command_made_meanwhile_is_never_replaced(tmp_path):
+    from claimsdb import store
+
+    path = tmp_path / "claims.db"
+    with pytest.raises(DatabaseProblem, match="created by another command while this one ran"):
+        with db.session_of(str(path), create=True) as session:
+            store.import_files(session, [str(REPO / "data" / "rl_loop.json")])
+            with db.session_of(str(path), create=True) as other:  # the other command, done first
+                store.import_files(other, [str(REPO / "data" / "pipelines.json")])
+    with db.session_scope(db.open_engine(str(path), create=False)) as session:
+        keys = set(session.execute(text("SELECT key FROM claim")).scalars())
+    assert any(k.startswith("pipelines.") for k in keys) and not any(k.startswith("rl.") for k in keys)
+    assert [p.name for p in tmp_path.iterdir()] == ["claims.db"]  # the loser's file is gone
 
 
 def test_open_engine_refuses_a_database_at_another_revision(store):

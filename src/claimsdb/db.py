@@ -6,6 +6,7 @@ Read commands check the schema revision with a plain query; Alembic is imported 
 from __future__ import annotations
 
 import os
+import tempfile
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -381,39 +382,52 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 @contextmanager
 def session_of(db: str | None, *, create: bool = False, keep_new: bool = True) -> Iterator[Session]:
     """One transaction on the database --db names: an existing one, unless `create` (commands that add).
-    A SQLite file this call created is removed again when the transaction fails (a bad record, a refused
-    claim), or in any case without `keep_new` (a dry run): a command that wrote nothing leaves nothing
-    behind, not an empty store that the next command would read."""
-    path = sqlite_file(resolve_url(db)) if create else None
-    made = [] if path is None else [p for p in (path.parent, path) if not p.exists()]
-    engine = None
+
+    A new SQLite file is built under a temporary name beside its place and linked into place only when the
+    command succeeds (and `keep_new`: not for a dry run): a command that fails leaves no store behind, and
+    no command ever removes a file another one may have opened. Should another command have created the
+    file meanwhile, this one's work is dropped whole and the error says to run it again."""
+    url = resolve_url(db)
+    path = sqlite_file(url) if create else None
+    if path is None or path.exists():
+        with session_scope(open_engine(url, create=create)) as session:
+            yield session
+        return
+    made_folder = not path.parent.exists()
+    _make_folder(url)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")
+    os.close(fd)  # an empty file: SQLite makes it a database
+    building = Path(name)
+    engine, placed = None, False
     try:
-        engine = open_engine(db, create=create)
+        engine = open_engine(make_url(url).set(database=str(building)).render_as_string(hide_password=False))
         with session_scope(engine) as session:
             yield session
-    except BaseException:
-        _discard(engine, made)
-        raise
-    if not keep_new:
-        _discard(engine, made)
-
-
-def _discard(engine: Engine | None, made: list[Path]) -> None:
-    if made:
+        engine.dispose()
+        if keep_new:
+            placed = _place(building, path)
+    finally:
         if engine is not None:
             engine.dispose()
-        _remove_made(made)
+        for extra in ("", "-journal", "-wal", "-shm"):
+            building.with_name(building.name + extra).unlink(missing_ok=True)
+        if made_folder and not placed:
+            try:
+                path.parent.rmdir()  # only when empty: it was made for this file
+            except OSError:
+                pass
 
 
-def _remove_made(made: list[Path]) -> None:
-    """The database file (with any journal beside it) and the folder a failed command created for it."""
-    for p in reversed(made):
-        try:
-            if p.is_dir():
-                p.rmdir()  # only when empty: it was made for this file
-            else:
-                for extra in ("-journal", "-wal", "-shm"):
-                    p.with_name(p.name + extra).unlink(missing_ok=True)
-                p.unlink(missing_ok=True)
-        except OSError:
-            pass  # leave it: the error being raised matters more
+def _place(building: Path, path: Path) -> bool:
+    """The finished new database, put at `path` unless a file is there by now (never replaced)."""
+    try:
+        os.link(building, path)
+    except FileExistsError:
+        raise DatabaseProblem(f"{path} was created by another command while this one ran; nothing was written "
+                              "to it: run this command again") from None
+    except OSError:  # a file system without hard links
+        if path.exists():
+            raise DatabaseProblem(f"{path} was created by another command while this one ran; nothing was "
+                                  "written to it: run this command again") from None
+        os.rename(building, path)
+    return True
