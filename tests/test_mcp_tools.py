@@ -172,6 +172,10 @@ def test_reads_of_a_missing_database_say_so_and_the_first_write_creates_it(db_pa
     with pytest.raises(DatabaseProblem, match=f"no claims database at {db_path} yet: the first claim added creates it"):
         tools.call("trace", {"figure": "466"})
     assert not db_path.exists()
+    with pytest.raises(InvalidRecord, match="cannot parse figure"):  # a refused first claim makes no store
+        tools.call("add_claim", {"subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["zz"],
+                                 "source": "https://example.org/orchard", "locator": "§1", "quote": "12 nodes"})
+    assert not db_path.exists() and tools.open() is False
     added = tools.call("add_claim", {"subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
                                      "source": "https://example.org/orchard", "locator": "§1", "quote": "12 nodes"})
     assert db_path.exists() and tools.call("show", {"key": added["key"]})["trust"] == "unverified"

@@ -307,12 +307,16 @@ class ClaimsTools:
     @contextmanager
     def _session(self, *, create: bool = False) -> Iterator[Session]:
         """One transaction; the engine is opened once (a missing database: an error for a read, made by the
-        first write, as `claims add` makes it)."""
+        first write that succeeds, as `claims add` makes it)."""
         if self._engine is None and not create and not self.open():
             raise DatabaseProblem(f"no claims database at {db.describe_url(db.resolve_url(self.db))} yet: the first "
                                   "claim added creates it (add_claim), or `claims import` a data file")
-        if self._engine is None:
-            self._engine = db.open_engine(self.db, create=create)
+        if self._engine is None and create and not self.open():
+            # the first claim added makes the store as `claims add` does: in place only if the call succeeds
+            with db.session_of(self.db, create=True) as session:
+                yield session
+            self.open()
+            return
         with db.session_scope(self._engine) as session:
             yield session
 
