@@ -538,8 +538,8 @@ def tabulate(benches: dict[str, Bench], pages: dict[str, list[Sample]], engine: 
         ratio = None if base is None else b.median / base
         row.ratio = "-" if ratio is None else f"{ratio:.1f}x"
         fast = None if big or ratio is None else ratio <= limit
-        small = b.peak_kb / 1024 < PEAK_MB if (memory or big) else None
-        row.met = judge(label, None if fast is None and small is None else (fast is not False and small is not False))
+        lean = b.peak_kb / 1024 < PEAK_MB if (memory or big) else None
+        row.met = judge(label, None if fast is None and lean is None else (fast is not False and lean is not False))
         rows.append(row)
 
     against("claims export --skip-unsafe (markdown)", "export-md", anchor, RATIO_EXPORT, "anchor", True)
