@@ -42,6 +42,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.httpserver import LocalHTTPServer  # noqa: E402
+from tests.web.keys import access_key  # noqa: E402
 
 CLAIMS = str(Path(sys.executable).with_name("claims"))
 CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -98,17 +99,6 @@ def prepare(tmp: Path, corpus: Path, server: LocalHTTPServer) -> dict:
 def copy(env: dict, tmp: Path, name: str) -> dict:
     shutil.copy(env["CLAIMS_DB"], tmp / name)
     return {**env, "CLAIMS_DB": str(tmp / name), "CLAIMS_SOURCES": str(tmp / f"{name}-sources")}
-
-
-def access_key(page, letter: str) -> None:
-    """Alt+letter as Chromium on Linux receives it from a keyboard (see tests/web/test_triage.py)."""
-    cdp = page.context.new_cdp_session(page)
-    key = {"modifiers": 1, "key": letter, "code": f"Key{letter.upper()}", "windowsVirtualKeyCode": ord(letter.upper())}
-    cdp.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", **key})
-    cdp.send("Input.dispatchKeyEvent", {"type": "char", "modifiers": 1, "key": letter, "text": letter,
-                                        "unmodifiedText": letter})
-    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
-    cdp.detach()
 
 
 class Count:

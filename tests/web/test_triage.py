@@ -17,6 +17,7 @@ from claimsdb.web.app import Settings
 from tests.conftest import reread
 from tests.httpserver import LocalHTTPServer
 from tests.web.conftest import XSS, csrf_token
+from tests.web.keys import access_key
 from tests.web.live import LiveServer
 from tests.web.markup import parse
 
@@ -314,19 +315,6 @@ def test_serve_takes_the_fetch_policy_of_verify():
 
 
 # -- in a real browser (Chromium through Playwright): the keyboard, the fetch button ----------------------
-
-
-def access_key(page, letter: str) -> None:
-    """Alt+letter as Chromium on Linux receives it from a keyboard: key down, the character, key up.
-    (Playwright's keyboard.press sends no character event while Alt is held, and Chromium fires an access
-    key on that event.)"""
-    cdp = page.context.new_cdp_session(page)
-    key = {"modifiers": 1, "key": letter, "code": f"Key{letter.upper()}", "windowsVirtualKeyCode": ord(letter.upper())}
-    cdp.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", **key})
-    cdp.send("Input.dispatchKeyEvent", {"type": "char", "modifiers": 1, "key": letter, "text": letter,
-                                        "unmodifiedText": letter})
-    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
-    cdp.detach()
 
 
 def expect(target):
