@@ -90,6 +90,7 @@ def test_an_event_inserted_or_edited_before_the_anchor_is_caught(anchored, claim
         result.stderr.replace("\n", " ")
 
 
+@pytest.mark.slow
 def test_a_replaced_store_is_caught_and_appending_is_not(anchored, claims, store, tmp_path):
     assert claims("retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "x", "--by", "Ada").exit_code == 0
     assert claims("db", "check", "--anchor", "claims.anchor").exit_code == 0  # later events are fine
@@ -121,6 +122,7 @@ def test_lint_and_export_record_the_history_they_saw(anchored, claims, tmp_path)
     ('{"format": "claimsdb-anchor/1", "head": "' + "a" * 64 + '", "length": 0, "event_id": 3, "at": "x"}',
      "length: not a positive whole number"),
 ])
+@pytest.mark.slow
 def test_a_bad_anchor_file_is_a_clear_error(anchored, claims, tmp_path, content, says):
     bad = tmp_path / "bad.anchor"
     bad.write_text(content, encoding="utf-8")

@@ -19,6 +19,7 @@ def events(url: str) -> int:
         return session.execute(select(func.count()).select_from(Event)).scalar()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["sqlite", "postgresql"])
 def test_concurrent_rereads_all_land_on_one_chain(engine_name, request, claims, write_json, sample, db_path):
     url = str(db_path) if engine_name == "sqlite" else request.getfixturevalue("pg_url")

@@ -147,6 +147,7 @@ def test_trace_2048_finds_both_the_h800_and_the_b300(claims):
     [("14.8T", "14.8T tokens"), ("16K H100", "16K H100"), ("16,000 H100 GPUs", "16K H100"),
      ("128K", "32K → 128K"), ("32.5T", "32–33T tokens"), ("32B", "355B-A32B")],
 )
+@pytest.mark.slow
 def test_trace_finds_figures_in_every_written_form(claims, number, raw):
     assert raw in [m["figure"]["raw"] for m in matches(claims, number)]
 

@@ -160,6 +160,7 @@ HEAVY = ("claimsdb.lint", "claimsdb.verify", "claimsdb.verification", "claimsdb.
     ["list"], ["trace", "466"], ["show", "k"], ["tags"], ["sources"], ["history", "k"], ["values"], ["db", "current"],
     ["--help"], ["export", "--help"], ["lint", "--help"], ["mcp", "--help"],
 ])
+@pytest.mark.slow
 def test_read_commands_and_help_load_nothing_they_do_not_use(store, command):
     db.upgrade(db.resolve_url(store))  # an existing, current database
     helping = "--help" in command  # help reads the command's own (light) module, and only that

@@ -214,6 +214,7 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
         assert all(marked(node) for node in holders(text, token)), f"{token} unmarked in html {layout}"
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(claims=st.lists(claim_strategy, min_size=1, max_size=7))
 def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db, stores, claims):
@@ -285,6 +286,7 @@ def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
         ("quarto", [None, "fig1"], "would both be exported as 'fig1'"),
     ],
 )
+@pytest.mark.slow
 def test_figure_names_that_cannot_be_written_stop_the_export(engine, fmt, names, message):
     result = prepare(engine, mode="guarded" if fmt == "macros" else "draft")
     (row,) = [r for r in result.rows if r.key == "widget.pretrain"]
@@ -322,6 +324,7 @@ Widget-7 trained on {use}.
         (r"\claim[7]{widget.pretrain}", "", False, "unknown claim or figure"),
     ],
 )
+@pytest.mark.slow
 def test_macros_compile_with_a_tex_engine(engine, tmp_path, use, draft, compiles, message):
     import subprocess
 

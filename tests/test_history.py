@@ -184,6 +184,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.slow
 @sqlite_only("SQLite's own statements (INSERT OR REPLACE) and messages; PostgreSQL's: test_postgresql_refuses_the_same_bypasses")
 @pytest.mark.parametrize("sql", sorted(REFUSED))
 def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db_path, sql):
@@ -205,6 +206,7 @@ def test_raw_sql_that_would_raise_trust_or_rewrite_history_is_refused(engine, db
     "WHERE key = 'gadget.fleet';",
     "REPLACE INTO claim SELECT * FROM claim WHERE key = 'gadget.fleet';",
 ], ids=["insert-or-replace", "replace"])
+@pytest.mark.slow
 def test_the_sqlite3_shell_cannot_replace_a_claim(engine, db_path, sql):
     """The issue's replay, in the real shell with its own settings (recursive_triggers off)."""
     engine.dispose()
@@ -248,6 +250,7 @@ def tamper(store, *statements):
         "WHERE key = 'gadget.fleet'", "its tag is 'spot-checked' but its history says 'agent-reported'",
         marks=sqlite_only("INSERT OR REPLACE is SQLite's"), id="insert-or-replace"),
 ])
+@pytest.mark.slow
 def test_a_claim_edited_behind_the_triggers_is_refused_by_export_lint_and_verify(loaded, claims, store, tmp_path, sql, problem):
     tamper(store, sql)
     shown = claims("show", "gadget.fleet")
@@ -446,6 +449,7 @@ def test_postgresql_refuses_the_same_bypasses(pg_url, claims, write_json, sample
     "INSERT INTO figure_number (claim_id, position, lo, hi, tier) SELECT claim_id, position, lo, hi, tier "
     "FROM figure_number WHERE claim_id = 2",  # every number twice
 ])
+@pytest.mark.slow
 def test_db_check_names_the_first_figure_whose_trace_index_is_wrong(loaded, claims, store, edit):
     key = json.loads(claims("list", "--format", "json").stdout)[1]["key"]  # claim 2, in import order
     run_sql(store, edit)

@@ -48,6 +48,7 @@ def history_doc(loaded, claims, tmp_path):
     return load(result.stdout)
 
 
+@pytest.mark.slow
 def test_versions_are_generated_by_their_events_and_revise_each_other(history_doc):
     doc = history_doc
     versions = sorted(ident(e) for e in doc.get_records(ProvEntity) if ident(e).startswith("claim/gadget.fleet/v"))
@@ -67,6 +68,7 @@ def test_versions_are_generated_by_their_events_and_revise_each_other(history_do
     assert ("Revision", "claim/gadget.fleet/v3", "claim/gadget.fleet/v2") in revisions
 
 
+@pytest.mark.slow
 def test_people_the_tool_and_the_research_agent_are_agents(history_doc):
     doc = history_doc
     agents = {ident(a): attrs(a).get("label") for a in doc.get_records(ProvAgent)}
@@ -83,6 +85,7 @@ def test_people_the_tool_and_the_research_agent_are_agents(history_doc):
     assert ("claim/gadget.fleet/v1", "agent/ai-research-agent") in attributed
 
 
+@pytest.mark.slow
 def test_the_reread_used_the_page_and_the_version_derives_from_it(history_doc):
     doc = history_doc
     generated = {r["entity"]: r["activity"] for r in relations(doc, ProvGeneration)}
@@ -96,6 +99,7 @@ def test_the_reread_used_the_page_and_the_version_derives_from_it(history_doc):
     assert str(attrs(page)["location"]) == "https://example.org/gadget"
 
 
+@pytest.mark.slow
 def test_export_as_prov_marks_each_claim_and_carries_the_manifest(loaded, claims):
     result = claims("export", "--format", "prov")
     assert result.exit_code == 0, result.output  # guarded: every selected claim, each marked
@@ -113,6 +117,7 @@ def test_export_as_prov_marks_each_claim_and_carries_the_manifest(loaded, claims
     assert "claim/gadget.fleet" not in {ident(e) for e in skipped.get_records(ProvEntity)}
 
 
+@pytest.mark.slow
 def test_a_verification_uses_the_snapshot_of_the_page(loaded, claims, tmp_path, monkeypatch):
     from tests.httpserver import LocalHTTPServer
 

@@ -94,6 +94,7 @@ def test_16k_h100_and_16000_h100_gpus_match_the_same_claim(run):
     assert all(f.severity == "error" and "not paper-safe under the strict policy" in f.message for f in strict)
 
 
+@pytest.mark.slow
 def test_units_and_counted_things_must_agree_when_both_sides_have_them(run):
     text = ("DeepSeek-V3 had 16,000 A100 GPUs. Llama 3 saw 466 restarts. DeepSeek-V3 ran 2,048 H800. "
             "Of those, Llama 3 logged 466.\n")
@@ -162,6 +163,7 @@ def test_an_untracked_figure_is_a_note(run):
         ("txt", "Mercor keeps 4 in flight and 3 of them finish; two stages, one model.\n"),
     ],
 )
+@pytest.mark.slow
 def test_things_that_are_not_figures_produce_nothing(run, kind, text):
     # Under the strict policy every leak shows: an untracked number is a note, a tracked one an error.
     assert run(text, kind, STRICT) == []
@@ -255,6 +257,7 @@ def test_a_number_matching_claims_of_several_subjects_keeps_the_one_named_in_the
     assert f.col == 28
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["Llama 4", "Llama-4", "llama4", "LLaMA 4 Maverick", "Llama\u20114"])
 def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
     retag = claims("retag", "pipelines.llama4.pretrain", "agent-reported", "--reason", "test", "--by", "Ada")
@@ -263,6 +266,7 @@ def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
     assert f.claims == ("pipelines.llama4.pretrain",)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["Kimi K2", "Kimi-K2", "kimi k2", "KIMI\u2011K2"])
 def test_the_full_name_beats_a_shorter_subject_inside_it(run, claims, name):
     # 1T is both Kimi K2 / K3's model size and the model the "Kimi" checkpoint engine syncs (spot-checked).
@@ -284,6 +288,7 @@ def test_a_distinctive_word_of_the_subject_is_enough(run, claims):
 # --- status and staleness ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
     assert run("Llama 3 trained on 16K H100.\n") == []
     withdrawn = claims("withdraw", "pipelines.llama3.pretrain", "--reason", "miscounted", "--by", "Ada")
@@ -293,6 +298,7 @@ def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
     assert "withdrawn: miscounted" in f.message
 
 
+@pytest.mark.slow
 def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_json, tmp_path):
     page = tmp_path / "orchard.html"
     page.write_text("<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8")
@@ -316,6 +322,7 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
 # --- speed ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_fifty_page_manuscript_costs_linear_work(run, engine, monkeypatch):
     """The work (judgements asked of the matcher) grows with the manuscript, not faster; the time of the
     160 KB DeepSeek-V3 report is printed by tests/benchmarks/bench_lint.py."""
@@ -359,5 +366,6 @@ def test_a_stored_bare_number_matches_a_unit_only_when_its_subject_is_named(run)
     assert (named.severity, named.claims) == ("error", ("rl.bench.weirdml",))
 
 
+@pytest.mark.slow
 def test_revision_and_release_numbers_are_references_not_figures(run):
     assert run("Revision 2.1 of the page and release 3.5 of the code changed nothing.\n") == []

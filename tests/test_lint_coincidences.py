@@ -43,6 +43,7 @@ def test_bare_benchmark_cells_are_not_the_stores_figures(lint_md):
     assert {f.raw for f in report.findings} <= {"54", "51", "49", "21", "24", "11"}  # untracked notes at most
 
 
+@pytest.mark.slow
 def test_bare_cells_under_a_subject_named_column_are_still_bare(lint_md):
     # A column named after a subject does not make "54" that subject's "54 days": a bare number never
     # matches a figure with a unit.
@@ -50,6 +51,7 @@ def test_bare_cells_under_a_subject_named_column_are_still_bare(lint_md):
     assert lint_md(table).count("error") == 0
 
 
+@pytest.mark.slow
 def test_version_numbers_are_not_inside_a_stored_range(lint_md):
     # "2–4×" (agent-reported speedups) used to hold every bare number between 2 and 4.
     text = ("We fine-tune Llama 3.1 with Python 3.12 and compare against Qwen 2.5; the asynchronous stacks "

@@ -58,6 +58,7 @@ def add(tools: ClaimsTools, statement: str, figures: list[str], subject: str = "
                       client=CLIENT)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field", sorted(VOUCHING))
 def test_every_vouching_field_is_refused_by_name(tools, store, field):
     before = store_digest(store)

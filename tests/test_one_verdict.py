@@ -72,6 +72,7 @@ def _textual(c) -> bool:
     return not parse(c.stored).numbers() or not parse(c.written).numbers()
 
 
+@pytest.mark.slow
 @numbered(lambda c: not _textual(c))
 def test_lint_reaches_the_tables_verdict(store_db, i, case):
     engine = db.open_engine(store_db)

@@ -39,6 +39,7 @@ def varied(claims, store, write_json, tmp_path):
     return db.open_engine(store)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_every_caller_reaches_the_policys_verdict(varied, strict):
     policy = Policy(strict=strict)

@@ -152,6 +152,7 @@ BAD_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", BAD_CASES)
 def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engine, write_json, sample, store, case):
     run_import(engine, write_json(sample, "good.json"))
@@ -209,6 +210,7 @@ def small_batches(monkeypatch):
     monkeypatch.setattr(store, "BATCH", 3)  # so that a few records span several batches
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("small_batches")
 def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, write_json, sample, tmp_path, store):
     run_import(engine, write_json(sample))
@@ -257,6 +259,7 @@ def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_chan
     assert sorted(validated) == sorted(digests)  # new rules: every record is read again
 
 
+@pytest.mark.slow
 def test_a_dry_run_streams_like_an_import_and_is_rolled_back(engine, write_json, sample, tmp_path, store):
     run_import(engine, write_json(sample))
     engine.dispose()

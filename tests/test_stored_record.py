@@ -61,6 +61,7 @@ def data(claims, write_json):
     assert claims("db", "check").exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("data")
 @pytest.mark.parametrize("sql, key", [e[1:] for e in EDITS], ids=[e[0] for e in EDITS])
 def test_an_edited_stored_column_is_found_by_every_reader(claims, store, tmp_path, sql, key):
@@ -81,6 +82,7 @@ def test_an_edited_stored_column_is_found_by_every_reader(claims, store, tmp_pat
     assert "TAMPERED: " in claims("show", key).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("data")
 def test_the_issue_replay_a_unit_edited_no_longer_lets_lint_pass_an_unverified_figure(claims, store, tmp_path):
     paper = tmp_path / "paper.md"

@@ -30,6 +30,7 @@ def many(claims, tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_export_and_lint_read_a_selection_beyond_the_parameter_limit(many, claims, store):
     exported = claims("export", "--skip-unsafe", "--subject", "Widget-9", "--format", "csv", "-o", str(many / "t.csv"))
     assert exported.exit_code == 0, exported.stderr

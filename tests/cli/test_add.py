@@ -38,6 +38,7 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
     (["--figure", "12..5 GPUs"], "cannot parse figure '12..5 GPUs'"),
     (["--source", "nowhere"], "unknown source 'nowhere'"),
 ])
+@pytest.mark.slow
 def test_add_refuses_bad_input_and_changes_nothing(claims, store, args, message):
     before = store_digest(store)
     base = ["--subject", "Gadget", "--statement", "Gadget runs 70K sandboxes.", "--source", "widget-report"]

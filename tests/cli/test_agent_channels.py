@@ -13,6 +13,8 @@ import pytest
 from claimsdb import records
 from tests.conftest import SAMPLE, show_json, store_digest
 
+pytestmark = pytest.mark.slow  # every agent channel tried with every vouching field
+
 REREAD_HINT = "--source PAGE --locator WHERE --quote TEXT"
 LINE = {"key": "probe.line", "subject": "Probe", "statement": "Probe uses 8 GPUs.", "tag": "agent-reported",
         "basis": "an agent's sweep", "figures": ["8 GPUs"], "evidence": [{"source": "widget-report"}]}

@@ -150,6 +150,7 @@ print(json.dumps(seen))
 """
 
 
+@pytest.mark.slow
 def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connections(db_path):
     env = {"CLAIMS_DB": str(db_path), "PATH": "/usr/bin:/bin"}
     run = lambda *args: subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True,  # noqa: E731

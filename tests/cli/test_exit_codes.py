@@ -24,6 +24,7 @@ def test_0_success(claims, loaded):
     (["export"], "export blocked"),  # the gate: gadget.fleet is agent-reported
     (["verify", "widget.pretrain", "--offline"], ""),  # no snapshot to confirm it against
 ])
+@pytest.mark.slow
 def test_1_findings(claims, args, says):
     result = claims(*args)
     assert result.exit_code == 1, result.output
@@ -70,6 +71,7 @@ def test_2_a_writer_creates_it(claims, tmp_path):
     (["list", "--format", "yaml"], "Invalid value for '--format'"),
     (["export", "--format", "bibtex", "--grid"], "--grid lays out a table"),
 ])
+@pytest.mark.slow
 def test_2_the_users_input_or_environment(claims, loaded, tmp_path, args, says):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000, encoding="utf-8")

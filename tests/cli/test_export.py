@@ -10,6 +10,7 @@ from tests.conftest import DATA_FILES
 from tests.latex import assert_contained, build, needs_tex
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):
     out = tmp_path / "table.tex"
@@ -53,6 +54,7 @@ def test_draft_marks_each_unsafe_row_and_the_manifest_says_draft(claims):
     assert (manifest["mode"], manifest["draft"]) == ("draft", True)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_flags_and_filters(claims):
     assert claims("export", "--draft", "--skip-unsafe").exit_code == 2
@@ -85,6 +87,7 @@ def test_bundled_data_gate_reread_and_reimport(claims):
     assert [e["kind"] for e in history["events"]] == ["imported", "reread"] and history["tag"] == "spot-checked"
 
 
+@pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize("layout", [[], ["--grid"]])
 def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliography(claims, tmp_path, layout):
@@ -126,6 +129,7 @@ def test_a_csv_export_is_plain_csv_with_its_manifest_beside_it(claims, tmp_path)
         manifest["content_sha256"])
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
 def test_exported_files_get_the_users_usual_permissions(claims, tmp_path, umask, mode):
@@ -144,6 +148,7 @@ def test_exported_files_get_the_users_usual_permissions(claims, tmp_path, umask,
         assert stat.S_IMODE(path.stat().st_mode) == mode, path
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("fmt", ["bibtex", "macros", "quarto", "prov", "html"])
 def test_grid_is_refused_where_there_is_no_layout(claims, fmt):
@@ -158,6 +163,7 @@ def test_grid_is_refused_where_there_is_no_layout(claims, fmt):
     (["--draft"], "draft", True, {"widget.pretrain", "widget.context", "gadget.fleet"}, True),
     (["--skip-unsafe"], "skip-unsafe", False, {"widget.pretrain", "widget.context"}, False),
 ])
+@pytest.mark.slow
 def test_macros_honour_draft_and_skip_unsafe_and_the_manifest_says_which(claims, flags, mode, draft, defined,
                                                                           says_draft):
     result = claims("export", "--format", "macros", *flags)

@@ -159,6 +159,7 @@ def parse(fmt: str, text: str) -> object:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, fmt", MATRIX, ids=[f"{n}-{f}" for n, f in MATRIX])
 def test_every_command_writes_every_format_it_declares_and_it_parses(run, name, fmt):
     result = run(name, fmt)

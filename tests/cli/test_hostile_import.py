@@ -17,6 +17,8 @@ from claimsdb.db import HEAD_REVISION
 from claimsdb.identity import MAX_NAME
 from tests.conftest import REPO, SAMPLE, run_sql, store_digest
 
+pytestmark = pytest.mark.slow  # hundreds of hostile records, each through the real CLI
+
 SCHEMA = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 

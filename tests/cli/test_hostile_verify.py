@@ -79,6 +79,7 @@ def test_local_copies_outside_the_database_folder_are_never_read(verify, project
     assert len(snapshots(project)) == 1  # only the page inside the root
 
 
+@pytest.mark.slow
 def test_local_root_names_another_folder_and_relative_paths_are_read_from_it(verify, project, monkeypatch):
     elsewhere = project.parent / "outside"
     code, results, _ = verify({"there": {"path": "secret.txt"}}, "--local-root", str(elsewhere))
@@ -100,6 +101,7 @@ def internal():
         yield server
 
 
+@pytest.mark.slow
 def test_loopback_needs_allow_local_or_the_environment_variable(verify, internal, monkeypatch):
     sources = {"mirror": {"url": internal.url("/admin")}}
     code, results, stdout = verify(sources)

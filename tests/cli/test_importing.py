@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import ENGINE, sqlite_only, store_digest
 
 
@@ -56,6 +58,7 @@ def test_malformed_json_exit_2(claims, tmp_path, store):
     assert store_digest(store) == before
 
 
+@pytest.mark.slow
 @sqlite_only("a database file that does not exist yet (a server's database always does)")
 def test_a_failed_command_or_a_dry_run_creates_no_database(claims, write_json, sample, tmp_path):
     new = tmp_path / "new" / "claims.db"

@@ -53,6 +53,7 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
     assert code == 0 and report["findings"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("bundled")
 def test_a_number_word_with_a_long_s_is_read_and_flagged_like_its_ascii_spelling(claims, tmp_path):
     """"\u017f" (long s) matches "s" without case: the figure once stopped lint with an internal error."""

@@ -101,6 +101,7 @@ def history(db: str, key: str) -> dict:
 # --- what the server offers ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tools_are_listed_with_closed_json_schemas(server):
     tools = {t.name: t for t in server.list_tools().tools}
     assert list(tools) == TOOLS
@@ -320,6 +321,7 @@ def test_a_hostile_statement_is_refused_for_its_control_characters_then_escaped_
 # --- the limits ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_read_only_server_lists_no_write_tool_and_refuses_one(read_only, mcp_store):
     assert [t.name for t in read_only.list_tools().tools] == TOOLS[:-1]
     before = store_digest(mcp_store)
@@ -329,6 +331,7 @@ def test_a_read_only_server_lists_no_write_tool_and_refuses_one(read_only, mcp_s
     assert data(read_only.call("trace", {"figure": "466"}))["total"] >= 1
 
 
+@pytest.mark.slow
 def test_the_write_cap_refuses_past_its_count_over_the_new_protocol_with_nobody_named(
         mcp_store, server_env, tmp_path):
     with McpServer(mcp_store, "--max-writes-per-minute", "2", env=server_env, mode="auto", client=("capped", "0.9"),

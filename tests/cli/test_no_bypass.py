@@ -89,6 +89,7 @@ def template(tmp_path_factory, stores):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(operation, min_size=1, max_size=10))
 # The bypasses found by hand, always tried (hypothesis adds random sequences around them):
+@pytest.mark.slow
 @example(ops=[("retag", "gadget.fleet", "spot-checked")])
 @example(ops=[("retag", "gadget.queue", "prior-note")])
 @example(ops=[("retag", "widget.pretrain", "agent-reported"), ("import", "widget.pretrain", "")])

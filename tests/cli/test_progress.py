@@ -67,6 +67,7 @@ def test_import_shows_claims_done_and_their_rate(claims, tmp_path, terminal_stde
     assert "importing claims" in shown and re.search(r"\b39\b", shown)  # a stream: done so far, no total
 
 
+@pytest.mark.slow
 def test_copy_shows_rows_done(claims, loaded, tmp_path, terminal_stderr, monkeypatch):
     monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
     assert claims("db", "copy", "--to", tmp_path / "copy.db").exit_code == 0

@@ -14,6 +14,7 @@ from claimsdb.db import files_folder, resolve_url
 from tests.conftest import DATA_FILES, sqlite_only
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_reread_prints_tag_before_and_after(claims):
     result = claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--locator", "§4", "--yes")
@@ -58,12 +59,14 @@ def test_retag_withdraw_supersede_and_history(claims):
     (["--by", "widget.pretrain", "--reason", "x"], "Missing option '--with'"),  # --by is the person, never the claim
     (["--actor", "Cy", "--with", "widget.pretrain", "--reason", "x"], "No such option: --actor"),
 ])
+@pytest.mark.slow
 def test_supersede_takes_the_replacing_claim_with_with_and_requires_a_reason(claims, args, says):
     result = claims("supersede", "widget.context", *args)
     assert result.exit_code == 2 and says in result.stderr, result.output
     assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["status"] == "active"
 
 
+@pytest.mark.slow
 @sqlite_only("holds SQLite's write lock with the sqlite3 module; PostgreSQL's writers: tests/test_concurrency.py")
 def test_two_rereads_at_the_same_time_both_land(db_path, claims):
     assert claims("import", *DATA_FILES).exit_code == 0
@@ -107,6 +110,7 @@ def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("flag", ["--quote", "--locator", "--note"])
 def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):

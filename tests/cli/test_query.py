@@ -30,6 +30,7 @@ def trace_json(claims, number):
         ("3,072 H100", [("widget.pretrain", "3,072 H100")]),
     ],
 )
+@pytest.mark.slow
 def test_trace_matches_by_value_inside_ranges_and_transitions(claims, number, expected):
     if not expected:
         result = claims("trace", number)
@@ -82,6 +83,7 @@ def test_trace_rejects_text_that_is_not_a_number(claims):
         ("3,071.6", [("widget.pretrain", "3,072 H100", "rounded")]),  # more precise, rounds to it
     ],
 )
+@pytest.mark.slow
 def test_trace_takes_ranges_and_transitions_and_finds_overlaps(claims, query, expected):
     data = trace_json(claims, query)
     assert [(m["claim"]["key"], m["figure"]["raw"], m["match"]) for m in data["matches"]] == expected
@@ -134,6 +136,7 @@ def test_show_unknown_key_exit_2(claims, loaded):
         (["--subject", "widget", "--stage", "pretrain"], ["widget.pretrain"]),
     ],
 )
+@pytest.mark.slow
 def test_list_filters(claims, args, keys):
     result = claims("list", *args, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -149,6 +152,7 @@ def test_list_csv_and_table(claims):
     assert "3 claim(s)" in table and "gadget.fleet" in table
 
 
+@pytest.mark.slow
 def test_list_rejects_an_unknown_trust_level(claims, loaded):
     result = claims("list", "--trust", "kinda")
     assert result.exit_code == 2 and "--trust must be one of" in result.stderr
@@ -192,6 +196,7 @@ def test_list_csv_neutralises_formula_cells(claims, write_json, sample):
     assert statement.startswith("'=HYPERLINK(")
 
 
+@pytest.mark.slow
 def test_trace_shows_the_first_matches_and_counts_them_all(claims, write_json, sample):
     sample["claims"] = [
         {"key": f"many.{i}", "subject": f"System {i}", "statement": f"System {i} used 512 GPUs.", "tag": "prior-note",

@@ -38,6 +38,7 @@ def test_sources_add_then_show_and_list(claims):
     (["x", "--path", "/no/such/file.pdf"], "no such file"),
     (["x"], "give --url or --path"),
 ])
+@pytest.mark.slow
 def test_sources_add_refuses_bad_input_and_changes_nothing(claims, store, args, message):
     before = store_digest(store)
     result = claims("sources", "add", *args)

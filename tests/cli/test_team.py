@@ -62,6 +62,7 @@ def busy_store(claims, store, tmp_path, monkeypatch):
     return store
 
 
+@pytest.mark.slow
 def test_copy_a_store_to_an_empty_sqlite_file_and_back(claims, busy_store, tmp_path):
     before = exports(claims, busy_store)
     copy = tmp_path / "copy.db"

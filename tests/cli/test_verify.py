@@ -61,6 +61,7 @@ def by_claim(report):
     return {r["claim"]: r for r in report["results"]}
 
 
+@pytest.mark.slow
 def test_each_kind_of_page_gives_its_outcome(server, claims, write_json, verify):
     html = PAGE.format(gpus="4,096", tokens="9.5T")
     server.add("/ok.html", html.encode())
@@ -204,6 +205,7 @@ def test_the_table_shows_old_and_new_figures(server, claims, write_json, verify)
     assert "summary: 1 figure-changed" in result.stdout
 
 
+@pytest.mark.slow
 def test_without_a_quote_each_figure_is_found_on_its_own(server, claims, write_json, verify):
     page = ("<h1>Orchard-9</h1><p>The prefill unit of Orchard-9 spans 4 nodes with 32 GPUs.</p>"
             + "<p>Unrelated operational notes follow here.</p>" * 40
@@ -230,6 +232,7 @@ def test_without_a_quote_each_figure_is_found_on_its_own(server, claims, write_j
     assert table.exit_code == 0 and "5.9T tokens found as 5.93 trillion tokens" in table.stdout
 
 
+@pytest.mark.slow
 def test_a_table_cell_takes_what_it_counts_from_its_column_header(server, claims, write_json, verify):
     # "5.93 Trillion" under "Training Tokens", in Orchard-9's row: a rounding of 5.9T tokens, in Markdown and
     # HTML; the same cell under a header that says nothing of tokens is not the claim's figure.
@@ -252,6 +255,7 @@ def test_a_table_cell_takes_what_it_counts_from_its_column_header(server, claims
     assert [(f["status"], f["found"]) for f in results["c.md"]["figures"]] == [("rounded", "5.93 Trillion")]
 
 
+@pytest.mark.slow
 def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, claims, write_json, verify):
     server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
     doc = {"sources": [source("s", server.url("/page.html"))], "claims": [
@@ -270,6 +274,7 @@ def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(server, c
 # --- state beside the database ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_snapshots_go_beside_the_database_wherever_the_command_runs(server, claims, write_json, tmp_path, store,
                                                                     monkeypatch):
     monkeypatch.delenv("CLAIMS_SOURCES", raising=False)
@@ -312,6 +317,7 @@ def test_a_server_database_keeps_its_snapshots_in_the_users_data_folder(tmp_path
     assert snapshots_root(tmp_path / "mine", "postgresql://u@h/x") == tmp_path / "mine"
 
 
+@pytest.mark.slow
 def test_unverified_checks_every_claim_the_queue_holds_and_nothing_else(server, claims, write_json, verify):
     server.add("/ok.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
     server.add("/other.html", PAGE.format(gpus="4,096", tokens="9.5T").encode())
@@ -350,6 +356,7 @@ def test_unverified_exits_1_on_what_does_not_confirm(server, claims, write_json,
     (["--all", "--unverified"], "--unverified selects the claims itself"),
     (["--all", "--strict"], "use it with --unverified"),
 ])
+@pytest.mark.slow
 def test_unverified_with_another_selection_is_refused_and_changes_nothing(claims, write_json, store, args, message):
     from tests.conftest import store_digest
 

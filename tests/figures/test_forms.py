@@ -106,6 +106,7 @@ PIECES = st.sampled_from([
 TEXTS = st.one_of(st.text(max_size=80), st.lists(PIECES, max_size=30).map("".join))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_prop_new_forms_never_raise_and_spans_are_exact(text):
@@ -145,6 +146,7 @@ def _work(text: str, monkeypatch) -> int:
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("piece", ADVERSARIAL)
 def test_scan_work_grows_linearly_with_the_text(piece, monkeypatch):
     small, large = piece * 500, piece * 4000  # eight times the text

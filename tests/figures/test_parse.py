@@ -514,6 +514,7 @@ ALPHABET = st.sampled_from(
 texts = st.one_of(st.text(max_size=30), st.lists(ALPHABET, max_size=10).map("".join))
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(texts)
 def test_prop_any_text_parses_or_raises_figure_error(raw):

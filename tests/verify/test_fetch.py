@@ -349,6 +349,7 @@ def test_local_file_over_the_limit_is_unreachable(tmp_path):
 # ------------------------------------------------------------------ batches
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("concurrency", "count"), [(8, 20), (3, 9)])
 def test_requests_overlap_up_to_the_concurrency_limit(http_server, concurrency, count):
     http_server.add("/slow", b"ok", delay_s=0.2)

@@ -362,6 +362,7 @@ def _scanned(page: str, monkeypatch, **kwargs) -> tuple[object, int]:
 
 @pytest.mark.parametrize("quote", [None, "occupied 3,328 H200 GPUs for 41 days",
                                    "Heron-3 used 3,328 H200 GPUs during 41 days and 22.4T tokens"])
+@pytest.mark.slow
 def test_a_large_page_is_read_in_windows_whatever_its_size(monkeypatch, quote):
     # Above FULL_SCAN_CHARS a page is read only around the claim's digits and words: the characters
     # scanned stay bounded when the page grows fourfold (what bench_locate.py measures in memory).
@@ -395,6 +396,7 @@ CLAIM_FIGURES = st.lists(st.sampled_from(["16,000 H100", "10,000 GPUs", "41 days
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PAGE_PIECES, max_size=40).map("".join), st.integers(0, 60), st.integers(0, 60), CLAIM_FIGURES,
        st.booleans())
+@pytest.mark.slow
 def test_prop_locate_never_raises_and_confirms_only_with_the_numbers_in_the_passage(page, a, b, raws, with_quote):
     quote = page[min(a, b):max(a, b)] if with_quote else None
     claim = figs(*raws)

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from claimsdb.cli.app import app
 from tests.httpserver import LocalHTTPServer
 
+pytestmark = pytest.mark.slow  # Chromium
+
 UNSAFE = {"gadget.fleet", "gadget.pretrain", "gadget.pretrain-days", "gadget.serve", "evil.gpus"}
 DRAWN = """els => els.map(e => [e.dataset.key, getComputedStyle(e).borderTopStyle,
                                [...e.querySelectorAll('.mark')].map(m => m.textContent)])"""

@@ -175,6 +175,7 @@ def _post(c, token, **headers):
     {"sec-fetch-site": "same-site"},
     {"sec-fetch-site": "cross-site", "origin": "SERVER"},
 ])
+@pytest.mark.slow
 def test_a_cross_site_post_is_refused_even_with_the_session_and_its_token(serve, client, history, headers):
     server = serve(reader="Ada")
     c = client(server)

@@ -32,6 +32,7 @@ def test_grid_draws_each_trust_level_and_marks_the_unsafe_ones(serve, client):
     assert "Widget-7" in headers and "Gadget" in headers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query, keys", FILTERS)
 def test_list_filters(serve, client, query, keys):
     page = client(serve()).get(f"/claims?{query}")
@@ -139,6 +140,7 @@ def test_no_reread_is_recorded_without_a_name(serve, client, history):
     assert "Say who you are" in c.get("/queue").text  # the form is not offered before a name is given
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, reason", REFUSED_PARAMS)
 def test_a_name_must_be_a_name(serve, client, history, name, reason):
     """The form refuses what `--by` refuses (one rule, identity.person_name), saying why under its own label."""
@@ -154,6 +156,7 @@ def test_a_name_must_be_a_name(serve, client, history, name, reason):
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cookie", ["%E3%85%A4", "Ada%E2%80%AELovelace", "%E2%A0%80", "%20%20"])
 def test_a_name_in_a_cookie_is_checked_again(serve, client, history, cookie):
     """A cookie set by hand (or by an older version) with a name that is no name records nothing: the

@@ -85,6 +85,7 @@ def ids_of(db: str, keys) -> set[int]:
 # -- the list --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_list_serves_one_page_at_a_time_in_import_order(serve, client):
     c = client(serve())
     shown = [listed(c.get(f"/claims?size=4&page={n}").text) for n in (1, 2, 3)]
@@ -127,6 +128,7 @@ def test_every_link_keeps_the_filters_and_the_size(serve, client):
     ("size=100000", "size must be a whole number from 1 to"),
     ("size=ten&page=2", "size must be a whole number from 1 to"),
 ])
+@pytest.mark.slow
 def test_a_bad_page_or_size_is_a_400_that_says_why(serve, client, path, query, message):
     page = client(serve()).get(f"{path}?{query}")
     assert page.status_code == 400 and message in text(page.text)
@@ -214,12 +216,14 @@ def test_the_grid_reads_only_its_subjects_and_draws_a_crowded_cell_in_part(serve
 # -- each filter, on every page -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query, keys", FILTERS)
 def test_grid_filters(serve, client, query, keys):
     page = client(serve()).get(f"/?{query}")
     assert page.status_code == 200 and set(by_key(page.text)) == keys
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query, keys", FILTERS)
 def test_list_filters_at_one_claim_a_page(serve, client, query, keys):
     c = client(serve())

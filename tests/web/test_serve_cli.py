@@ -68,6 +68,7 @@ def get(url: str, **headers) -> httpx.Response:
             time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_serve_prints_its_url_serves_the_grid_and_stops_on_ctrl_c(process):
     proc, url, line = process
     assert "loopback clients only" in line
@@ -94,6 +95,7 @@ def test_a_public_name_is_answered_and_no_other(start):
     assert refused.status_code == 421 and f"http://claims.lab.example:{port}" in refused.text
 
 
+@pytest.mark.slow
 def test_serve_with_networks_and_no_public_name_says_how_to_be_reached(start):
     proc, url, _ = start("--allow-from", "192.168.1.0/24")
     hint = proc.stderr.readline()

@@ -21,6 +21,8 @@ from tests.web.keys import access_key
 from tests.web.live import LiveServer
 from tests.web.markup import parse
 
+pytestmark = pytest.mark.slow  # Chromium
+
 # Each claim's page, and what `claims verify` finds there. The keys run against the readiness order.
 PAGES = {
     "/delta.html": "<html><body><p>Delta ran on 1,024 GPUs for a week.</p></body></html>",  # confirmed
