@@ -108,9 +108,9 @@ def test_only_the_quickstart_sets_up_the_environment():
 def test_a_command_that_exits_otherwise_than_documented_fails(fresh, tmp_path):
     page = tmp_path / "page.md"
     for body, ok in (("claims tags  # exit 2", True), ("claims tags", False),
-                     ("claims import data/pipelines.json\nclaims trace 466", True),
-                     ("claims import data/pipelines.json\nclaims trace 987654321  # exit 1", True),
-                     ("claims import data/pipelines.json\nclaims trace 987654321", False)):
+                     ("claims import data/rl_loop.json\nclaims trace 32,000", True),
+                     ("claims import data/rl_loop.json\nclaims trace 987654321  # exit 1", True),
+                     ("claims import data/rl_loop.json\nclaims trace 987654321", False)):
         page.write_text(f"# A page\n\n```sh\n{body}\n```\n", encoding="utf-8")
         run = Run(home=fresh.home, work=fresh.work, env=dict(fresh.env))
         shutil.rmtree(fresh.home)
