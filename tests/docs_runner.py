@@ -21,10 +21,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 SHELL_KINDS = {"sh", "bash", "console"}
@@ -36,6 +38,7 @@ SKIP_REASONS = ("needs the web", "starts a server", "needs a PostgreSQL server",
 # itself, which CI runs verbatim (tests/test_docs.py checks both against .ci/run).
 ENVIRONMENT = ("python3 -m venv ", ".venv/bin/pip install ", ".venv/bin/python -m pytest")
 CLAIMS = ("claims", ".venv/bin/claims")
+TEX = ("pdflatex", "bibtex", "biber", "latexmk", "lualatex", "xelatex")  # as tests/latex.py: skip without TeX but in CI
 
 
 @dataclass
@@ -172,6 +175,8 @@ def run_step(argv: list[str], run: Run) -> tuple[int, str]:
     argv = [str(run.home) + a[1:] if a == "~" or a.startswith("~/") else a for a in argv]
     if argv[0] in CLAIMS:
         return in_process(argv[1:], env, stdin, run)
+    if argv[0] in TEX and shutil.which(argv[0]) is None and os.environ.get("CLAIMS_REQUIRE_TEX") != "1":
+        pytest.skip(f"{argv[0]} is not installed (CI installs TeX and sets CLAIMS_REQUIRE_TEX=1)")
     out = subprocess.run(argv, cwd=run.work, env={**os.environ, **env}, input=stdin, capture_output=True,
                          text=True, timeout=300)
     return out.returncode, out.stdout + out.stderr
@@ -185,7 +190,7 @@ def in_process(args: list[str], env: dict[str, str], stdin: str | None, run: Run
     saved = dict(os.environ)
     cwd = Path.cwd()
     os.environ.update(env)
-    for name in [n for n in os.environ if n.startswith("CLAIMS_") and n not in env]:
+    for name in [n for n in os.environ if is_setting(n) and n not in env]:
         del os.environ[name]
     os.chdir(run.work)
     try:
@@ -195,6 +200,11 @@ def in_process(args: list[str], env: dict[str, str], stdin: str | None, run: Run
         os.environ.clear()
         os.environ.update(saved)
     return result.exit_code, result.output
+
+
+def is_setting(name: str) -> bool:
+    """A variable claims reads (CLAIMS_DB, CLAIMS_READER, ...), not one of the test suite's own."""
+    return name.startswith("CLAIMS_") and not name.startswith(("CLAIMS_TEST_", "CLAIMS_REQUIRE_"))
 
 
 def is_environment(text: str) -> bool:

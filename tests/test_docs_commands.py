@@ -20,6 +20,7 @@ from tests.docs_runner import (
     Run,
     block_commands,
     is_environment,
+    is_setting,
     page_items,
     run_command,
     steps,
@@ -49,7 +50,7 @@ def fresh(tmp_path: Path, monkeypatch) -> Run:
            "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path),
            "PATH": f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
-    for name in [n for n in os.environ if n.startswith("CLAIMS_")]:
+    for name in [n for n in os.environ if is_setting(n)]:
         monkeypatch.delenv(name)
     return Run(home=home, work=work, env=env)
 
