@@ -31,6 +31,8 @@ def test_quickstart_is_two_commands_and_ci_runs_the_test_command_verbatim():
     assert "pytest" in tests
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert tests in ci.splitlines()
+    contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert f"\n{tests}  " in contributing  # its Tests section shows the same command
 
 
 def test_the_readme_is_short_and_its_links_lead_somewhere():
