@@ -1,4 +1,4 @@
-"""Every exit code the README and `claims --help` name, each caused the way a user would cause it:
+"""Every exit code the exit-codes reference and `claims --help` name, each caused the way a user would cause it:
 0 success, 1 findings, 2 the user's input or environment (nothing changed), 70 only for a bug."""
 
 from __future__ import annotations
@@ -131,10 +131,10 @@ def test_a_real_process_exits_with_the_code_and_prints_no_traceback(tmp_path):
     assert out.stderr.startswith("error: no claims database at ") and "Traceback" not in out.stderr
 
 
-def test_the_codes_are_documented_in_help_and_readme(claims):
+def test_the_codes_are_documented_in_help_and_the_reference(claims):
     help_text = " ".join(claims("--help", db=None).stdout.split())
     assert EXIT_CODES_HELP in help_text
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+    page = (REPO / "docs" / "reference" / "exit-codes.md").read_text(encoding="utf-8")
+    section = page.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     for code in ("`0`", "`1`", "`2`", "`70`"):
         assert code in section

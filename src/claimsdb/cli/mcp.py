@@ -29,7 +29,7 @@ def mcp(
     claims://claim/KEY and claims://unverified. Each claim added records the agent (the client's name and
     version from the protocol, and --agent) acting for the person (--by). A missing database is created by
     the first claim added; until then reads say it is missing. An MCP client starts it (`claude mcp add claims
-    -- claims mcp --db PATH`; the README's "Agents over MCP" has the JSON for other clients).
+    -- claims mcp --db PATH`; docs/guide/agents.md has the JSON for other clients).
 
     Example: claims mcp --db ~/review/claims.db --agent sweep-7 --by "Ada Lovelace"
     """
