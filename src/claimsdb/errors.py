@@ -48,6 +48,17 @@ class InvalidRecord(ClaimsError):
         super().__init__(f"{where}: {reason}")
 
 
+class InvalidEntry(InvalidRecord):
+    """A bibliography (`claims sources import`), or one entry in it, cannot be read. Names file, entry and
+    field as the file spells them."""
+
+    def __init__(self, file: str, entry: str | None, field: str | None, reason: str):
+        super().__init__(file, entry, field, reason)
+        where = file + (f", entry {entry}" if entry is not None else "") + (f", field {field!r}" if field else "")
+        self.message = f"{where}: {reason}"
+        self.args = (self.message,)
+
+
 class AgentCannotVouch(InvalidRecord):
     """A record from an agent channel (`claims add`, JSON Lines, any later agent interface) that would
     vouch for something: a tag above unverified trust, a tag definition, a re-read, or a change to a

@@ -20,6 +20,10 @@ from claimsdb.figures import KINDS as FIGURE_KINDS
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
 SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "news", "other")
+# How a source was registered: a bibliography (`claims sources import`), a data file (or JSON Lines),
+# by hand (`claims sources add`), or a URL named as a page and registered on the spot. Only a
+# bibliography's own sources are updated by the next bibliography import; NULL: registered before 0012.
+SOURCE_ORIGINS = ("bibliography", "data-file", "by-hand", "url")
 # "sealed": the upgrade to schema 0009 recorded each claim's stored record (history.stored_digest) as it stood.
 EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified", "ranked", "sealed")
 # How a claim stands among the competing values of its quantity (Wikidata's statement ranks).
@@ -72,6 +76,7 @@ class Source(SQLModel, table=True):
     cite_key: str | None = None
     authors: str | None = None
     accessed: str | None = None  # when the page was read, YYYY-MM-DD
+    origin: str | None = None  # one of SOURCE_ORIGINS (written by the code, so no CHECK: NULL before 0012)
 
 
 class MeasuredQuantity(SQLModel, table=True):

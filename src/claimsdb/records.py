@@ -295,6 +295,17 @@ def _parse(text: str, name: str, label: str | None) -> Any:
         raise InvalidRecord(name, label, None, f"not valid JSON: {reason}") from None
 
 
+def parse_json(text: str, name: str) -> Any:
+    """One JSON document read under the data files' rules: nesting bounded, no NaN, a name given twice in
+    one object remembered on it (`duplicate_name`)."""
+    return _parse(text, name, None)
+
+
+def duplicate_name(obj: Any) -> str | None:
+    """The name given twice in a JSON object parse_json read, if any."""
+    return getattr(obj, "duplicate", None)
+
+
 def _json_entries(name: str, text: str) -> Iterator[Entry]:
     doc = _parse(text, name, None)
     if not isinstance(doc, dict):

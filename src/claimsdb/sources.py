@@ -98,11 +98,11 @@ def add_source(session: Session, fields: dict[str, Any]) -> Source:
         same = find_by_url(session, record.url)
         if same is not None:
             raise BadQuery(f"{record.url} is registered already, as {same.key!r}")
-    return _insert(session, record)
+    return _insert(session, record, "by-hand")
 
 
-def _insert(session: Session, record: SourceRecord) -> Source:
-    src = Source(**record.fields())
+def _insert(session: Session, record: SourceRecord, origin: str) -> Source:
+    src = Source(**record.fields(), origin=origin)
     session.add(src)
     session.flush()
     return src
@@ -123,7 +123,7 @@ def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
         record = source_record(fields, file=COMMAND_LINE)
     except InvalidRecord as exc:
         raise BadQuery(f"--source {url}: {exc.reason}") from None
-    return _insert(session, record), True
+    return _insert(session, record, "url"), True
 
 
 def show(session: Session, key: str) -> dict[str, Any]:
@@ -139,6 +139,7 @@ def show(session: Session, key: str) -> dict[str, Any]:
     count = session.execute(select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)).scalar()
     return {
         **{k: getattr(src, k) for k in SourceRecord.__dataclass_fields__},
+        "origin": src.origin,
         "claims": [
             {"key": c.key, "tag": c.tag, "locator": c.locator, "quote": c.quote,
              "added_by": "re-read" if c.event_id is not None else "data file"}

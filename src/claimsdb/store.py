@@ -51,6 +51,8 @@ DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases")
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
 BATCH = 5000  # claims read, checked and written at a time
+# source.origin of the sources a data file (or JSON Lines) registers or changes (models.SOURCE_ORIGINS)
+DATA_FILE_ORIGIN = "data-file"
 UNVERIFIED, VERIFIED = "unverified", history.VERIFIED
 
 
@@ -308,7 +310,7 @@ class _Importer:
         table = Source.__table__
         self.source_kinds[rec.key] = rec.kind
         if rec.key not in self.sources:
-            self.session.execute(table.insert(), [rec.fields()])
+            self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
             self.sources[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
             self.plan.sources_added.append(rec.key)
             return
@@ -320,7 +322,8 @@ class _Importer:
                 raise AgentCannotVouch(entry.file, entry.label, changed,
                                        f"source {rec.key!r} is registered with another {changed}: an agent channel "
                                        "may add a source, never change one (change it in its data file)")
-            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields(),
+                                                                                    origin=DATA_FILE_ORIGIN))
             self.plan.sources_updated.append(rec.key)
 
     def _quantity(self, entry, rec: QuantityRecord) -> None:
@@ -331,13 +334,14 @@ class _Importer:
         self.quantities_defined[rec.key] = rec
         table = MeasuredQuantity.__table__
         if rec.key not in self.quantities:
-            self.session.execute(table.insert(), [rec.fields()])
+            self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
             self.quantities[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
             self.plan.quantities_added.append(rec.key)
             return
         stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
         if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
-            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields(),
+                                                                                    origin=DATA_FILE_ORIGIN))
             self.plan.quantities_updated.append(rec.key)
 
     # --- claims ----------------------------------------------------------------------------------

@@ -1,7 +1,10 @@
-"""`claims sources`: the pages and notes that claims cite. List them, register one, show one."""
+"""`claims sources`: the pages and notes that claims cite. List them, register one, show one, and
+register a paper's bibliography (`import`)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,8 +14,9 @@ from claimsdb import db
 from claimsdb.cli.commands import command, group
 from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, emit_table
+from claimsdb.errors import ExitCode
 
-app = group("The sources that claims cite: list, register (add) and show them.", invoke_without_command=True)
+app = group("The sources that claims cite: list, register (add, import) and show them.", invoke_without_command=True)
 
 LIST_COLUMNS = ("key", "kind", "title", "url", "publisher", "date", "path", "cite_key", "authors", "accessed", "claims")
 # models.SOURCE_KINDS, written out so that `--help` need not load the models (a test checks they agree).
@@ -56,7 +60,7 @@ def _one(shown: dict) -> Output:
     """A source as JSON, as one CSV row per claim citing it, and as a block for people."""
     def table() -> None:
         console.print(f"{shown['key']}: {shown['title']}", style="bold", markup=False)
-        for field in ("kind", "url", "path", "authors", "publisher", "date", "accessed", "cite_key"):
+        for field in ("kind", "url", "path", "authors", "publisher", "date", "accessed", "cite_key", "origin"):
             if shown.get(field):
                 console.print(f"  {field}: {shown[field]}", markup=False)
         console.print(f"  snapshots: {shown['snapshots']}", markup=False)
@@ -120,3 +124,82 @@ def show(
     with db.session_of(db_) as session:
         shown = registry.show(session, key)
     emit(fmt, _one(shown))
+
+
+class BibFormat(str, Enum):
+    bibtex = "bibtex"
+    csl_json = "csl-json"
+
+
+IMPORT_COLUMNS = ("action", "key", "fields", "detail")
+ORIGINS = {"by-hand": "by hand (claims sources add)", "data-file": "by a data file", "url": "from a URL",
+           None: "before claims recorded how"}
+
+
+@command(app, "import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A BibTeX or BibLaTeX file (.bib), or CSL-JSON as Zotero exports it (.json).", metavar="FILE", show_default=False)],
+    from_: Annotated[Optional[BibFormat], typer.Option("--from", help="Read the file as this format. Default: by its extension, else its first character.", show_default=False)] = None,
+    update_manual: Annotated[bool, typer.Option("--update-manual", help="Also change the sources registered another way (by hand, by a data file, from a URL) to what the bibliography says.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Register the paper's bibliography: each entry becomes a source under its citation key.
+
+    Each entry's key becomes the source's cite key (exports then cite it: \\cite{Dubey2024:Llama}) and,
+    in lowercase, its source key (dubey2024-llama), with its URL (or https://doi.org/ and its DOI), title,
+    authors, date, publisher (journal, proceedings, institution) and kind (from the entry's type). A bad
+    entry stops the import (exit 2), naming the file, the entry and the field; nothing is written.
+    Importing the file again updates the sources it registered to what it says now. A source registered
+    another way is never changed silently: each difference is listed as a conflict and the command exits
+    1, having registered the rest; --update-manual takes the bibliography's fields for those too.
+
+    Example: claims sources import refs.bib --dry-run
+    """
+    from claimsdb import bibliography
+
+    bib = bibliography.read(file, from_.value if from_ else None)
+    with db.session_of(db_, create=True, keep_new=not dry_run) as session:
+        report = bibliography.import_bibliography(session, bib, update_manual=update_manual)
+        report.dry_run = dry_run
+        if dry_run:
+            session.rollback()
+    emit(fmt, Output(lambda: {**asdict(report), "counts": report.counts()}, IMPORT_COLUMNS,
+                     lambda: _import_rows(report), lambda: _print_import(report)))
+    if report.conflicts:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _conflict_text(c) -> str:
+    why = c.reason or f"registered {ORIGINS.get(c.origin, c.origin)}"
+    changes = "; ".join(f"{f}: {old!r} -> {new!r}" for f, (old, new) in c.fields.items())
+    return f"{why}; the bibliography's entry {c.entry} says {changes}"
+
+
+def _import_rows(report) -> list[dict]:
+    rows = [{"action": "add", "key": k} for k in report.added]
+    rows += [{"action": "update", "key": k, "fields": " ".join(f)} for k, f in report.updated.items()]
+    rows += [{"action": "unchanged", "key": k} for k in report.unchanged]
+    rows += [{"action": "conflict", "key": c.key, "fields": " ".join(c.fields), "detail": _conflict_text(c)}
+             for c in report.conflicts]
+    return rows
+
+
+def _print_import(report) -> None:
+    counts = report.counts()
+    verb = "would import" if report.dry_run else "imported"
+    console.print(f"{verb} {report.file} ({report.format}): added {counts['added']}, updated {counts['updated']}, "
+                  f"unchanged {counts['unchanged']}, conflicts {counts['conflicts']}", markup=False)
+    for key in report.added:
+        console.print(f"  add       {key}", markup=False)
+    for key, fields in report.updated.items():
+        console.print(f"  update    {key}: {', '.join(fields)}", markup=False)
+    for c in report.conflicts:
+        console.print(f"  conflict  {c.key}: {_conflict_text(c)}", style="yellow", markup=False)
+    if report.conflicts:
+        console.print(f"  kept as registered; to take the bibliography's fields: claims sources import {report.file} "
+                      "--update-manual", style="yellow", markup=False)
+    if report.without_url:
+        console.print(f"  no URL or DOI (cited, but verify has no page to fetch): {', '.join(report.without_url)}",
+                      markup=False)
