@@ -5,6 +5,7 @@ Domain code raises these; only the CLI layer (cli/app.py) turns them into a mess
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 
@@ -83,9 +84,20 @@ class TooManyWrites(ClaimsError):
 
 
 class UnknownClaim(ClaimsError):
-    def __init__(self, key: str):
-        self.key = key
+    """No claim has this key. `suggestions`: the stored keys closest to it (suggest.close_keys), for each
+    door to offer in its own way ("did you mean", a link)."""
+
+    def __init__(self, key: str, suggestions: Sequence[str] = ()):
+        self.key, self.suggestions = key, tuple(suggestions)
         super().__init__(f"no claim with key {key!r}")
+
+    def with_suggestions(self) -> str:
+        """The message, followed by the closest keys when there are any (the command line, an agent)."""
+        if not self.suggestions:
+            return self.message
+        named = [repr(k) for k in self.suggestions]
+        choices = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+        return f"{self.message}; did you mean {choices}?"
 
 
 class BadQuery(ClaimsError):

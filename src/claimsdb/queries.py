@@ -243,7 +243,9 @@ def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
 def get_claim(session: Session, key: str) -> Claim:
     claim = session.scalars(select(Claim).where(Claim.key == key)).first()
     if claim is None:
-        raise UnknownClaim(key)
+        from claimsdb.suggest import close_keys
+
+        raise UnknownClaim(key, close_keys(session, key))
     return claim
 
 

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.conftest import store_digest
+
 
 def trace_json(claims, number):
     result = claims("trace", number, "--format", "json")
@@ -201,3 +203,30 @@ def test_trace_shows_the_first_matches_and_counts_them_all(claims, write_json, s
     assert result.exit_code == 0 and "12 figure(s) match '512 GPUs'; the first 5 (--limit)" in result.stdout
     data = json.loads(claims("trace", "512", "--format", "json", "--limit", "5").stdout)
     assert data["total"] == 12 and [m["claim"]["key"] for m in data["matches"]] == [f"many.{i}" for i in (0, 1, 10, 11, 2)]
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("args", [
+    ["show", "widget.pretrian"],
+    ["history", "widget.pretrian"],
+    ["retag", "widget.pretrian", "prior-note", "--reason", "r"],
+    ["reread", "widget.pretrian", "--yes"],
+    ["prefer", "widget.pretrian", "--reason", "r"],
+    ["withdraw", "widget.pretrian", "--reason", "r"],
+    ["supersede", "widget.context", "--with", "widget.pretrian", "--reason", "r"],
+    ["verify", "widget.pretrian", "--offline"],
+])
+def test_a_mistyped_key_suggests_the_closest_and_changes_nothing(claims, store, args):
+    before = store_digest(store)
+    result = claims(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == "error: no claim with key 'widget.pretrian'; did you mean 'widget.pretrain'?"
+    assert store_digest(store) == before
+
+
+@pytest.mark.usefixtures("loaded")
+def test_a_key_close_to_several_names_each(claims):
+    result = claims("show", "widget.xontext")
+    assert result.stderr.strip() == "error: no claim with key 'widget.xontext'; did you mean 'widget.context'?"
+    result = claims("show", "Widget.Context")  # the case differs
+    assert "did you mean 'widget.context'?" in result.stderr

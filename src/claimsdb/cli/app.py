@@ -68,12 +68,14 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader
+    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader, UnknownClaim
 
     if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
     if isinstance(exc, AgentCannotVouch):  # with the way a person raises the claim instead
         return f"error: {exc.with_reread()}", exc.exit_code
+    if isinstance(exc, UnknownClaim):  # with the closest stored keys
+        return f"error: {exc.with_suggestions()}", exc.exit_code
     if isinstance(exc, NoReader):
         return "error: " + exc.told(f'pass {FLAGS["reader"]} "Your Name"'), exc.exit_code
     if isinstance(exc, ClaimsError):
