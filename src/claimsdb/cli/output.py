@@ -188,7 +188,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     for problem in view.get("integrity") or ():
         console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
     if full:
-        console.print(Text(f"  basis (data file): {view['basis']}"))
+        if not repeats_basis(view["tag_reason"], view["basis"]):
+            console.print(Text(f"  basis (data file): {view['basis']}"))
         if view["section"]:
             console.print(Text(f"  section: {view['section']}"))
         for f in view["figures"]:
@@ -235,6 +236,12 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(Text("  history:" if full else "  latest events:", style="dim"))
         for e in view["events"]:
             console.print(Text(f"    {describe_event(e)}", style="dim"))
+
+
+def repeats_basis(reason: str | None, basis: str) -> bool:
+    """Whether the line "why" already ends with the basis (a tag set by a data file or an agent's report:
+    views.tag_reason quotes the basis after saying where it came from), so that it is not printed twice."""
+    return bool(reason) and (reason == basis or reason.endswith(f": {basis}"))
 
 
 def parsed_text(f: dict[str, Any]) -> str:
