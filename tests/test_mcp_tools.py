@@ -58,6 +58,16 @@ def add(tools: ClaimsTools, statement: str, figures: list[str], subject: str = "
                       client=CLIENT)
 
 
+def test_adding_a_claim_the_store_holds_says_so_in_words_for_an_agent(tools, store):
+    first = add(tools, "Gadget runs 77K sandboxes.", ["77K sandboxes"])
+    before = store_digest(store)
+    with pytest.raises(BadQuery) as refused:
+        add(tools, "Gadget runs 77K sandboxes.", ["77K sandboxes"])
+    assert refused.value.message.startswith(f"the store holds this claim already, as {first['key']!r}")
+    assert "data file" not in refused.value.message and "--" not in refused.value.message  # no file, no flag
+    assert store_digest(store) == before
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("field", sorted(VOUCHING))
 def test_every_vouching_field_is_refused_by_name(tools, store, field):

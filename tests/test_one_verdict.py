@@ -108,7 +108,8 @@ def test_trace_reaches_the_tables_verdict(store_db, i, case):
     with db.session_scope(engine) as session:
         result = queries.trace(session, case.written)
     key = f"case.{i:03d}"
-    labels = {"stated": "same", "rounded": "rounded", "inside range": "contained", "close value": "different"}
+    labels = {"stated": "same", "rounded": "rounded", "step": "contained", "inside range": "contained",
+              "close value": "different"}
     mine = [m for m in result["matches"] + result["nearest"] if m["claim"]["key"] == key]
     verdict = labels.get(mine[0]["match"], "unrelated") if mine else "unrelated"
     if verdict == "unrelated" and case.verdict == "different" and result["matches"]:

@@ -5,6 +5,7 @@ Domain code raises these; only the CLI layer (cli/app.py) turns them into a mess
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 
@@ -21,7 +22,8 @@ EXIT_CODES_HELP = (
     "by the gate, a verification that does not confirm, a lint error, a broken history); 2 the input or "
     "the environment is wrong (a bad option or data file, a missing file, folder or database, a missing "
     "database driver, an unwritable path, a database still locked after 30 s), nothing changed; "
-    "70 a bug in claims (please report it)."
+    "70 a bug in claims (please report it); 141 the reader of standard output closed it early (| head), "
+    "nothing else is wrong."
 )
 
 
@@ -94,9 +96,20 @@ class TooManyWrites(ClaimsError):
 
 
 class UnknownClaim(ClaimsError):
-    def __init__(self, key: str):
-        self.key = key
+    """No claim has this key. `suggestions`: the stored keys closest to it (suggest.close_keys), for each
+    door to offer in its own way ("did you mean", a link)."""
+
+    def __init__(self, key: str, suggestions: Sequence[str] = ()):
+        self.key, self.suggestions = key, tuple(suggestions)
         super().__init__(f"no claim with key {key!r}")
+
+    def with_suggestions(self) -> str:
+        """The message, followed by the closest keys when there are any (the command line, an agent)."""
+        if not self.suggestions:
+            return self.message
+        named = [repr(k) for k in self.suggestions]
+        choices = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+        return f"{self.message}; did you mean {choices}?"
 
 
 class BadQuery(ClaimsError):

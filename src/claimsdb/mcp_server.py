@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from claimsdb import __version__
-from claimsdb.errors import AgentCannotVouch, ClaimsError
+from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
 from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools
 
 INSTRUCTIONS = (
@@ -43,6 +43,8 @@ def tool_error(exc: BaseException) -> str:
     """What the agent reads for an error, as the command line prints it (cli/app.describe)."""
     if isinstance(exc, AgentCannotVouch):
         return f"error: {exc.with_reread()}"
+    if isinstance(exc, UnknownClaim):
+        return f"error: {exc.with_suggestions()}"
     if isinstance(exc, ClaimsError):
         return f"error: {exc.message}"
     if isinstance(exc, OSError):

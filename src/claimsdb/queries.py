@@ -77,7 +77,18 @@ def claim_views(session: Session, claims: Sequence[Claim] | Sequence[int], *,
 
 
 TRACE_NEAREST = 5  # figures shown when nothing matches
-_TRACE_LABELS = {SAME: "stated", ROUNDED: "rounded", CONTAINED: "inside range"}
+# How a stored figure matches a traced number, in the order trace lists them: the figures that state it
+# (as written, as one step of a change, or rounded: STATING), then the ranges that hold it or overlap it.
+STATED, STEP, ROUNDED_TO, IN_RANGE = "stated", "step", "rounded", "inside range"
+TRACE_KINDS = (STATED, STEP, ROUNDED_TO, IN_RANGE)
+STATING = (STATED, STEP, ROUNDED_TO)
+
+
+def _trace_kind(verdict) -> str | None:
+    """The match kind of a stored figure's verdict against a traced number; None: it does not match."""
+    if verdict.verdict == CONTAINED:
+        return STEP if verdict.step else IN_RANGE
+    return {SAME: STATED, ROUNDED: ROUNDED_TO}.get(verdict.verdict)
 
 
 def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> dict[str, Any]:
@@ -94,14 +105,13 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
         raise BadQuery(f"cannot read {number!r} as a number: {exc.reason}") from None
     if not q.numbers():
         raise BadQuery(f"trace takes a number, like 466, 2,048, 14.8T, 32–33T or 16K H100; {number!r} has none")
-    rank = {SAME: 0, ROUNDED: 1, CONTAINED: 2}
     matches, nearest = [], []
     candidates = _within_reach(session, q)
     for fig in _figures(session, candidates):
         stored = as_quantity(fig)
         verdict = match(stored, q, Context.query())
-        if verdict.verdict in rank:
-            matches.append((rank[verdict.verdict], verdict, fig))
+        if (kind := _trace_kind(verdict)) is not None:
+            matches.append((TRACE_KINDS.index(kind), verdict, fig))
         elif verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
             nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
     if not matches:  # the closest stated numbers on either side, judged the same way
@@ -110,8 +120,9 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
             verdict = match(stored, q, Context.query())
             if verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
                 nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
-    matches.sort(key=lambda m: (m[0], m[2].claim_key, m[2].position))  # stated, then roundings, then ranges that hold it
+    matches.sort(key=lambda m: (m[0], m[2].claim_key, m[2].position))  # in TRACE_KINDS' order
     total = len(matches)
+    counts = {kind: sum(TRACE_KINDS[m[0]] == kind for m in matches) for kind in TRACE_KINDS}
     if limit is not None:
         matches = matches[:limit]
     nearest = sorted(nearest, key=lambda m: m[:2])[:TRACE_NEAREST]
@@ -127,8 +138,9 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
         "query": number,
         "parsed": {"kind": q.kind, "value": q.value, "low": q.low, "high": q.high, "steps": list(q.steps),
                    "unit": q.unit, "counted": q.counted},
-        "matches": [row(v, f, _TRACE_LABELS[v.verdict]) for _, v, f in matches],
+        "matches": [row(v, f, TRACE_KINDS[rank]) for rank, v, f in matches],
         "total": total,  # every match; "matches" holds the first `limit` of them
+        "counts": counts,  # every match by kind (TRACE_KINDS)
         "nearest": [] if matches else [row(v, f, "same value" if v.value_agrees else "close value")
                                        for *_, v, f in nearest],
     }
@@ -243,7 +255,9 @@ def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
 def get_claim(session: Session, key: str) -> Claim:
     claim = session.scalars(select(Claim).where(Claim.key == key)).first()
     if claim is None:
-        raise UnknownClaim(key)
+        from claimsdb.suggest import close_keys
+
+        raise UnknownClaim(key, close_keys(session, key))
     return claim
 
 

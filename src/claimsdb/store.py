@@ -808,10 +808,21 @@ def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: s
     record.pop("quote", None)
     rec = claim_record(record, file=origin, label=repr(key))
     if session.scalars(select(Claim.id).where(Claim.key == key)).first() is not None:
-        raise BadQuery(f"a claim with key {key!r} exists: change it in its data file and import that again")
+        raise _stored_already(key, derived=not fields.get("key"))
     import_data(session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail)
     return {"key": key, "tag": rec.tag, "source": src.key, "source_registered": registered,
             "figures": [f.quantity.raw for f in rec.figures]}
+
+
+def _stored_already(key: str, *, derived: bool) -> BadQuery:
+    """The refusal of a claim added under a key the store holds, in words for every agent door (the
+    command line, MCP): none of them has a data file, and adding never changes a stored claim."""
+    if derived:  # the key comes from the subject and the statement: the same claim was added before
+        return BadQuery(f"the store holds this claim already, as {key!r} (the same subject and statement): nothing "
+                        "was added; show that claim for its tag and sources, and state a different figure in a "
+                        "statement of its own")
+    return BadQuery(f"a claim with key {key!r} exists, and adding never changes a stored claim: nothing was added; "
+                    "give this claim another key, or none to have one derived from its subject and statement")
 
 
 def derive_claim_key(subject: str, statement: str) -> str:

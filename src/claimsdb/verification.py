@@ -95,7 +95,9 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
         claims = list(session.scalars(stmt.where(Claim.key.in_(keys))))
         missing = sorted(set(keys) - {c.key for c in claims})
         if missing:
-            raise UnknownClaim(missing[0])
+            from claimsdb.suggest import close_keys
+
+            raise UnknownClaim(missing[0], close_keys(session, missing[0]))
     else:
         claims = list(session.scalars(stmt.where(Claim.status == "active")))
     history.ensure_intact(claim_views(session, [c.id for c in claims], events=0))

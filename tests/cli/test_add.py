@@ -33,7 +33,8 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
     (["--tag", "spot-checked"], "field 'tag': tag 'spot-checked' is of verified trust: an agent channel"),
     (["--tag", "note-2026-10-04"], "field 'tag': tag 'note-2026-10-04' is of secondary trust: an agent channel"),
     (["--tag", "gossip"], "unknown tag 'gossip'"),
-    (["--key", "widget.pretrain"], "a claim with key 'widget.pretrain' exists"),
+    (["--key", "widget.pretrain"], "a claim with key 'widget.pretrain' exists, and adding never changes a stored "
+                                   "claim: nothing was added; give this claim another key"),
     (["--key", "Bad Key"], "is not a key"),
     (["--figure", "12..5 GPUs"], "cannot parse figure '12..5 GPUs'"),
     (["--source", "nowhere"], "unknown source 'nowhere'"),

@@ -197,14 +197,34 @@ def test_the_import_report_names_who_vouched(claims, write_json, sample):
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "recorded widget.pretrain: re-read by Grace Hopper on 2026-10-02 in widget-report, §3.1" in out
-    assert "vouched  widget.pretrain (spot-checked, verified: vouched for by Grace Hopper, who re-read it on 2026-10-02)" in out
-    assert "vouched  widget.context (note-2026-10-04, secondary: vouched for by the data file " in out
+    assert ("  vouched  1 claim(s) as spot-checked (verified), vouched for by Grace Hopper, who re-read it: "
+            "claims list --tag spot-checked") in out
+    assert ("  vouched  1 claim(s) as note-2026-10-04 (secondary), vouched for by the data file "
+            f"{write_json(sample)}: claims list --tag note-2026-10-04") in out
     assert "gadget.fleet" not in out  # unverified: nobody vouches
     sample["claims"].append({**sample["claims"][1], "key": "widget.extra"})
     path = write_json(sample, "more.json")
     csv_rows = claims("import", path, "--format", "csv").stdout.splitlines()
     assert [r for r in csv_rows if ",vouched," in r] == [
         f"claim,widget.extra,vouched,note-2026-10-04,secondary: vouched for by the data file {path}"]
+
+
+def test_the_import_report_sums_up_each_voucher_in_one_line_that_says_how_to_list_its_claims(claims, write_json, sample):
+    more = [{**sample["claims"][1], "key": f"widget.extra-{i}", "statement": f"Extra {i}."} for i in range(40)]
+    sample["claims"] += more
+    path = write_json(sample)
+    out = claims("import", path).stdout
+    vouched = [line for line in out.splitlines() if line.startswith("  vouched  ")]
+    assert vouched == [
+        "  vouched  1 claim(s) as spot-checked (verified), vouched for by Grace Hopper, who re-read it: "
+        "claims list --tag spot-checked",
+        f"  vouched  41 claim(s) as note-2026-10-04 (secondary), vouched for by the data file {path}: "
+        "claims list --tag note-2026-10-04"]
+    listed = json.loads(claims("list", "--tag", "note-2026-10-04", "--format", "json").stdout)
+    assert {c["key"] for c in listed} == {"widget.context"} | {c["key"] for c in more}  # the command lists them
+    sample["claims"].append({**more[0], "key": "widget.later"})
+    each = json.loads(claims("import", write_json(sample), "--format", "json").stdout)["vouched"]
+    assert [(v["key"], v["by"], v["how"]) for v in each] == [("widget.later", str(path), "data file")]  # each one
 
 
 def test_a_reread_that_names_a_page_the_claim_does_not_cite_links_it_as_the_cli_does(claims, write_json, sample):

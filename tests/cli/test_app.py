@@ -143,3 +143,42 @@ def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connect
     assert seen["collecting"] is True and seen["frozen"] > 0
     assert seen["exit"] in (0, None) and seen["after"] is True
     assert seen["open_connections"] == 0
+
+
+@pytest.mark.parametrize("args, says", [
+    (["tarce", "466"], "No such command 'tarce'. Did you mean 'trace'?"),  # a command loaded only when it runs
+    (["lst"], "No such command 'lst'. Did you mean 'list'?"),
+    (["db", "chek"], "No such command 'chek'. Did you mean 'check'?"),  # a group's command
+    (["list", "--tga", "x"], "No such option: --tga (Possible options: --stage, --stale, --tag)"),
+    (["show", "k", "--dbb", "x"], "No such option: --dbb (Possible options: --db)"),
+])
+def test_a_mistyped_command_or_option_suggests_the_closest_and_exits_2(claims, args, says):
+    result = claims(*args, db=None)
+    assert result.exit_code == 2 and says in result.stderr, result.output
+
+
+def test_a_command_nothing_like_any_suggests_nothing(claims):
+    result = claims("xyzzy", db=None)
+    assert result.exit_code == 2 and "No such command 'xyzzy'." in result.stderr and "Did you mean" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["list"], ["list", "--format", "json"], ["list", "--format", "csv"], ["show", "widget.pretrain"],
+    ["trace", "3072"], ["export", "--skip-unsafe"], ["sources"], ["--help"], ["show", "--help"],
+])
+def test_a_closed_pipe_ends_the_command_quietly(store, loaded, args):
+    """`claims list | head`: the reader goes away; no message, the exit code of SIGPIPE (141), as Unix tools."""
+    import os
+
+    from claimsdb.cli.output import PIPE_CLOSED
+
+    read, write = os.pipe()
+    os.close(read)  # gone before the command writes anything: its first write meets a closed pipe
+    try:
+        argv = [*args, "--db", store] if "--help" not in args else args
+        done = subprocess.run([sys.executable, "-m", "claimsdb.cli", *argv], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=REPO)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (PIPE_CLOSED, "")
+    assert PIPE_CLOSED == 141

@@ -136,5 +136,5 @@ def test_the_codes_are_documented_in_help_and_the_reference(claims):
     assert EXIT_CODES_HELP in help_text
     page = (REPO / "docs" / "reference" / "exit-codes.md").read_text(encoding="utf-8")
     section = page.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
-    for code in ("`0`", "`1`", "`2`", "`70`"):
+    for code in ("`0`", "`1`", "`2`", "`70`", "`141`"):
         assert code in section

@@ -149,6 +149,8 @@ def test_search_show_values_and_sources_read_as_the_commands_do(server, mcp_stor
     assert {"llama3-report"} <= {s["key"] for s in sources}
     assert data(server.call("sources", {"key": "llama3-report"}))["source"]["claims"]
     assert refused(server.call("show", {"key": "no.such-claim"})) == "error: no claim with key 'no.such-claim'"
+    assert refused(server.call("show", {"key": "rl.bufer.slime"})) == ("error: no claim with key 'rl.bufer.slime'; "
+                                                                       "did you mean 'rl.buffer.slime'?")
     assert "field 'trust'" in refused(server.call("search", {"trust": "trusted"}))
     assert "field 'limit'" in refused(server.call("search", {"limit": 10_000}))
 

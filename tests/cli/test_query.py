@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.conftest import store_digest
+
 
 def trace_json(claims, number):
     result = claims("trace", number, "--format", "json")
@@ -81,6 +83,7 @@ def test_trace_rejects_text_that_is_not_a_number(claims):
         ("50–70K", [("gadget.fleet", "40–60K sandboxes", "inside range")]),  # overlapping ranges
         ("45K–55K sandboxes", [("gadget.fleet", "40–60K sandboxes", "inside range")]),  # a range inside
         ("3,071.6", [("widget.pretrain", "3,072 H100", "rounded")]),  # more precise, rounds to it
+        ("256K", [("widget.context", "8K → 256K", "step")]),  # one step of a change: stated
     ],
 )
 @pytest.mark.slow
@@ -103,16 +106,47 @@ def test_trace_with_no_match_prints_the_nearest_figures_and_exits_1(claims):
     assert nothing.exit_code == 1 and nothing.stderr.strip() == "no figure matches '7 widgets'"
 
 
+def test_trace_lists_the_figures_stating_it_first_and_the_ranges_holding_it_under_their_own_heading(
+        claims, write_json, sample):
+    sample["claims"].append({"key": "widget.fleet", "subject": "Widget-7", "statement": "Widget-7 runs 50K sandboxes.",
+                             "tag": "agent-reported", "basis": "A sweep.", "figures": ["50K sandboxes"],
+                             "evidence": [{"source": "lab-notes"}]})
+    assert claims("import", write_json(sample)).exit_code == 0
+    out = claims("trace", "50K").stdout  # stated by widget.fleet, inside gadget.fleet's 40–60K (a key sorting first)
+    order = ["1 figure(s) state '50K'", "50K sandboxes  Widget-7", "1 range(s) hold or overlap '50K', and do not state it",
+             "40–60K sandboxes  (within 40–60K sandboxes)  Gadget"]
+    assert [out.index(text) for text in order] == sorted(out.index(text) for text in order), out
+    data = trace_json(claims, "50K")
+    assert [(m["claim"]["key"], m["match"]) for m in data["matches"]] == [("widget.fleet", "stated"),
+                                                                          ("gadget.fleet", "inside range")]
+    assert data["counts"] == {"stated": 1, "step": 0, "rounded": 0, "inside range": 1}
+    rows = list(csv.DictReader(io.StringIO(claims("trace", "50K", "--format", "csv").stdout)))
+    assert [(r["key"], r["match"]) for r in rows] == [("widget.fleet", "stated"), ("gadget.fleet", "inside range")]
+    only_range = claims("trace", "45K").stdout  # nothing states it; a range holds it
+    assert only_range.startswith("no figure states '45K'\n") and "1 range(s) hold or overlap '45K'" in only_range
+
+
 @pytest.mark.usefixtures("loaded")
 def test_show_prints_everything_about_a_claim(claims):
     result = claims("show", "widget.context")
     assert result.exit_code == 0
-    for text in ("Widget-7 · Midtrain", "note-2026-10-04 (secondary)", "basis (data file): From the later note.",
-                 "why: from the data file ",
+    for text in ("Widget-7 · Midtrain", "note-2026-10-04 (secondary)", "why: from the data file ",
                  "figure: 8K → 256K  →  8,000 → 256,000", "Lab notes", "history:"):
         assert text in result.stdout, text
     data = json.loads(claims("show", "widget.context", "--format", "json").stdout)
     assert data["figures"][0]["start"] == 8000 and data["figures"][0]["end"] == 256000
+
+
+@pytest.mark.usefixtures("loaded")
+def test_show_prints_the_basis_once(claims):
+    imported = claims("show", "widget.context").stdout  # tagged by its data file: "why" quotes the basis
+    assert imported.count("From the later note.") == 1 and "basis (data file)" not in imported
+    assert "  why: from the data file " in imported and imported.rstrip().count("\n  why: ") == 1
+    assert "why: from the data file" in imported.split("From the later note.")[0].splitlines()[-1]
+    reread = claims("show", "widget.pretrain").stdout  # tagged by a person's re-read: another reason
+    assert "  why: re-read by Grace Hopper on 2026-10-02" in reread
+    assert "  basis (data file): Re-read the report's compute section." in reread
+    assert reread.count("Re-read the report's compute section.") == 1
 
 
 def test_show_unknown_key_exit_2(claims, loaded):
@@ -203,6 +237,33 @@ def test_trace_shows_the_first_matches_and_counts_them_all(claims, write_json, s
          "basis": "b", "figures": ["512 GPUs"], "evidence": [{"source": "lab-notes"}]} for i in range(12)]
     assert claims("import", write_json(sample)).exit_code == 0
     result = claims("trace", "512 GPUs", "--limit", "5")
-    assert result.exit_code == 0 and "12 figure(s) match '512 GPUs'; the first 5 (--limit)" in result.stdout
+    assert result.exit_code == 0 and "12 figure(s) state '512 GPUs'; the first 5 shown (--limit)" in result.stdout
     data = json.loads(claims("trace", "512", "--format", "json", "--limit", "5").stdout)
     assert data["total"] == 12 and [m["claim"]["key"] for m in data["matches"]] == [f"many.{i}" for i in (0, 1, 10, 11, 2)]
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("args", [
+    ["show", "widget.pretrian"],
+    ["history", "widget.pretrian"],
+    ["retag", "widget.pretrian", "prior-note", "--reason", "r"],
+    ["reread", "widget.pretrian", "--yes"],
+    ["prefer", "widget.pretrian", "--reason", "r"],
+    ["withdraw", "widget.pretrian", "--reason", "r"],
+    ["supersede", "widget.context", "--with", "widget.pretrian", "--reason", "r"],
+    ["verify", "widget.pretrian", "--offline"],
+])
+def test_a_mistyped_key_suggests_the_closest_and_changes_nothing(claims, store, args):
+    before = store_digest(store)
+    result = claims(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == "error: no claim with key 'widget.pretrian'; did you mean 'widget.pretrain'?"
+    assert store_digest(store) == before
+
+
+@pytest.mark.usefixtures("loaded")
+def test_a_key_close_to_several_names_each(claims):
+    result = claims("show", "widget.xontext")
+    assert result.stderr.strip() == "error: no claim with key 'widget.xontext'; did you mean 'widget.context'?"
+    result = claims("show", "Widget.Context")  # the case differs
+    assert "did you mean 'widget.context'?" in result.stderr

@@ -71,6 +71,17 @@ def test_claim_page_lists_the_competing_values_of_its_quantity(serve, client):
 def test_unknown_claim_is_a_404_page(serve, client):
     page = client(serve()).get("/claims/no.such.claim")
     assert page.status_code == 404 and "no claim with key" in page.text
+    assert "Did you mean" not in page.text  # no key is close
+
+
+def test_a_mistyped_claims_404_links_to_the_closest_keys(serve, client):
+    page = client(serve()).get("/claims/gadget.pretrian")
+    tree = parse(page.text)
+    assert page.status_code == 404 and "no claim with key 'gadget.pretrian'" in tree.text()
+    (offered,) = tree.find_all("nav")[1:]  # the page's own navigation comes first
+    links = [(a.attrs["href"], a.text()) for a in offered.find_all("a")]
+    assert links == [("/claims/gadget.pretrain", "gadget.pretrain")]
+    assert offered.text().split() == ["Did", "you", "mean", "gadget.pretrain?"]
 
 
 def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(serve, client):

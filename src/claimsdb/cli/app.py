@@ -59,6 +59,8 @@ class ClaimsGroup(LazyGroup):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # `claims list | head`: the reader has all it wanted
+            end_on_closed_pipe()
         except Exception as exc:
             if _is_cli_framework_exception(exc):  # usage errors, --help, exits: Typer reports those
                 raise
@@ -68,12 +70,14 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader
+    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader, UnknownClaim
 
     if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
     if isinstance(exc, AgentCannotVouch):  # with the way a person raises the claim instead
         return f"error: {exc.with_reread()}", exc.exit_code
+    if isinstance(exc, UnknownClaim):  # with the closest stored keys
+        return f"error: {exc.with_suggestions()}", exc.exit_code
     if isinstance(exc, NoReader):
         return "error: " + exc.told(f'pass {FLAGS["reader"]} "Your Name"'), exc.exit_code
     if isinstance(exc, ClaimsError):
@@ -91,6 +95,16 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
 
 def _is_cli_framework_exception(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0] in ("typer", "click")
+
+
+def end_on_closed_pipe() -> None:
+    """End quietly, as Unix tools do when the program reading their output stops (`claims list | head`):
+    no message, and the exit code of a process ended by SIGPIPE (PIPE_CLOSED). Whatever the command was
+    writing in the database is rolled back, as for any error."""
+    from claimsdb.cli.output import PIPE_CLOSED, drop_stdout
+
+    drop_stdout()
+    raise typer.Exit(PIPE_CLOSED)
 
 
 def fail(message: str, code: int) -> None:
@@ -149,12 +163,30 @@ def main() -> None:
     _loading = gc.isenabled()
     gc.disable()
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # what a command left in the buffer: a closed pipe shows here at the latest
+    except BrokenPipeError:
+        _closed_pipe()
+    except SystemExit:
+        from typer._click.utils import PacifyFlushWrapper
+
+        if isinstance(sys.stdout, PacifyFlushWrapper):  # click met the closed pipe (`claims --help | true`)
+            _closed_pipe()
+        raise
     finally:
         _loaded()
         if "claimsdb.db" in sys.modules:
             sys.modules["claimsdb.db"].dispose_engines()
         gc.freeze()
+
+
+def _closed_pipe() -> None:
+    from claimsdb.cli.output import PIPE_CLOSED, drop_stdout
+
+    drop_stdout()
+    sys.exit(PIPE_CLOSED)
 
 
 def _loaded() -> None:

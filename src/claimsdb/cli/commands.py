@@ -16,6 +16,7 @@ from typing import Any, get_args, get_origin
 
 import typer
 import typer.main
+from typer._click.exceptions import UsageError
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 METAVARS = {str: "TEXT", int: "INTEGER", float: "FLOAT", Path: "PATH"}
@@ -116,6 +117,19 @@ class LazyGroup(TyperGroup):
         if name not in self._built:
             self._built[name] = build(name, load(self.targets[name]))
         return self._built[name]
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]):
+        """An unknown command suggests the closest names (`claims tarce`: did you mean 'trace'?), as a
+        TyperGroup does for the commands it holds (a lazy group holds them only once they are built)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as exc:
+            from difflib import get_close_matches
+
+            if not args or args[0].startswith("-") or not (close := get_close_matches(args[0], self.targets)):
+                raise
+            exc.message = f"No such command {args[0]!r}. Did you mean {', '.join(repr(c) for c in close)}?"
+            raise
 
     def format_commands(self, ctx: typer.Context, formatter) -> None:
         """The command list from the docstrings alone (no command is built to list it): each command's

@@ -30,8 +30,9 @@ def import_(
     A data file read from a path (JSON or CSV) may declare secondary tags; a claim with a verified tag
     names who re-read it (its reread object), and the import records that person's re-read. JSON Lines
     (- or a .jsonl file) is the agents' channel: one claim object per line, or {"source": {...}}, with
-    tags of unverified trust only and no tag definitions. The report lists every claim admitted above
-    unverified trust and who vouches for it.
+    tags of unverified trust only and no tag definitions. The report counts the claims admitted above
+    unverified trust by who vouches for them, with the command that lists them; --format json and csv
+    name each one.
 
     Example: claims import data/pipelines.json data/rl_loop.json --dry-run
     """
@@ -81,6 +82,27 @@ def _vouched_text(v) -> str:
     return f"{v.trust}: vouched for by {v.by} ({v.how} on {v.at})"
 
 
+def vouched_summary(vouched) -> list[str]:
+    """One line for each voucher (a data file, a person) and tag: how many claims it admitted above
+    unverified trust, and the command that lists them (each one is in --format json and csv)."""
+    import shlex
+
+    groups: dict[tuple, list] = {}
+    for v in vouched:
+        groups.setdefault((v.by, v.how, v.tag, v.trust), []).append(v)
+    lines = []
+    for (by, how, tag, trust), each in groups.items():
+        if how == "data file":
+            who = f"the data file {by}"
+        elif how == "re-read":
+            who = f"{by}, who re-read {'it' if len(each) == 1 else 'them'}"
+        else:
+            who = f"{by} ({how})"
+        lines.append(f"  vouched  {len(each)} claim(s) as {tag} ({trust}), vouched for by {who}: "
+                     f"claims list --tag {shlex.quote(tag)}")
+    return lines
+
+
 def _reread_text(r) -> str:
     again = "another re-read" if r.again else "re-read"
     return f"{again} by {r.by} on {r.at} in {r.source}, {r.locator}: “{r.quote}” (named by {r.file})"
@@ -102,8 +124,8 @@ def _print_plan(plan, dry_run: bool) -> None:
             console.print(f"  update  {key}: {', '.join(fields)}", markup=False)
     for r in plan.rereads:
         console.print(f"  {'would record' if dry_run else 'recorded'} {r.key}: {_reread_text(r)}", markup=False)
-    for v in plan.vouched:
-        console.print(f"  vouched  {v.key} ({v.tag}, {_vouched_text(v)})", markup=False)
+    for line in vouched_summary(plan.vouched):
+        console.print(line, markup=False)
     for name in plan.verified_tags_added:
         console.print(f"  tag      {name} defined by a data file: {VERIFIED_TAG_NOTE}", markup=False)
     for c in plan.conflicts:

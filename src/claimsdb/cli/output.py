@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,6 +22,32 @@ if TYPE_CHECKING:
 TRUST_STYLE = {"verified": "bold green", "secondary": "yellow", "unverified": "bold red"}
 
 
+PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell shows for a Unix tool whose reader went away (`| head`)
+
+
+def drop_stdout() -> None:
+    """Standard output's reader went away: what is still buffered or written later goes nowhere, so
+    that the process ends quietly (no "Exception ignored ... BrokenPipeError" at its last flush)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured output)
+        pass
+
+
+def _console(**options: Any):
+    """A rich Console whose closed pipe reaches the one place that ends the command (cli/app.py),
+    rather than rich's own exit (code 1, which means "findings" here)."""
+    from rich.console import Console
+
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return PipedConsole(**options)
+
+
 class LazyConsole:
     """A rich Console made on first use, so that `claims --help` and a command that writes JSON never load rich."""
 
@@ -30,9 +57,7 @@ class LazyConsole:
 
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(**self._options)
+            self._console = _console(**self._options)
         return getattr(self._console, name)
 
 
@@ -188,7 +213,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     for problem in view.get("integrity") or ():
         console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
     if full:
-        console.print(Text(f"  basis (data file): {view['basis']}"))
+        if not repeats_basis(view["tag_reason"], view["basis"]):
+            console.print(Text(f"  basis (data file): {view['basis']}"))
         if view["section"]:
             console.print(Text(f"  section: {view['section']}"))
         for f in view["figures"]:
@@ -235,6 +261,12 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(Text("  history:" if full else "  latest events:", style="dim"))
         for e in view["events"]:
             console.print(Text(f"    {describe_event(e)}", style="dim"))
+
+
+def repeats_basis(reason: str | None, basis: str) -> bool:
+    """Whether the line "why" already ends with the basis (a tag set by a data file or an agent's report:
+    views.tag_reason quotes the basis after saying where it came from), so that it is not printed twice."""
+    return bool(reason) and (reason == basis or reason.endswith(f": {basis}"))
 
 
 def parsed_text(f: dict[str, Any]) -> str:

@@ -27,8 +27,10 @@ def trace(
 ) -> None:
     """Where does this number come from? Every claim stating it, with tag, sources and history.
 
-    Matches by value, also roundings (16,384 for 16K), ranges that hold it or overlap it (32.5T in
-    32–33T) and steps of transitions (128K in 4K → 128K); a unit or counted thing narrows the match.
+    Lists first the figures that state it: by value, as a step of a transition (128K in 4K → 128K) or
+    rounded (16,384 for 16K); then, under their own heading, the ranges that hold it or overlap it (32.5T
+    in 32–33T), which do not state it. A unit or counted thing narrows the match; --format json and csv
+    give each match's kind (stated, step, rounded, inside range).
     With no match, prints the nearest figures (the same value with another unit or thing, the same
     thing with a close value) and exits 1.
 
@@ -42,14 +44,8 @@ def trace(
     rows = [{"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in found]
 
     def table() -> None:
-        if not result["matches"]:
-            return
-        shown = "" if result["total"] == len(result["matches"]) else f"; the first {len(result['matches'])} (--limit)"
-        console.print(f"{result['total']} figure(s) match {number!r}{shown}\n")
-        for m in result["matches"]:
-            label = m["figure"]["raw"] + ("" if m["match"] == "stated" else f"  ({m['match']}: {m['reason']})")
-            print_claim(m["claim"], figure=label)
-            console.print()
+        if result["matches"]:
+            print_trace(number, result, queries.STATING, queries.IN_RANGE)
 
     emit(fmt, Output(result, ("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows, table))
     if not result["matches"]:
@@ -58,6 +54,30 @@ def trace(
             err_console.print(f"  {m['figure']['raw']}  {m['claim']['key']} ({m['claim']['subject']}): "
                               f"{m['match']}, {m['reason']}", markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def print_trace(number: str, result: dict, stating: tuple[str, ...], in_range: str) -> None:
+    """The figures that state the number (as written, as a step of a change, rounded), then, under their
+    own heading, the ranges that hold it or overlap it: a range is where the number may come from, not a
+    statement of it."""
+    counts = result["counts"]
+    groups = (
+        (sum(counts[k] for k in stating), [m for m in result["matches"] if m["match"] in stating],
+         f"figure(s) state {number!r}"),
+        (counts[in_range], [m for m in result["matches"] if m["match"] == in_range],
+         f"range(s) hold or overlap {number!r}, and do not state it"),
+    )
+    for i, (total, matches, what) in enumerate(groups):
+        if not total and i:
+            continue
+        cut = "" if total == len(matches) else f"; the first {len(matches)} shown (--limit)"
+        console.print(f"{total} {what}{cut}" if total else f"no figure states {number!r}", markup=False)
+        console.print()
+        for m in matches:
+            kind = "" if m["match"] in ("stated", in_range) else f"{m['match']}: "  # ranges: said by the heading
+            label = m["figure"]["raw"] + ("" if m["match"] == "stated" else f"  ({kind}{m['reason']})")
+            print_claim(m["claim"], figure=label)
+            console.print()
 
 
 def show(

@@ -80,6 +80,7 @@ class Verdict:
     measure: str = "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"
     value_agrees: bool = False  # some stated number is the same, whatever the measure
     within: bool = False  # "contained": the written value lies inside the stored range (it does not state it)
+    step: bool = False  # "contained": the written value is one step of the stored change (it states it)
     comparators_differ: bool = False  # "same": the value agrees, but one side is a bound ("up to", ">")
 
     @property
@@ -264,8 +265,13 @@ def _rounds(stored: Quantity, written: Quantity) -> str | None:
     return None
 
 
+def _is_step(stored: Quantity, written: Quantity) -> bool:
+    """The written value is one step of the stored change (128K of 4K → 128K): the store states it."""
+    return stored.kind == "transition" and written.kind == "value" and any(_close(written.value, n) for n in stored.steps)
+
+
 def _contains(stored: Quantity, written: Quantity) -> str | None:
-    if stored.kind == "transition" and written.kind == "value" and any(_close(written.value, n) for n in stored.steps):
+    if _is_step(stored, written):
         return f"one step of the change {stored.raw}"
     si, wi = _interval(stored), _interval(written)
     if si is None or wi is None or (si[0] == si[1] and wi[0] == wi[1]):
@@ -335,7 +341,7 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
     contained = _contains(stored, written)
     if contained and (measure == "agree" or stored.kind in ("range", "transition")):
         within = stored.kind == "range" and written.kind == "value"
-        return Verdict(CONTAINED, contained, measure, value_agrees, within=within)
+        return Verdict(CONTAINED, contained, measure, value_agrees, within=within, step=_is_step(stored, written))
     explicit = bool(_measures(stored) and _measures(written))  # both say what they count
     if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):
         return Verdict(DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees)

@@ -152,9 +152,11 @@ class Site:
             response.set_cookie(cookie, session, httponly=True, samesite="strict")
         return response
 
-    def error(self, request: Request, status: int, message: str, heading: str | None = None) -> HTMLResponse:
+    def error(self, request: Request, status: int, message: str, heading: str | None = None,
+              suggestions: tuple[str, ...] = ()) -> HTMLResponse:
+        """An error page; `suggestions`: claim keys to offer as links ("Did you mean")."""
         return self.page(request, "error.html", status, code=status, heading=heading or f"Error {status}",
-                         message=message, retry=None)
+                         message=message, retry=None, suggestions=[(k, claim_path(k)) for k in suggestions])
 
     # -- routes --------------------------------------------------------------------------------------
 
@@ -245,7 +247,8 @@ class Site:
     # -- errors: the one mapping point -------------------------------------------------------------
 
     async def on_claims_error(self, request: Request, exc: ClaimsError) -> Response:
-        return self.error(request, status_for(exc), exc.message)
+        suggestions = exc.suggestions if isinstance(exc, UnknownClaim) else ()
+        return self.error(request, status_for(exc), exc.message, suggestions=suggestions)
 
     async def on_refused(self, request: Request, exc: Refused) -> Response:
         return self.error(request, exc.status, exc.message, heading="Refused")
@@ -261,8 +264,12 @@ def status_for(exc: ClaimsError) -> int:
     return next((status for kind, status in STATUS_OF if isinstance(exc, kind)), 400)
 
 
+def claim_path(key: str) -> str:
+    return "/claims/" + quote(key)
+
+
 def claim_href(item: drawing.Drawn) -> str:
-    return "/claims/" + quote(item.key)
+    return claim_path(item.key)
 
 
 def queue_params(filters: pages.Filters) -> list[tuple[str, str]]:
