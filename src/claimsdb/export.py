@@ -143,6 +143,7 @@ class Export:
     policy: Policy
     manifest: dict[str, Any] = field(default_factory=dict)
     competing: dict[str, dict[str, Any]] = field(default_factory=dict)  # quantity -> used / others
+    cite_notes: bool = False  # a claim that cites only notes cites them in LaTeX and BibTeX (see references)
 
     @property
     def undecided(self) -> dict[str, list[str]]:
@@ -159,13 +160,19 @@ class Export:
         """Written rows whose latest verification no longer finds them: the default policy warns."""
         return self.rows.stale
 
+    def uncited(self) -> list[str]:
+        """The written claims a bibliography has no reference for: those whose only sources are notes
+        (none when notes are cited)."""
+        return [] if self.cite_notes else [r.key for r in self.rows if r.citations and not references(r)]
+
     @property
     def draft(self) -> bool:
         return self.mode == "draft" and self.rows.not_re_read > 0
 
 
 def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The sources a paper cites for a claim: its non-note sources, or its notes when that is all it has."""
+    """The sources an export shows for a claim: its non-note sources, or its notes when that is all it has.
+    A bibliography lists only the references among them (see `references`)."""
     primary = [s for s in sources if s["kind"] != "note"] or sources
     seen, out = set(), []
     for s in primary:
@@ -178,8 +185,15 @@ def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def references(row: ExportRow, *, cite_notes: bool = False) -> list[dict[str, Any]]:
+    """The citations a paper's bibliography holds for a row (`\\cite{}` and the .bib): its published
+    sources. A note is the team's own, not a reference: it is cited only when the user asks (--cite-notes)."""
+    return [c for c in row.citations if cite_notes or c["kind"] != "note"]
+
+
 def prepare(
     session: Session, filters: ClaimFilter, *, policy: Policy, mode: str = "gate", layout: str = "list",
+    cite_notes: bool = False,
 ) -> Export:
     if mode not in MODES:
         raise ValueError(f"unknown export mode {mode!r}")
@@ -207,7 +221,7 @@ def prepare(
             if not (mode == "gate" and blocked_count):  # the gate closed: nothing more is written
                 written.append(row)
     export = Export(rows=Rows() if mode == "gate" and blocked_count else written, blocked=blocked,
-                    blocked_count=blocked_count, mode=mode, layout=layout, policy=policy)
+                    blocked_count=blocked_count, mode=mode, layout=layout, policy=policy, cite_notes=cite_notes)
     export.competing = chooser.competing()
     export.manifest = manifest(export, filters, excluded=excluded,
                                head=anchor.take(session))

@@ -186,13 +186,33 @@ def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_th
     result = claims("export", "--format", "bibtex")
     assert result.exit_code == 0, result.output  # the table's gate does not hold back its bibliography
     bib = result.stdout
-    assert "@techreport{widget2026," in bib and "@misc{lab-notes," in bib and "gadget2026" not in bib
+    assert "@techreport{widget2026," in bib and "lab-notes" not in bib and "gadget2026" not in bib
     assert "% claimsdb export: mode: skip-unsafe" in bib and "left out 1 claim(s)" in result.stderr
+    assert "1 exported claim(s) cite only notes" in result.stderr and "widget.context" in result.stderr
     entry = bib.split("@techreport{widget2026,", 1)[1].split("\n}", 1)[0]
-    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {Widget technical report}", "year = 2026",
+    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {{Widget technical report}}", "year = 2026",
                   "url = {https://example.org/widget}", "urldate = {2026-11-30}", "note = {Accessed 2026-11-30}"):
         assert field in entry, entry
     assert "gadget2026" in claims("export", "--format", "bibtex", "--draft").stdout
+    assert "@misc{lab-notes," in claims("export", "--format", "bibtex", "--cite-notes").stdout
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("fmt", ["latex", "bibtex", "biblatex"])
+def test_cite_notes_makes_a_note_only_claim_cite_its_note(claims, fmt):
+    plain = claims("export", "--format", fmt, "--skip-unsafe")
+    asked = claims("export", "--format", fmt, "--skip-unsafe", "--cite-notes")
+    assert plain.exit_code == asked.exit_code == 0, plain.output + asked.output
+    assert "lab-notes" not in plain.stdout and "lab-notes" in asked.stdout
+    assert "cite only notes" in plain.stderr and "cite only notes" not in asked.stderr
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("fmt", ["markdown", "csv", "json", "macros", "quarto", "html"])
+def test_cite_notes_is_refused_by_the_formats_that_do_not_cite(claims, fmt, tmp_path):
+    result = claims("export", "--format", fmt, "--skip-unsafe", "--cite-notes", "-o", tmp_path / "out")
+    assert result.exit_code == 2 and "--cite-notes is for the formats that cite" in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_quarto_variable_names_are_single_words(claims, write_json, sample):
