@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from tests.conftest import DATA_FILES
-from tests.latex import assert_contained, build, needs_tex
+from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex
 
 
 @pytest.mark.usefixtures("loaded")
@@ -102,6 +103,39 @@ def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliogr
     assert built.overfull(points=4) == []
     assert built.pages > 2  # the longtables break across pages
     assert "LongCat" in built.flat and "Subject" in built.flat
+
+
+@needs_tex
+def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_data(claims, tmp_path):
+    """The docs' preamble around the files the docs' commands export, as a new user runs them: every
+    \\cite has its entry, BibTeX warns about nothing, titles keep their case, ~50B is about 50B."""
+    doc, snippet = documented_snippet()
+    files = {"stages.tex": ["--format", "latex", "--grid", "--skip-unsafe"],
+             "table.tex": ["--format", "latex", "--skip-unsafe"], "claims.bib": ["--format", "bibtex"]}
+    assert set(re.findall(r"\\input\{([^}]+)\}", snippet)) | {
+        name + ".bib" for name in re.findall(r"\\bibliography\{([^}]+)\}", snippet)} == set(files), doc
+    assert claims("import", *DATA_FILES).exit_code == 0
+    assert claims("sources", "add", "longcat-report", "--url", "https://example.org/longcat", "--kind", "report",
+                  "--title", "LongCat technical report", "--cite-key", "longcat2026", "--year", "2026").exit_code == 0
+    assert claims("reread", "rl.fleet.longcat-environments", "--source", "longcat-report", "--locator", "§4.1",
+                  "--quote", "32,000 environments", "--by", "Ada", "--yes").exit_code == 0
+    for name, flags in files.items():
+        result = claims("export", *flags, "-o", tmp_path / name)
+        assert result.exit_code == 0, result.output
+    assert "\\cite{longcat2026}" in (tmp_path / "stages.tex").read_text(encoding="utf-8")
+
+    built = build_document(tmp_path, snippet, bibliography=True)
+    assert_contained(built, set(files))
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "Undefined control sequence" not in built.log and not re.search(r"Citation .* undefined", log), log[-2000:]
+    assert "There were undefined references" not in log
+    blg = (tmp_path / "paper.blg").read_text(errors="replace")
+    assert "Warning--" not in blg and "need author or key" not in blg, blg
+    bbl = (tmp_path / "paper.bbl").read_text(errors="replace")
+    assert "LongCat technical report" in bbl and "LLM360 K2" in bbl  # not "Longcat", "Llm360"
+    assert "Production LLM pipelines" not in bbl  # the note the data comes from is no reference
+    assert "∼50B" in built.flat  # the tilde operator, not an accent over the 5
+    assert not re.search(r"\.\s*;", built.flat)  # "...agent data; three GLM sub-stages"
 
 
 # --- files a paper can use as they are --------------------------------------------------------------------

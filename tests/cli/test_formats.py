@@ -66,7 +66,7 @@ MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_forma
 def test_every_command_is_in_the_matrix_or_says_why_not():
     assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
     assert declared_formats("serve") == () and declared_formats("mcp") == ()
-    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "macros", "quarto", "prov", "html")
+    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "biblatex", "macros", "quarto", "prov", "html")
     assert declared_formats("history") == ("table", "json", "csv", "prov")
     assert all(declared_formats(name) == ("table", "json", "csv")
                for name in COMMANDS if name not in ("export", "history", *NO_FORMAT))
@@ -152,7 +152,7 @@ def parse(fmt: str, text: str) -> object:
                 if sep:
                     json.loads(value)
         return text
-    if fmt in ("latex", "macros", "bibtex"):  # compiled with TeX in test_export.py and test_hostile_export.py
+    if fmt in ("latex", "macros", "bibtex", "biblatex"):  # compiled with TeX in test_export.py, test_hostile_export.py
         assert text.count("{") - text.count("\\{") == text.count("}") - text.count("\\}")
         return text
     assert fmt == "table" and text.strip(), text
