@@ -34,6 +34,7 @@ class Build:
     opened: list[str]  # files TeX read or wrote outside the TeX installation
     text: str  # the PDF's text, "" when it failed
     pages: int = 0  # the PDF's pages
+    bitmap_fonts: int = 0  # Type 3 fonts in the PDF: glyphs TeX drew as bitmaps, which publishers refuse
 
     @property
     def flat(self) -> str:
@@ -73,11 +74,18 @@ def build_document(folder: Path, document: str, *, bibliography: bool = False) -
         kind, _, name = line.partition(" ")
         if kind in ("INPUT", "OUTPUT") and not name.startswith(TEX_TREES) and not FONT_FILE.search(name):
             opened.append(name.removeprefix("./").removeprefix(str(folder) + "/"))
-    text, pages = "", 0
+    text, pages, bitmaps = "", 0, 0
     if ok:
         pdf = PdfReader(folder / "paper.pdf").pages
         text, pages = " ".join(page.extract_text() for page in pdf), len(pdf)
-    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages)
+        bitmaps = len({id(font) for page in pdf for font in _fonts(page) if font.get("/Subtype") == "/Type3"})
+    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages, bitmaps)
+
+
+def _fonts(page) -> list:
+    resources = page.get("/Resources")
+    fonts = resources.get_object().get("/Font") if resources is not None else None
+    return [fonts.get_object()[name].get_object() for name in fonts.get_object()] if fonts is not None else []
 
 
 # The documented LaTeX snippet: the ```latex block right after this comment in the docs (docs/guide/latex.md).

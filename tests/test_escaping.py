@@ -33,7 +33,8 @@ def assert_inert_latex(out: str) -> None:
     bare = LATEX_COMMAND.sub("", out.replace("$\\rightarrow$", "").replace("$\\leftarrow$", "")
                              .replace("$\\times$", "").replace("$\\approx$", "").replace("$\\leq$", "")
                              .replace("$\\geq$", "").replace("$\\pm$", "").replace("$\\eta$", "")
-                             .replace("$\\mu$", "").replace("$-$", "").replace("$\\sim$", ""))
+                             .replace("$\\mu$", "").replace("$-$", "").replace("$\\sim$", "")
+                             .replace("$\\S$", "").replace("$\\dagger$", ""))
     assert not re.search(r"[\\%#$_^~&\n\r]", bare), out
     depth = 0
     for ch in LATEX_COMMAND.sub("", out):
@@ -43,7 +44,7 @@ def assert_inert_latex(out: str) -> None:
     commands = {m.group() for m in re.finditer(r"\\[A-Za-z]+", out)}
     assert commands <= {"\\textbackslash", "\\textasciitilde", "\\textasciicircum", "\\textless", "\\textgreater",
                         "\\textbar", "\\rightarrow", "\\leftarrow", "\\times", "\\approx", "\\leq", "\\geq",
-                        "\\pm", "\\eta", "\\mu", "\\sim", "\\S", "\\dag", "\\dots", "\\textbraceleft", "\\textbraceright"}, out
+                        "\\pm", "\\eta", "\\mu", "\\sim", "\\S", "\\dagger", "\\dots", "\\textbraceleft", "\\textbraceright"}, out
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,7 @@ def test_markdown_list_and_grid(engine):
 def test_latex_uses_booktabs_cite_keys_escaping_and_daggers(engine):
     text = render(prepare(engine, mode="draft"), "latex")
     for piece in ("\\toprule", "\\midrule", "\\bottomrule", "\\cite{widget2026}",
-                  "8K $\\rightarrow$ 256K", "40--60K sandboxes\\textsuperscript{\\dag}", "\\textbf{DRAFT}",
+                  "8K $\\rightarrow$ 256K", "40--60K sandboxes$^{\\dagger}$", "\\textbf{DRAFT}",
                   "% claimsdb export: content_sha256: ", "\\usepackage{url}"):
         assert piece in text, piece
     grid = render(prepare(engine, layout="grid", subject="widget"), "latex")
@@ -130,7 +130,7 @@ def test_the_grid_cites_each_cell_once_per_run_of_the_same_sources_and_never_joi
                         source="lab-notes", actor="bo")
     grid = render(prepare(engine, mode="draft", layout="grid", subject="widget"), "latex")
     row = next(line for line in grid.splitlines() if line.startswith("Widget-7 &"))
-    dag = "\\textsuperscript{\\dag}"
+    dag = "$^{\\dagger}$"
     assert (f"& 3,072 H100, 21.5T tokens; Widget-7 ran two pretraining phases{dag}~\\cite{{widget2026}}; "
             f"Widget-7 mixed code in late{dag} &") in row, row
     assert ".;" not in grid and ".~\\cite" not in grid
@@ -185,7 +185,7 @@ def test_biblatex_writes_online_entries_with_dates_and_no_url_command(engine):
     for field in ("organization = {Widget Lab}", "title = {{Widget technical report}}", "date = {2026-05}",
                   "url = {https://example.org/widget}"):
         assert field in widget, (field, widget)
-    assert "\\url" not in text and "key = " not in text and "howpublished" not in text
+    assert "\\url" not in text and "key = " not in text and "howpublished" not in text and "publisher" not in text
 
 
 def test_csv_and_json_carry_a_paper_safe_column(engine):

@@ -53,7 +53,8 @@ def _clean(text: str) -> str:
 # --- LaTeX ----------------------------------------------------------------------------------------
 
 # One pass over the characters: a backslash becomes \textbackslash{} and its braces are never
-# escaped again. Square brackets are braced so that a cell starting with "[" after "\\" is not
+# escaped again. § and † are the math symbols: in text, LaTeX takes them from the TS1 font encoding,
+# which a TeX without cm-super draws as bitmaps (Type 3 fonts, which publishers' PDF checks refuse). Square brackets are braced so that a cell starting with "[" after "\\" is not
 # read as the optional argument of the row end.
 _LATEX = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -61,7 +62,7 @@ _LATEX = str.maketrans({
     ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
     "→": r"$\rightarrow$", "←": r"$\leftarrow$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
     "∼": r"$\sim$", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "±": r"$\pm$", "η": r"$\eta$", "µ": r"$\mu$",
-    "μ": r"$\mu$", "§": r"\S{}", "†": r"\dag{}", "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
+    "μ": r"$\mu$", "§": r"$\S$", "†": r"$\dagger$", "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
 })
 
 

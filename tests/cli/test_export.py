@@ -102,6 +102,7 @@ def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliogr
     # word pokes into the space between two columns, by less than a character.
     assert built.overfull(points=4) == []
     assert built.pages > 2  # the longtables break across pages
+    assert built.bitmap_fonts == 0  # the draft's daggers too are the math symbol, drawn from a Type 1 font
     assert "LongCat" in built.flat and "Subject" in built.flat
 
 
@@ -135,6 +136,7 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     assert "LongCat technical report" in bbl and "LLM360 K2" in bbl  # not "Longcat", "Llm360"
     assert "Production LLM pipelines" not in bbl  # the note the data comes from is no reference
     assert "∼50B" in built.flat  # the tilde operator, not an accent over the 5
+    assert built.bitmap_fonts == 0  # "§4.1" as $\\S$: a text § is a Type 3 font without cm-super
     assert not re.search(r"\.\s*;", built.flat)  # "...agent data; three GLM sub-stages"
 
 

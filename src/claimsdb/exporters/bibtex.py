@@ -89,10 +89,12 @@ def _bibtex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
 def _biblatex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
     address = url(source["url"])
     entry = "online" if address else "report" if _report(source) else "misc"
-    fields = {**_names(source), "title": _title(source["title"])}
-    del fields["key"]  # biblatex sorts and labels by organization or title itself
+    # biblatex sorts and labels an entry without authors by its organization or title: no `key`. Its
+    # @online and @misc have no publisher field; who published them is their organization.
+    fields = {"author": _braced(source["authors"])} if source.get("authors") else {}
+    fields["title"] = _title(source["title"])
     if source.get("publisher"):
-        fields["institution" if entry == "report" else "publisher"] = _braced(source["publisher"])
+        fields["institution" if entry == "report" else "organization"] = _braced(source["publisher"])
     if entry == "report":
         fields["type"] = "{techreport}"
     if source.get("date"):
@@ -106,6 +108,8 @@ def _biblatex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
 
 def _render(export: Export, entry: Callable[[dict[str, Any]], tuple[str, Fields]]) -> str:
     lines = manifest_comments(export, "% claimsdb export: ", bibtex_comment)
+    if entry is _bibtex_entry:
+        lines.append(bibtex_comment("% needs \\usepackage{url} in the paper: howpublished = {\\url{...}}"))
     if export.draft:
         lines.append(f"% DRAFT: the selection includes claims that are {NOT_REREAD}")
     for key, source in _cited(export):

@@ -19,7 +19,7 @@ from claimsdb.escaping import bibtex_key, clause, latex_text
 from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid, references
 from claimsdb.exporters.common import manifest_comments
 
-DAGGER = r"\textsuperscript{\dag}"
+DAGGER = r"$^{\dagger}$"  # the math dagger: \dag in text is a bitmap font without cm-super (see escaping)
 PACKAGES = r"\usepackage{booktabs,longtable,array}"
 BIBLIOGRAPHY_PACKAGES = r"\usepackage{url}"  # the .bib's howpublished = {\url{...}}
 # The list's columns as shares of the line: subject, stage, statement, figure, source.
