@@ -109,8 +109,9 @@ def test_a_note_is_cited_only_when_asked(engine):
         assert "\\cite{widget2026}" in plain and "lab-notes" not in plain.split("% needs", 1)[1], layout
         asked = render(export_with_notes(engine, layout), "latex")
         assert "\\cite{lab-notes}" in asked, layout
-    assert prepare(engine, mode="draft").uncited() == ["widget.context", "gadget.fleet"]
-    assert export_with_notes(engine, "list").uncited() == []
+    assert prepare(engine, mode="draft").uncited == (2, ["widget.context", "gadget.fleet"])
+    assert prepare(engine, mode="skip-unsafe").uncited == (1, ["widget.context"])
+    assert export_with_notes(engine, "list").uncited == (0, [])
 
 
 def export_with_notes(engine, layout):

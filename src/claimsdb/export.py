@@ -40,6 +40,7 @@ NOT_REREAD = "not re-read"
 # The blocked claims an export keeps to list (the first it reads); all of them are counted. The re-read
 # queue of `claims serve` walks through every one, and a draft writes them all, marked.
 LISTED_BLOCKED = 200
+NAMED_NOTES_ONLY = 5  # the claims that cite only notes an export names (all are counted)
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Rows:
         self.counts_by_tag: dict[str, int] = {}
         self.not_re_read = 0
         self.stale: list[ExportRow] = []  # written rows the latest verification no longer finds: few
+        self.notes_only: list[str] = []  # the first few written claims whose only sources are notes
+        self.notes_only_count = 0
         self._canonical = hashlib.sha256()
 
     def append(self, row: ExportRow) -> None:
@@ -92,6 +95,10 @@ class Rows:
         self.not_re_read += not row.paper_safe
         if row.stale:
             self.stale.append(row)
+        if row.citations and not references(row):
+            self.notes_only_count += 1
+            if len(self.notes_only) < NAMED_NOTES_ONLY:
+                self.notes_only.append(row.key)
         if self._file is None and len(self._memory) < self.MEMORY_ROWS:
             self._memory.append(row)
             return
@@ -160,10 +167,11 @@ class Export:
         """Written rows whose latest verification no longer finds them: the default policy warns."""
         return self.rows.stale
 
-    def uncited(self) -> list[str]:
-        """The written claims a bibliography has no reference for: those whose only sources are notes
-        (none when notes are cited)."""
-        return [] if self.cite_notes else [r.key for r in self.rows if r.citations and not references(r)]
+    @property
+    def uncited(self) -> tuple[int, list[str]]:
+        """How many written claims a bibliography has no reference for, and the first few: those whose
+        only sources are notes (none when notes are cited)."""
+        return (0, []) if self.cite_notes else (self.rows.notes_only_count, self.rows.notes_only)
 
     @property
     def draft(self) -> bool:

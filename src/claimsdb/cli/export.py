@@ -227,10 +227,10 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
     for quantity, keys in result.undecided.items():
         err_console.print(f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
                           f"written ({', '.join(keys)}): choose one with `claims prefer KEY --reason ...`", markup=False)
-    uncited = result.uncited() if fmt.value in CITING_FORMATS else []
+    uncited, named = result.uncited if fmt.value in CITING_FORMATS else (0, [])
     if uncited:
-        err_console.print(f"{len(uncited)} exported claim(s) cite only notes, which are not references: no \\cite "
-                          f"for them ({', '.join(uncited[:5])}{', ...' if len(uncited) > 5 else ''}); re-read "
+        err_console.print(f"{uncited} exported claim(s) cite only notes, which are not references: no \\cite "
+                          f"for them ({', '.join(named)}{', ...' if uncited > len(named) else ''}); re-read "
                           "their pages, or --cite-notes cites the notes", markup=False)
     if result.stale:
         lines = [f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
