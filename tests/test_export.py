@@ -148,7 +148,7 @@ def test_bibtex_has_an_entry_for_each_cited_reference(engine):
     widget = entries(text)["widget2026"]
     assert widget.startswith("@techreport\n")  # a report with its publisher and year
     for field in ("author = {{Widget Lab}}", "title = {{Widget technical report}}", "year = 2026",
-                  "institution = {Widget Lab}", "howpublished = {\\url{https://example.org/widget}}",
+                  "institution = {Widget Lab}", "note = {\\url{https://example.org/widget}}",
                   "url = {https://example.org/widget}"):
         assert field in widget, (field, widget)
     assert list(entries(text)) == ["widget2026"]  # lab-notes, widget.context's only source, is a note
@@ -159,9 +159,10 @@ def test_bibtex_has_an_entry_for_each_cited_reference(engine):
 @pytest.mark.parametrize("source, kind, fields, absent", [
     ({"kind": "report", "title": "LongCat technical report"}, "misc",
      ["key = {LongCat technical report}", "title = {{LongCat technical report}}"], ["author", "year"]),
-    ({"kind": "blog", "title": "Production LLM pipelines", "publisher": "Ai2", "url": "https://example.org/b"},
-     "misc", ["key = {Ai2}", "organization = {Ai2}", "title = {{Production LLM pipelines}}",
-              "howpublished = {\\url{https://example.org/b}}"], ["author"]),
+    ({"kind": "blog", "title": "Production LLM pipelines", "publisher": "Ai2", "url": "https://example.org/b",
+      "accessed": "2026-11-30"}, "misc",
+     ["key = {Production LLM pipelines}", "organization = {Ai2}", "title = {{Production LLM pipelines}}",
+      "howpublished = {Ai2, \\url{https://example.org/b}}", "note = {Accessed 2026-11-30}"], ["author", "publisher"]),
     ({"kind": "paper", "title": "\\LaTeX{} at ~50B", "authors": "Ada Lovelace", "date": "2026-05-01"}, "misc",
      ["author = {Ada Lovelace}", "title = {{{}\\textbackslash{}LaTeX\\textbraceleft{}\\textbraceright{} at $\\sim$50B}}",
       "year = 2026"], ["key", "journal"]),

@@ -227,7 +227,8 @@ def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_th
     assert "1 exported claim(s) cite only notes" in result.stderr and "widget.context" in result.stderr
     entry = bib.split("@techreport{widget2026,", 1)[1].split("\n}", 1)[0]
     for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {{Widget technical report}}", "year = 2026",
-                  "url = {https://example.org/widget}", "urldate = {2026-11-30}", "note = {Accessed 2026-11-30}"):
+                  "url = {https://example.org/widget}", "urldate = {2026-11-30}",
+                  "note = {\\url{https://example.org/widget}. Accessed 2026-11-30}"):
         assert field in entry, entry
     assert "gadget2026" in claims("export", "--format", "bibtex", "--draft").stdout
     assert "@misc{lab-notes," in claims("export", "--format", "bibtex", "--cite-notes").stdout

@@ -2,13 +2,12 @@
 dialects of the .bib file:
 
 - `render` (`--format bibtex`), for BibTeX and its classic styles (plain, unsrt, alpha, plainnat): author,
-  title, publisher or institution, year, the address as `howpublished = {\\url{...}}` (which plain prints;
-  the paper loads `\\usepackage{url}`) and as `url`, and the access date as `urldate` and as a `note` that
-  plain prints. A report with a publisher and a year is a @techreport (its publisher the institution, and
-  the author when it names none, braced as one name); any other source is a @misc, which requires no
-  field, so no style warns about a missing one (a paper is no @article: a source records no journal). A
-  @misc without authors carries `key` (what plain sorts and labels it by) and `organization`, so no
-  style says "need author or key".
+  title, who published it and where, year, the access date. A report with a publisher and a year is a
+  @techreport (its publisher the institution, and the author when it names none, braced as one name); any
+  other source is a @misc, which requires no field, so no style warns about a missing one (a paper is no
+  @article: a source records no journal). A @misc without authors carries `key` (what plain sorts and
+  labels it by) and `organization`, so no style says "need author or key". The address is written as
+  `\\url{...}` where plain prints it (the paper loads `\\usepackage{url}`) and as `url`.
 - `render_biblatex` (`--format biblatex`), for biblatex and biber: @online for a web page (`url`,
   `urldate`), @report or @misc otherwise, dates as written (`date = {2026-05}`), no `\\url` in any field.
 
@@ -54,35 +53,47 @@ def _year(source: dict[str, Any]) -> str | None:
     return found.group(0) if found else None
 
 
-def _names(source: dict[str, Any]) -> Fields:
-    """Who: the authors, else the publisher as organization and a `key` to sort and label by."""
-    if source.get("authors"):
-        return {"author": _braced(source["authors"])}
-    fields = {"key": _braced(source.get("publisher") or source["title"])}
-    if source.get("publisher"):
-        fields["organization"] = _braced(source["publisher"])
-    return fields
-
-
 def _report(source: dict[str, Any]) -> bool:
     """A report with what a report entry requires: who published it and when."""
     return source["kind"] == "report" and bool(source.get("publisher")) and _year(source) is not None
 
 
-def _bibtex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
-    year, address, report = _year(source), url(source["url"]), _report(source)
-    names = {"author": "{" + _braced(source["publisher"]) + "}"} if report and not source.get("authors") else {}
-    fields = {**(names or _names(source)), "title": _title(source["title"])}
+def _bibtex_names(source: dict[str, Any], report: bool) -> Fields:
+    """Who: the authors; else a report's institution as its author (braced: one name); else a `key`, what
+    plain sorts and labels by: the title, which it prints first. The publisher is the organization."""
+    if source.get("authors"):
+        return {"author": _braced(source["authors"])}
+    if report:
+        return {"author": "{" + _braced(source["publisher"]) + "}"}
+    fields = {"key": _braced(source["title"])}
     if source.get("publisher"):
-        fields["institution" if report else "publisher"] = _braced(source["publisher"])
+        fields["organization"] = _braced(source["publisher"])
+    return fields
+
+
+def _bibtex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
+    """Plain prints a @misc's howpublished and a @techreport's institution, and the note of both: who
+    published it and where go there. `url` and `urldate` are for the styles that know them."""
+    year, address, report = _year(source), url(source["url"]), _report(source)
+    fields = {**_bibtex_names(source, report), "title": _title(source["title"])}
+    link = [f"\\url{{{address}}}"] if address else []
+    note = []
+    if report:
+        fields["institution"] = _braced(source["publisher"])
+        note += link
+    else:
+        published = [bibtex_field(source["publisher"])] if source.get("publisher") else []
+        if published or link:
+            fields["howpublished"] = "{" + ", ".join(published + link) + "}"
     if year:
         fields["year"] = year
     if address:
-        fields["howpublished"] = f"{{\\url{{{address}}}}}"
         fields["url"] = f"{{{address}}}"
     if source.get("accessed"):
         fields["urldate"] = _braced(source["accessed"])
-        fields["note"] = f"{{Accessed {bibtex_field(source['accessed'])}}}"
+        note.append(f"Accessed {bibtex_field(source['accessed'])}")
+    if note:
+        fields["note"] = "{" + ". ".join(note) + "}"
     return ("techreport" if report else "misc"), fields
 
 
