@@ -34,6 +34,7 @@ class Build:
     opened: list[str]  # files TeX read or wrote outside the TeX installation
     text: str  # the PDF's text, "" when it failed
     pages: int = 0  # the PDF's pages
+    bitmap_fonts: int = 0  # Type 3 fonts in the PDF: glyphs TeX drew as bitmaps, which publishers refuse
 
     @property
     def flat(self) -> str:
@@ -53,8 +54,14 @@ def _run(command: list[str], folder: Path) -> subprocess.CompletedProcess:
 def build(folder: Path, body: str, *, preamble: str = PREAMBLE, bibliography: bool = False) -> Build:
     """Compile `body` (what goes between \\begin{document} and \\end{document}) in `folder`."""
     tail = "\n\\bibliographystyle{plainnat}\n\\bibliography{claims}\n" if bibliography else "\n"
-    (folder / "paper.tex").write_text(f"{preamble}\\begin{{document}}\n{body}{tail}\\end{{document}}\n",
-                                      encoding="utf-8")
+    return build_document(folder, f"{preamble}\\begin{{document}}\n{body}{tail}\\end{{document}}\n",
+                          bibliography=bibliography)
+
+
+def build_document(folder: Path, document: str, *, bibliography: bool = False) -> Build:
+    """Compile a whole document as paper.tex in `folder`: pdflatex, then (with a bibliography) bibtex and
+    pdflatex twice. BibTeX's own report stays in paper.blg."""
+    (folder / "paper.tex").write_text(document, encoding="utf-8")
     latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "-recorder", "paper.tex"]
     runs = [_run(latex, folder)]
     if bibliography and runs[-1].returncode == 0:
@@ -67,11 +74,47 @@ def build(folder: Path, body: str, *, preamble: str = PREAMBLE, bibliography: bo
         kind, _, name = line.partition(" ")
         if kind in ("INPUT", "OUTPUT") and not name.startswith(TEX_TREES) and not FONT_FILE.search(name):
             opened.append(name.removeprefix("./").removeprefix(str(folder) + "/"))
-    text, pages = "", 0
+    text, pages, bitmaps = "", 0, 0
     if ok:
         pdf = PdfReader(folder / "paper.pdf").pages
         text, pages = " ".join(page.extract_text() for page in pdf), len(pdf)
-    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages)
+        bitmaps = len({id(font) for page in pdf for font in _fonts(page) if font.get("/Subtype") == "/Type3"})
+    return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages, bitmaps)
+
+
+def _fonts(page) -> list:
+    resources = page.get("/Resources")
+    fonts = resources.get_object().get("/Font") if resources is not None else None
+    return [fonts.get_object()[name].get_object() for name in fonts.get_object()] if fonts is not None else []
+
+
+# The documented LaTeX snippet: the ```latex block right after this comment in the docs (docs/guide/latex.md).
+SNIPPET_MARKER = "<!-- claimsdb:latex-preamble -->"
+REPO = Path(__file__).resolve().parent.parent
+NOT_DOCS = {".venv", ".git", "node_modules", "site", ".pytest_cache"}
+
+
+def documented_snippet() -> tuple[Path, str]:
+    """(the Markdown file, the LaTeX) of the one block the docs mark as the paper's preamble."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for path in _markdown_files():
+        tokens = MarkdownIt().parse(path.read_text(encoding="utf-8"))
+        for marker, block in zip(tokens, tokens[1:]):
+            if marker.type == "html_block" and marker.content.strip() == SNIPPET_MARKER:
+                assert block.type == "fence" and block.info.strip() == "latex", f"{path}: no ```latex block after the marker"
+                found.append((path, block.content))
+    assert len(found) == 1, f"expected one {SNIPPET_MARKER} block in the docs, found {[str(p) for p, _ in found]}"
+    return found[0]
+
+
+def _markdown_files() -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(REPO):
+        dirs[:] = [d for d in dirs if d not in NOT_DOCS]
+        found += [Path(folder) / f for f in files if f.endswith(".md")]
+    return sorted(found)
 
 
 def assert_contained(result: Build, own_files: set[str]) -> None:

@@ -33,7 +33,8 @@ def assert_inert_latex(out: str) -> None:
     bare = LATEX_COMMAND.sub("", out.replace("$\\rightarrow$", "").replace("$\\leftarrow$", "")
                              .replace("$\\times$", "").replace("$\\approx$", "").replace("$\\leq$", "")
                              .replace("$\\geq$", "").replace("$\\pm$", "").replace("$\\eta$", "")
-                             .replace("$\\mu$", "").replace("$-$", ""))
+                             .replace("$\\mu$", "").replace("$-$", "").replace("$\\sim$", "")
+                             .replace("$\\S$", "").replace("$\\dagger$", ""))
     assert not re.search(r"[\\%#$_^~&\n\r]", bare), out
     depth = 0
     for ch in LATEX_COMMAND.sub("", out):
@@ -43,7 +44,7 @@ def assert_inert_latex(out: str) -> None:
     commands = {m.group() for m in re.finditer(r"\\[A-Za-z]+", out)}
     assert commands <= {"\\textbackslash", "\\textasciitilde", "\\textasciicircum", "\\textless", "\\textgreater",
                         "\\textbar", "\\rightarrow", "\\leftarrow", "\\times", "\\approx", "\\leq", "\\geq",
-                        "\\pm", "\\eta", "\\mu", "\\S", "\\dag", "\\dots", "\\textbraceleft", "\\textbraceright"}, out
+                        "\\pm", "\\eta", "\\mu", "\\sim", "\\S", "\\dagger", "\\dots", "\\textbraceleft", "\\textbraceright"}, out
 
 
 @pytest.mark.parametrize(
@@ -58,10 +59,28 @@ def assert_inert_latex(out: str) -> None:
         ("4K → 128K, 2–4×", "4K $\\rightarrow$ 128K, 2--4$\\times$"),
         ("one\n\ntwo", "one  two"),
         ("\x1b[31mred\x07\u202e", "{[}31mred"),
+        # A tilde before a number means "about": the tilde operator, not an accent over the number.
+        ("100B, ~50B", "100B, $\\sim$50B"), ("~ 2x", "$\\sim$ 2x"), ("~$5M", "$\\sim$\\$5M"),
+        ("x~y ~/a ~", "x\\textasciitilde{}y \\textasciitilde{}/a \\textasciitilde{}"),
     ],
 )
 def test_latex_text_escapes_each_special_character(text, expected):
     assert escaping.latex_text(text) == expected
+    assert escaping.bibtex_field(text) == expected.replace("\\{", "\\textbraceleft{}").replace("\\}", "\\textbraceright{}")
+
+
+@given(st.text(alphabet="~ 0123456789x$.", max_size=12))
+def test_tildes_and_numbers_in_any_arrangement_are_inert(text):
+    assert_inert_latex(escaping.latex_text(text))
+    assert_inert_latex(escaping.bibtex_field(text))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("long-context and agent data.", "long-context and agent data"), ("data. ", "data"), ("and so on...", "and so on..."),
+    ("Wait…", "Wait…"), ("3,072 H100", "3,072 H100"), ("", ""),
+])
+def test_a_clause_has_no_final_full_stop_to_stand_before_a_semicolon(text, expected):
+    assert escaping.clause(text) == expected
 
 
 @given(st.text())

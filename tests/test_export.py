@@ -94,21 +94,100 @@ def test_markdown_list_and_grid(engine):
 
 def test_latex_uses_booktabs_cite_keys_escaping_and_daggers(engine):
     text = render(prepare(engine, mode="draft"), "latex")
-    for piece in ("\\toprule", "\\midrule", "\\bottomrule", "\\cite{widget2026}", "\\cite{lab-notes}",
-                  "8K $\\rightarrow$ 256K", "40--60K sandboxes\\textsuperscript{\\dag}", "\\textbf{DRAFT}",
-                  "% claimsdb export: content_sha256: "):
+    for piece in ("\\toprule", "\\midrule", "\\bottomrule", "\\cite{widget2026}",
+                  "8K $\\rightarrow$ 256K", "40--60K sandboxes$^{\\dagger}$", "\\textbf{DRAFT}",
+                  "% claimsdb export: content_sha256: ", "\\usepackage{url}"):
         assert piece in text, piece
     grid = render(prepare(engine, layout="grid", subject="widget"), "latex")
     assert "Subject & Pretrain & Midtrain \\\\" in grid and "DRAFT" not in grid
 
 
-def test_bibtex_has_an_entry_for_each_cited_source(engine):
+def test_a_note_is_cited_only_when_asked(engine):
+    """lab-notes is the only source of widget.context and gadget.fleet: no reference, unless cite_notes."""
+    for layout in ("list", "grid"):
+        plain = render(prepare(engine, mode="draft", layout=layout), "latex")
+        assert "\\cite{widget2026}" in plain and "lab-notes" not in plain.split("% needs", 1)[1], layout
+        asked = render(export_with_notes(engine, layout), "latex")
+        assert "\\cite{lab-notes}" in asked, layout
+    assert prepare(engine, mode="draft").uncited == (2, ["widget.context", "gadget.fleet"])
+    assert prepare(engine, mode="skip-unsafe").uncited == (1, ["widget.context"])
+    assert export_with_notes(engine, "list").uncited == (0, [])
+
+
+def export_with_notes(engine, layout):
+    with db.session_scope(engine) as session:
+        return export.prepare(session, ClaimFilter(), policy=Policy(), mode="draft", layout=layout, cite_notes=True)
+
+
+def test_the_grid_cites_each_cell_once_per_run_of_the_same_sources_and_never_joins_with_a_full_stop(engine):
+    with db.session_scope(engine) as session:
+        store.add_claim(session, {"key": "widget.phases", "subject": "Widget-7", "stage": "Pretrain",
+                                  "statement": "Widget-7 ran two pretraining phases.", "tag": "agent-reported",
+                                  "basis": "b"},
+                        source="widget-report", actor="bo")
+        store.add_claim(session, {"key": "widget.mix", "subject": "Widget-7", "stage": "Pretrain",
+                                  "statement": "Widget-7 mixed code in late.", "tag": "agent-reported",
+                                  "basis": "b"},
+                        source="lab-notes", actor="bo")
+    grid = render(prepare(engine, mode="draft", layout="grid", subject="widget"), "latex")
+    row = next(line for line in grid.splitlines() if line.startswith("Widget-7 &"))
+    dag = "$^{\\dagger}$"
+    assert (f"& 3,072 H100, 21.5T tokens; Widget-7 ran two pretraining phases{dag}~\\cite{{widget2026}}; "
+            f"Widget-7 mixed code in late{dag} &") in row, row
+    assert ".;" not in grid and ".~\\cite" not in grid
+
+
+def entries(text: str) -> dict[str, str]:
+    """A .bib's entries by key: "@type{key,\n  fields\n}" -> {key: "@type ... fields"}."""
+    found = re.findall(r"^@(\w+)\{([^,]+),\n(.*?)\n\}$", text, re.MULTILINE | re.DOTALL)
+    return {key: f"@{kind}\n{body}" for kind, key, body in found}
+
+
+def test_bibtex_has_an_entry_for_each_cited_reference(engine):
     text = render(prepare(engine, mode="skip-unsafe"), "bibtex")
-    assert "@techreport{widget2026," in text
-    assert "title = {Widget technical report}" in text and "year = 2026" in text
-    assert "url = {https://example.org/widget}" in text and "institution = {Widget Lab}" in text
-    assert "@misc{lab-notes," in text  # cited by widget.context, which has only the note
+    widget = entries(text)["widget2026"]
+    assert widget.startswith("@techreport\n")  # a report with its publisher and year
+    for field in ("author = {{Widget Lab}}", "title = {{Widget technical report}}", "year = 2026",
+                  "institution = {Widget Lab}", "note = {\\url{https://example.org/widget}}",
+                  "url = {https://example.org/widget}"):
+        assert field in widget, (field, widget)
+    assert list(entries(text)) == ["widget2026"]  # lab-notes, widget.context's only source, is a note
     assert "21.5T" not in text
+    assert list(entries(render(export_with_notes(engine, "list"), "bibtex"))) == ["lab-notes", "widget2026"]
+
+
+@pytest.mark.parametrize("source, kind, fields, absent", [
+    ({"kind": "report", "title": "LongCat technical report"}, "misc",
+     ["key = {LongCat technical report}", "title = {{LongCat technical report}}"], ["author", "year"]),
+    ({"kind": "blog", "title": "Production LLM pipelines", "publisher": "Ai2", "url": "https://example.org/b",
+      "accessed": "2026-11-30"}, "misc",
+     ["key = {Production LLM pipelines}", "organization = {Ai2}", "title = {{Production LLM pipelines}}",
+      "howpublished = {Ai2, \\url{https://example.org/b}}", "note = {Accessed 2026-11-30}"], ["author", "publisher"]),
+    ({"kind": "paper", "title": "\\LaTeX{} at ~50B", "authors": "Ada Lovelace", "date": "2026-05-01"}, "misc",
+     ["author = {Ada Lovelace}", "title = {{{}\\textbackslash{}LaTeX\\textbraceleft{}\\textbraceright{} at $\\sim$50B}}",
+      "year = 2026"], ["key", "journal"]),
+    ({"kind": "report", "title": "R", "authors": "Ada Lovelace", "publisher": "Lab", "date": "2025"}, "techreport",
+     ["author = {Ada Lovelace}", "institution = {Lab}", "year = 2025"], ["key", "organization"]),
+])
+def test_bibtex_entries_keep_their_titles_case_and_name_someone_to_sort_by(source, kind, fields, absent):
+    from claimsdb.exporters.bibtex import _bibtex_entry
+
+    entry, written = _bibtex_entry({"url": None, **source})
+    assert entry == kind
+    text = "\n".join(f"{k} = {v}" for k, v in written.items())
+    for field in fields:
+        assert field in text, (field, text)
+    assert not [name for name in absent if name in written], text
+
+
+def test_biblatex_writes_online_entries_with_dates_and_no_url_command(engine):
+    text = render(prepare(engine, mode="skip-unsafe"), "biblatex")
+    widget = entries(text)["widget2026"]
+    assert widget.startswith("@online\n")
+    for field in ("organization = {Widget Lab}", "title = {{Widget technical report}}", "date = {2026-05}",
+                  "url = {https://example.org/widget}"):
+        assert field in widget, (field, widget)
+    assert "\\url" not in text and "key = " not in text and "howpublished" not in text and "publisher" not in text
 
 
 def test_csv_and_json_carry_a_paper_safe_column(engine):
@@ -241,7 +320,7 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
                         text = render(result, fmt)
                         for r in gone:
                             assert r["token"] not in text
-                        if fmt == "bibtex":
+                        if fmt in ("bibtex", "biblatex"):
                             assert all(r["token"] not in text for r in records)
                             continue
                         carried = [r for r in records if fmt not in FIGURE_ONLY or r["figures"]]

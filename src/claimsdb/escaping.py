@@ -3,7 +3,8 @@
 Every exporter writes text it did not choose (statements, titles, figures from agents and colleagues)
 through one of these functions, never by hand:
 
-- `latex_text`   text in a LaTeX document (table cells, macro bodies);
+- `latex_text`   text in a LaTeX document (table cells, macro bodies); `clause` a piece of a cell that
+                 others follow after "; ";
 - `latex_name`   a name inside a LaTeX control sequence (`\\claim` keys and figure names);
 - `bibtex_field` the value of a braced BibTeX field; `bibtex_key` an entry key or `\\cite{}` key;
 - `url`          a web address for any of them (http and https only, percent-encoded);
@@ -52,21 +53,38 @@ def _clean(text: str) -> str:
 # --- LaTeX ----------------------------------------------------------------------------------------
 
 # One pass over the characters: a backslash becomes \textbackslash{} and its braces are never
-# escaped again. Square brackets are braced so that a cell starting with "[" after "\\" is not
+# escaped again. § and † are the math symbols: in text, LaTeX takes them from the TS1 font encoding,
+# which a TeX without cm-super draws as bitmaps (Type 3 fonts, which publishers' PDF checks refuse). Square brackets are braced so that a cell starting with "[" after "\\" is not
 # read as the optional argument of the row end.
 _LATEX = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
     "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
     ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
     "→": r"$\rightarrow$", "←": r"$\leftarrow$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
-    "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "±": r"$\pm$", "η": r"$\eta$", "µ": r"$\mu$",
-    "μ": r"$\mu$", "§": r"\S{}", "†": r"\dag{}", "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
+    "∼": r"$\sim$", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "±": r"$\pm$", "η": r"$\eta$", "µ": r"$\mu$",
+    "μ": r"$\mu$", "§": r"$\S$", "†": r"$\dagger$", "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
 })
+
+
+# A tilde before a number means "about" ("~50B", "~ 2x", "~$5M"): printed as the tilde operator, $\sim$.
+# Elsewhere it is the character itself; \textasciitilde alone would set "~50B" as an accent over nothing.
+_ABOUT = re.compile(r"~(?=[ ]?[$€£]?[0-9])")
+
+
+def _about(text: str) -> str:
+    return _ABOUT.sub("∼", text)
 
 
 def latex_text(text: str) -> str:
     """Text for a LaTeX document: every special character escaped, on one line."""
-    return _clean(text).translate(_LATEX)
+    return _about(_clean(text)).translate(_LATEX)
+
+
+def clause(text: str) -> str:
+    """A piece of a cell that others follow after "; ": without its final full stop (never "data.; three").
+    An ellipsis keeps its dots."""
+    text = text.rstrip()
+    return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
 
 def latex_name(name: str, what: str) -> str:
@@ -89,7 +107,7 @@ _BIBTEX = {**_LATEX, ord("{"): r"\textbraceleft{}", ord("}"): r"\textbraceright{
 
 def bibtex_field(text: str) -> str:
     """The value of a braced BibTeX field (`title = {...}`): LaTeX text with balanced braces only."""
-    return _clean(text).translate(_BIBTEX)
+    return _about(_clean(text)).translate(_BIBTEX)
 
 
 def bibtex_key(key: str, what: str) -> str:

@@ -40,6 +40,7 @@ NOT_REREAD = "not re-read"
 # The blocked claims an export keeps to list (the first it reads); all of them are counted. The re-read
 # queue of `claims serve` walks through every one, and a draft writes them all, marked.
 LISTED_BLOCKED = 200
+NAMED_NOTES_ONLY = 5  # the claims that cite only notes an export names (all are counted)
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Rows:
         self.counts_by_tag: dict[str, int] = {}
         self.not_re_read = 0
         self.stale: list[ExportRow] = []  # written rows the latest verification no longer finds: few
+        self.notes_only: list[str] = []  # the first few written claims whose only sources are notes
+        self.notes_only_count = 0
         self._canonical = hashlib.sha256()
 
     def append(self, row: ExportRow) -> None:
@@ -92,6 +95,10 @@ class Rows:
         self.not_re_read += not row.paper_safe
         if row.stale:
             self.stale.append(row)
+        if row.citations and not references(row):
+            self.notes_only_count += 1
+            if len(self.notes_only) < NAMED_NOTES_ONLY:
+                self.notes_only.append(row.key)
         if self._file is None and len(self._memory) < self.MEMORY_ROWS:
             self._memory.append(row)
             return
@@ -143,6 +150,7 @@ class Export:
     policy: Policy
     manifest: dict[str, Any] = field(default_factory=dict)
     competing: dict[str, dict[str, Any]] = field(default_factory=dict)  # quantity -> used / others
+    cite_notes: bool = False  # a claim that cites only notes cites them in LaTeX and BibTeX (see references)
 
     @property
     def undecided(self) -> dict[str, list[str]]:
@@ -160,12 +168,19 @@ class Export:
         return self.rows.stale
 
     @property
+    def uncited(self) -> tuple[int, list[str]]:
+        """How many written claims a bibliography has no reference for, and the first few: those whose
+        only sources are notes (none when notes are cited)."""
+        return (0, []) if self.cite_notes else (self.rows.notes_only_count, self.rows.notes_only)
+
+    @property
     def draft(self) -> bool:
         return self.mode == "draft" and self.rows.not_re_read > 0
 
 
 def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The sources a paper cites for a claim: its non-note sources, or its notes when that is all it has."""
+    """The sources an export shows for a claim: its non-note sources, or its notes when that is all it has.
+    A bibliography lists only the references among them (see `references`)."""
     primary = [s for s in sources if s["kind"] != "note"] or sources
     seen, out = set(), []
     for s in primary:
@@ -178,8 +193,15 @@ def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def references(row: ExportRow, *, cite_notes: bool = False) -> list[dict[str, Any]]:
+    """The citations a paper's bibliography holds for a row (`\\cite{}` and the .bib): its published
+    sources. A note is the team's own, not a reference: it is cited only when the user asks (--cite-notes)."""
+    return [c for c in row.citations if cite_notes or c["kind"] != "note"]
+
+
 def prepare(
     session: Session, filters: ClaimFilter, *, policy: Policy, mode: str = "gate", layout: str = "list",
+    cite_notes: bool = False,
 ) -> Export:
     if mode not in MODES:
         raise ValueError(f"unknown export mode {mode!r}")
@@ -207,7 +229,7 @@ def prepare(
             if not (mode == "gate" and blocked_count):  # the gate closed: nothing more is written
                 written.append(row)
     export = Export(rows=Rows() if mode == "gate" and blocked_count else written, blocked=blocked,
-                    blocked_count=blocked_count, mode=mode, layout=layout, policy=policy)
+                    blocked_count=blocked_count, mode=mode, layout=layout, policy=policy, cite_notes=cite_notes)
     export.competing = chooser.competing()
     export.manifest = manifest(export, filters, excluded=excluded,
                                head=anchor.take(session))

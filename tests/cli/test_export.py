@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from tests.conftest import DATA_FILES
-from tests.latex import assert_contained, build, needs_tex
+from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex
 
 
 @pytest.mark.slow
@@ -104,7 +105,42 @@ def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliogr
     # word pokes into the space between two columns, by less than a character.
     assert built.overfull(points=4) == []
     assert built.pages > 2  # the longtables break across pages
+    assert built.bitmap_fonts == 0  # the draft's daggers too are the math symbol, drawn from a Type 1 font
     assert "LongCat" in built.flat and "Subject" in built.flat
+
+
+@needs_tex
+def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_data(claims, tmp_path):
+    """The docs' preamble around the files the docs' commands export, as a new user runs them: every
+    \\cite has its entry, BibTeX warns about nothing, titles keep their case, ~50B is about 50B."""
+    doc, snippet = documented_snippet()
+    files = {"stages.tex": ["--format", "latex", "--grid", "--skip-unsafe"],
+             "table.tex": ["--format", "latex", "--skip-unsafe"], "claims.bib": ["--format", "bibtex"]}
+    assert set(re.findall(r"\\input\{([^}]+)\}", snippet)) | {
+        name + ".bib" for name in re.findall(r"\\bibliography\{([^}]+)\}", snippet)} == set(files), doc
+    assert claims("import", *DATA_FILES).exit_code == 0
+    assert claims("sources", "add", "longcat-report", "--url", "https://example.org/longcat", "--kind", "report",
+                  "--title", "LongCat technical report", "--cite-key", "longcat2026", "--year", "2026").exit_code == 0
+    assert claims("reread", "rl.fleet.longcat-environments", "--source", "longcat-report", "--locator", "§4.1",
+                  "--quote", "32,000 environments", "--by", "Ada", "--yes").exit_code == 0
+    for name, flags in files.items():
+        result = claims("export", *flags, "-o", tmp_path / name)
+        assert result.exit_code == 0, result.output
+    assert "\\cite{longcat2026}" in (tmp_path / "stages.tex").read_text(encoding="utf-8")
+
+    built = build_document(tmp_path, snippet, bibliography=True)
+    assert_contained(built, set(files))
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "Undefined control sequence" not in built.log and not re.search(r"Citation .* undefined", log), log[-2000:]
+    assert "There were undefined references" not in log
+    blg = (tmp_path / "paper.blg").read_text(errors="replace")
+    assert "Warning--" not in blg and "need author or key" not in blg, blg
+    bbl = (tmp_path / "paper.bbl").read_text(errors="replace")
+    assert "LongCat technical report" in bbl and "LLM360 K2" in bbl  # not "Longcat", "Llm360"
+    assert "Production LLM pipelines" not in bbl  # the note the data comes from is no reference
+    assert "∼50B" in built.flat  # the tilde operator, not an accent over the 5
+    assert built.bitmap_fonts == 0  # "§4.1" as $\\S$: a text § is a Type 3 font without cm-super
+    assert not re.search(r"\.\s*;", built.flat)  # "...agent data; three GLM sub-stages"
 
 
 # --- files a paper can use as they are --------------------------------------------------------------------
@@ -192,13 +228,34 @@ def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_th
     result = claims("export", "--format", "bibtex")
     assert result.exit_code == 0, result.output  # the table's gate does not hold back its bibliography
     bib = result.stdout
-    assert "@techreport{widget2026," in bib and "@misc{lab-notes," in bib and "gadget2026" not in bib
+    assert "@techreport{widget2026," in bib and "lab-notes" not in bib and "gadget2026" not in bib
     assert "% claimsdb export: mode: skip-unsafe" in bib and "left out 1 claim(s)" in result.stderr
+    assert "1 exported claim(s) cite only notes" in result.stderr and "widget.context" in result.stderr
     entry = bib.split("@techreport{widget2026,", 1)[1].split("\n}", 1)[0]
-    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {Widget technical report}", "year = 2026",
-                  "url = {https://example.org/widget}", "urldate = {2026-11-30}", "note = {Accessed 2026-11-30}"):
+    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {{Widget technical report}}", "year = 2026",
+                  "url = {https://example.org/widget}", "urldate = {2026-11-30}",
+                  "note = {\\url{https://example.org/widget}. Accessed 2026-11-30}"):
         assert field in entry, entry
     assert "gadget2026" in claims("export", "--format", "bibtex", "--draft").stdout
+    assert "@misc{lab-notes," in claims("export", "--format", "bibtex", "--cite-notes").stdout
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("fmt", ["latex", "bibtex", "biblatex"])
+def test_cite_notes_makes_a_note_only_claim_cite_its_note(claims, fmt):
+    plain = claims("export", "--format", fmt, "--skip-unsafe")
+    asked = claims("export", "--format", fmt, "--skip-unsafe", "--cite-notes")
+    assert plain.exit_code == asked.exit_code == 0, plain.output + asked.output
+    assert "lab-notes" not in plain.stdout and "lab-notes" in asked.stdout
+    assert "cite only notes" in plain.stderr and "cite only notes" not in asked.stderr
+
+
+@pytest.mark.usefixtures("loaded")
+@pytest.mark.parametrize("fmt", ["markdown", "csv", "json", "macros", "quarto", "html"])
+def test_cite_notes_is_refused_by_the_formats_that_do_not_cite(claims, fmt, tmp_path):
+    result = claims("export", "--format", fmt, "--skip-unsafe", "--cite-notes", "-o", tmp_path / "out")
+    assert result.exit_code == 2 and "--cite-notes is for the formats that cite" in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_quarto_variable_names_are_single_words(claims, write_json, sample):

@@ -40,6 +40,7 @@ ARGS = {
     "sources list": [],
     "sources add": ["orchard-page", "--url", "https://example.org/orchard", "--authors", "A. Author"],
     "sources show": ["llama3-report"],
+    "sources import": ["{dir}/refs.bib"],
     "db upgrade": [],
     "db current": [],
     "db check": [],
@@ -66,7 +67,7 @@ MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_forma
 def test_every_command_is_in_the_matrix_or_says_why_not():
     assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
     assert declared_formats("serve") == () and declared_formats("mcp") == ()
-    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "macros", "quarto", "prov", "html")
+    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "biblatex", "macros", "quarto", "prov", "html")
     assert declared_formats("history") == ("table", "json", "csv", "prov")
     assert all(declared_formats(name) == ("table", "json", "csv")
                for name in COMMANDS if name not in ("export", "history", *NO_FORMAT))
@@ -105,6 +106,8 @@ def run(template, stores, tmp_path, monkeypatch):
         "key": "orchard.fleet", "subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
         "tag": "agent-reported", "basis": "a sweep", "evidence": [{"source": "llama3-report"}]}]}), encoding="utf-8")
     (tmp_path / "paper.md").write_text("Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{Orchard2026,\n  title = {Orchard},\n  url = {https://example.org/orchard-bib},\n}\n",
+                                       encoding="utf-8")
 
     def invoke(name: str, fmt: str, *extra: str):
         args = [a.format(dir=tmp_path) for a in {**ARGS, **GROUP_ARGS}[name]]
@@ -152,7 +155,7 @@ def parse(fmt: str, text: str) -> object:
                 if sep:
                     json.loads(value)
         return text
-    if fmt in ("latex", "macros", "bibtex"):  # compiled with TeX in test_export.py and test_hostile_export.py
+    if fmt in ("latex", "macros", "bibtex", "biblatex"):  # compiled with TeX in test_export.py, test_hostile_export.py
         assert text.count("{") - text.count("\\{") == text.count("}") - text.count("\\}")
         return text
     assert fmt == "table" and text.strip(), text

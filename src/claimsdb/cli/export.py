@@ -31,6 +31,7 @@ class ExportFormat(str, Enum):
     json = "json"
     latex = "latex"
     bibtex = "bibtex"
+    biblatex = "biblatex"
     macros = "macros"
     quarto = "quarto"
     prov = "prov"
@@ -42,7 +43,9 @@ class ExportFormat(str, Enum):
 LAYOUT_FORMATS = ("markdown", "csv", "json", "latex")
 # Formats whose default is the paper-safe claims only: a bibliography for the safe table, Quarto variables
 # (a missing one is Quarto's error). The macros carry every figure, each unsafe one guarded in LaTeX.
-SAFE_BY_DEFAULT = ("bibtex", "quarto")
+SAFE_BY_DEFAULT = ("bibtex", "biblatex", "quarto")
+# Formats that cite: a note is one of their references only when asked (--cite-notes).
+CITING_FORMATS = ("latex", "bibtex", "biblatex")
 STDOUT = Path("-")
 
 
@@ -110,12 +113,13 @@ def _mode(fmt: str, *, draft: bool, skip_unsafe: bool) -> str:
 
 
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.")] = None,
     grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
     skip_unsafe: Annotated[bool, typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr.")] = False,
     draft: Annotated[bool, typer.Option("--draft", help="Include every claim; mark the unsafe ones; head the output as a draft.")] = False,
+    cite_notes: Annotated[bool, typer.Option("--cite-notes", help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).")] = False,
     tag: TagFilter = None,
     trust: TrustFilter = None,
     subject: SubjectFilter = None,
@@ -132,8 +136,9 @@ def export(
     blocked claim and the `claims reread` command that would clear it. --skip-unsafe exports the rest;
     --draft includes them, visibly marked. Withdrawn and superseded claims are never exported.
 
-    Some formats carry the gate in another way. bibtex writes the entries of the sources the paper-safe
-    claims cite (with --draft: every claim's). quarto writes the paper-safe figures (--draft: all,
+    Some formats carry the gate in another way. bibtex (and biblatex, for biber) writes the entries of the
+    sources the paper-safe claims cite (with --draft: every claim's). A note is not a reference: latex
+    and the bibliographies cite a claim whose only sources are notes when asked (--cite-notes). quarto writes the paper-safe figures (--draft: all,
     marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
     \\claimsdraft (--draft: the file says it; --skip-unsafe: only the safe figures). The manifest states
     the mode used, and the history it came from (its head and length); with --anchor FILE the export
@@ -148,6 +153,8 @@ def export(
         raise BadQuery("choose one of --skip-unsafe and --draft")
     if grid and fmt.value not in LAYOUT_FORMATS:
         raise BadQuery(f"--grid lays out a table: {', '.join(LAYOUT_FORMATS)}; --format {fmt.value} has no layout")
+    if cite_notes and fmt.value not in CITING_FORMATS:
+        raise BadQuery(f"--cite-notes is for the formats that cite ({', '.join(CITING_FORMATS)}), not --format {fmt.value}")
     if output == STDOUT:
         output = None
     if fmt is ExportFormat.html and output is not None:
@@ -162,7 +169,8 @@ def export(
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
         anchor.ensure(session, loaded)
-        result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list")
+        result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list",
+                                   cite_notes=cite_notes)
         if fmt is ExportFormat.prov:
             from claimsdb import lineage
 
@@ -219,6 +227,11 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
     for quantity, keys in result.undecided.items():
         err_console.print(f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
                           f"written ({', '.join(keys)}): choose one with `claims prefer KEY --reason ...`", markup=False)
+    uncited, named = result.uncited if fmt.value in CITING_FORMATS else (0, [])
+    if uncited:
+        err_console.print(f"{uncited} exported claim(s) cite only notes, which are not references: no \\cite "
+                          f"for them ({', '.join(named)}{', ...' if uncited > len(named) else ''}); re-read "
+                          "their pages, or --cite-notes cites the notes", markup=False)
     if result.stale:
         lines = [f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
                  "`claims verify` found the figure changed or gone); --strict blocks them:"]

@@ -19,6 +19,7 @@ RENDERERS: dict[str, Callable[[Export], str | Iterable[str]]] = {
     "json": jsonfile.render,
     "latex": latex.render,
     "bibtex": bibtex.render,
+    "biblatex": bibtex.render_biblatex,
     "macros": macros.render,
     "quarto": quarto.render,
     "html": html.render,

@@ -4,19 +4,24 @@ as comments.
 The list is a `longtable` (it breaks across pages, repeating its header) whose columns share the line
 width. The grid (subjects by stages) is as wide as the text too: its stages are wrapped, GRID_STAGES to a
 table, each table listing the subjects that have a claim in its stages. Both need
-`\\usepackage{booktabs,longtable,array}`.
+`\\usepackage{booktabs,longtable,array}`, and their bibliography (`--format bibtex`) `\\usepackage{url}`.
+
+Both cite each claim's published sources (`export.references`): the list in its Source column, the grid
+after the figures of a cell, once for a run of claims that cite the same sources. A note is cited only
+when the export was asked to (`--cite-notes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from claimsdb.escaping import bibtex_key, latex_text
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
+from claimsdb.escaping import bibtex_key, clause, latex_text
+from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid, references
 from claimsdb.exporters.common import manifest_comments
 
-DAGGER = r"\textsuperscript{\dag}"
+DAGGER = r"$^{\dagger}$"  # the math dagger: \dag in text is a bitmap font without cm-super (see escaping)
 PACKAGES = r"\usepackage{booktabs,longtable,array}"
+BIBLIOGRAPHY_PACKAGES = r"\usepackage{url}"  # the .bib's howpublished = {\url{...}}
 # The list's columns as shares of the line: subject, stage, statement, figure, source.
 LIST_SHARES = (0.19, 0.13, 0.32, 0.2, 0.16)
 GRID_STAGES = 4  # stages side by side in one grid table: about 2.7 cm each on an A4 or letter page
@@ -33,9 +38,21 @@ def _mark(text: str, row: ExportRow) -> str:
     return _text(text) if row.paper_safe else f"{_text(text)}{DAGGER}"
 
 
-def cite(row: ExportRow) -> str:
-    keys = [bibtex_key(c["cite_key"], f"the citation key of source {c['key']!r}") for c in row.citations]
+def cite(row: ExportRow, cite_notes: bool = False) -> str:
+    """`\\cite{KEYS}` for the row's references, or "" when it has none."""
+    keys = [bibtex_key(c["cite_key"], f"the citation key of source {c['key']!r}")
+            for c in references(row, cite_notes=cite_notes)]
     return f"\\cite{{{','.join(keys)}}}" if keys else ""
+
+
+def _cell(rows: list[ExportRow], cite_notes: bool) -> str:
+    """A grid cell: each claim's text, marked when unsafe, then its citation (one for a run of claims that
+    cite the same sources), joined by "; " without a full stop before it; "---" when empty."""
+    pieces = [(_mark(clause(cell_text(r)), r), cite(r, cite_notes)) for r in rows]
+    return "; ".join(
+        f"{text}~{keys}" if keys and (i + 1 == len(pieces) or pieces[i + 1][1] != keys) else text
+        for i, (text, keys) in enumerate(pieces)
+    ) or "---"
 
 
 def _columns(shares: tuple[float, ...]) -> str:
@@ -69,7 +86,7 @@ def _list(export: Export) -> Iterator[str]:
             figure = ", ".join(r.figures)
             figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
             yield (f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
-                   f"{figure_cell} & {cite(r)} \\\\")
+                   f"{figure_cell} & {cite(r, export.cite_notes)} \\\\")
 
     return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
 
@@ -81,8 +98,7 @@ def _grid(export: Export) -> list[str]:
         part = stages[start:start + GRID_STAGES]
         shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
         rows = [
-            f"{_text(subject)} & " + " & ".join(
-                "; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "---" for s in part) + r" \\"
+            f"{_text(subject)} & " + " & ".join(_cell(cells.get(s, []), export.cite_notes) for s in part) + r" \\"
             for subject, cells in subjects if any(cells.get(s) for s in part)
         ]
         if lines:
@@ -93,7 +109,7 @@ def _grid(export: Export) -> list[str]:
 
 def render(export: Export) -> Iterator[str]:
     lines = manifest_comments(export, "% claimsdb export: ")
-    lines.append(f"% needs {PACKAGES}")
+    lines.append(f"% needs {PACKAGES}; its bibliography (claims export --format bibtex) {BIBLIOGRAPHY_PACKAGES}")
     if export.draft:
         lines.append(f"% DRAFT: figures marked with a dagger are {NOT_REREAD}; not for a paper")
         lines.append(f"\\noindent\\textbf{{DRAFT}}: figures marked {DAGGER} are {NOT_REREAD}.\\par")
