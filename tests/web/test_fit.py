@@ -9,12 +9,11 @@ Screenshots of the grid at 1400 px, scrolled to its end, are left in the run's s
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
+from tests.web.conftest import imported_store
 
 WINDOWS = [(1400, 900), (1024, 768)]
 # More stages than any window holds side by side (a grid cell is at least 9rem wide), and more subjects
@@ -35,15 +34,7 @@ def wide_data() -> dict:
 
 @pytest.fixture(scope="module")
 def wide_db(tmp_path_factory, stores):
-    root = tmp_path_factory.mktemp("wide")
-    db, data = stores.new(root), root / "wide.json"
-    data.write_text(json.dumps(wide_data()), encoding="utf-8")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv("CLAIMS_DB", raising=False)
-        done = CliRunner().invoke(app, ["import", str(data), "--db", str(db)], catch_exceptions=False)
-    assert done.exit_code == 0, done.output
-    yield db
-    stores.drop(db)
+    yield from imported_store(tmp_path_factory, stores, "wide", wide_data())
 
 
 BOX = """box => { const r = box.getBoundingClientRect(), d = document.documentElement;
