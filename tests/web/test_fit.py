@@ -108,3 +108,29 @@ def test_the_queue_without_a_reader_asks_the_name_beside_the_claim(serve, page):
     expect(page.locator("section.claim h2")).to_have_text("gadget.pretrain")
     expect(page.get_by_label("Your name")).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+
+
+LONG = "x".join(["Unbreakable"] * 24)  # one word wider than any window
+LONG_URL = "https://example.org/" + "/".join(["a-very-long-path-segment"] * 20) + "?" + "&".join(["q=1"] * 40)
+
+
+def long_data() -> dict:
+    return {"sources": [{"key": "long-page", "title": LONG, "kind": "report", "url": LONG_URL}],
+            "claims": [{"key": "long.word", "subject": f"Subject {LONG}", "stage": f"Stage {LONG}",
+                        "statement": f"It says {LONG} on 4,096 GPUs.", "tag": "agent-reported",
+                        "basis": f"Read {LONG}.", "figures": ["4,096 GPUs"],
+                        "evidence": [{"source": "long-page", "locator": LONG, "quote": LONG}]}]}
+
+
+@pytest.fixture(scope="module")
+def long_db(tmp_path_factory, stores):
+    yield from imported_store(tmp_path_factory, stores, "long", long_data())
+
+
+@pytest.mark.parametrize("path", ["/", "/claims", "/claims/long.word", "/queue", "/claims/no.such.claim"])
+def test_a_long_word_or_url_does_not_widen_the_page(serve, long_db, page, path):
+    """Text from agents and the open web may hold a word or a URL wider than the window: it wraps, or
+    scrolls inside the table's box, and the page keeps the window's width."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(serve(db=long_db).url + path)
+    assert page.evaluate("document.documentElement.scrollWidth") == 1024
