@@ -96,6 +96,17 @@ def test_the_exported_grid_fits_the_window_and_scrolls_in_its_box(wide_db, page,
     check_the_grid_fits(page, size, screenshots / "export-grid-1400-scrolled.png" if size[0] == 1400 else None)
 
 
+def test_on_paper_the_exported_grid_is_whole(wide_db, page, tmp_path):
+    """Printed, the box does not clip the table to a window's height."""
+    out = tmp_path / "site"
+    assert CliRunner().invoke(app, ["export", "--format", "html", "-o", str(out), "--db", str(wide_db)]).exit_code == 0
+    page.goto((out / "index.html").as_uri())
+    page.emulate_media(media="print")
+    box = page.locator("div.scroll:has(table.grid)")
+    assert box.evaluate("box => box.querySelector('table').offsetHeight") > page.viewport_size["height"]
+    assert box.evaluate("box => box.scrollHeight <= box.clientHeight")
+
+
 def test_the_queue_without_a_reader_asks_the_name_beside_the_claim(serve, page):
     """No reader set: the name form is right there in the queue, with the claim it will record on in view."""
     page.set_viewport_size({"width": 1024, "height": 768})
