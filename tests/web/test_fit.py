@@ -96,6 +96,21 @@ def test_the_exported_grid_fits_the_window_and_scrolls_in_its_box(wide_db, page,
     check_the_grid_fits(page, size, screenshots / "export-grid-1400-scrolled.png" if size[0] == 1400 else None)
 
 
+def test_the_grids_box_is_a_named_region_that_scrolls_from_the_keyboard(serve, wide_db, page):
+    """A screen reader names the box; it takes the focus, so a person without a mouse scrolls it with the keys
+    (tabindex for the browsers that do not focus a scrolling box by themselves)."""
+    page.goto(serve(db=wide_db).url + "/")
+    box = page.get_by_role("region", name="Claims by stage")
+    box.focus()
+    from playwright.sync_api import expect
+
+    expect(box).to_be_focused()
+    page.keyboard.press("End")  # down to the box's last row, not the page's end
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("box => box.scrollLeft > 0 && box.scrollTop > 0", arg=box.element_handle())
+    assert page.evaluate("document.documentElement.scrollLeft") == 0
+
+
 def test_on_paper_the_exported_grid_is_whole(wide_db, page, tmp_path):
     """Printed, the box does not clip the table to a window's height."""
     out = tmp_path / "site"
