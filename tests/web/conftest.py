@@ -205,17 +205,22 @@ def generated_data() -> dict:
             "claims": [generated_claim(i) for i in range(GENERATED)]}
 
 
-@pytest.fixture(scope="session")
-def generated_template(tmp_path_factory, stores) -> str:
-    root = tmp_path_factory.mktemp("generated")
-    db, data = stores.new(root), root / "generated.json"
-    data.write_text(json.dumps(generated_data()), encoding="utf-8")
+def imported_store(tmp_path_factory, stores, name: str, data: dict):
+    """For a fixture to `yield from`: a store holding `data`, imported as a person would; dropped after."""
+    root = tmp_path_factory.mktemp(name)
+    db, path = stores.new(root), root / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("CLAIMS_DB", raising=False)
-        done = CliRunner().invoke(app, ["import", str(data), "--db", str(db)], catch_exceptions=False)
+        done = CliRunner().invoke(app, ["import", str(path), "--db", str(db)], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     yield db
     stores.drop(db)
+
+
+@pytest.fixture(scope="session")
+def generated_template(tmp_path_factory, stores) -> str:
+    yield from imported_store(tmp_path_factory, stores, "generated", generated_data())
 
 
 @pytest.fixture

@@ -134,6 +134,16 @@ class Drawn:
         return next((s for s in self.sources if s.url), None)
 
 
+def legend(items) -> tuple[str, ...]:
+    """The looks the legend explains, only those some drawn claim has: "verified" and "secondary" for a
+    paper-safe figure of that trust, then each mark (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) in use."""
+    items = list(items)
+    safe = {item.trust for item in items if item.safe}
+    marks = {m for item in items for m in item.marks}
+    return tuple(t for t in ("verified", "secondary") if t in safe) + tuple(
+        m for m in (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) if m in marks)
+
+
 def highlight(passage: str, figures: list[dict[str, Any]]) -> list[tuple[str, bool]]:
     """The passage cut into (text, is one of the claim's figures) pieces. A figure of the page is the
     claim's when the one matcher says it states one of them (the same, or a more precise reading)."""
@@ -163,6 +173,7 @@ def environment():
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["http_url"] = http_url
+    env.filters["legend"] = legend
     return env
 
 
