@@ -121,13 +121,20 @@ def content_digest(
     statement: str,
     figures: Iterable[tuple[str, str | None]],
     evidence: Iterable[tuple[str, str | None, str | None]],
+    label: str | None = None,
 ) -> str:
     """The SHA-256 of what a person reads when they re-read a claim: subject, statement, each figure as
-    written (and its name), each piece of evidence (source key, locator, quote), in their order.
+    written (and its name), each piece of evidence (source key, locator, quote), in their order, and
+    its grid label when it has one.
 
     Parsed figure fields are left out on purpose: a better parser must not void people's re-reads.
+    The label is hashed only when set, so the digests of claims without one (every claim of a store
+    before schema 0011) are what they were: a grid prints the label in place of the figures, so a re-read
+    vouches for it, and a label changed afterwards needs a re-read like a changed figure.
     """
     payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    if label is not None:
+        payload.append(["label", label])
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
