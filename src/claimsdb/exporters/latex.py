@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from claimsdb.escaping import bibtex_key, latex_text
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
+from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
 from claimsdb.exporters.common import manifest_comments
 
 DAGGER = r"\textsuperscript{\dag}"
@@ -74,21 +74,39 @@ def _list(export: Export) -> Iterator[str]:
     return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
 
 
+def _cell(row: ExportRow) -> str:
+    """A grid cell's entry for one claim: its label or figures; a claim with neither is a footnote mark,
+    its statement in the footnote (longtable sets a cell's footnotes at the foot of the page)."""
+    if row.label:  # a phrase's slashes may end a line too (DeepEP/DeepGEMM/EPLB open)
+        return _mark(row.label, row).replace("/", "/\\allowbreak{}")
+    text = cell_text(row)
+    if text is not None:
+        return _mark(text, row)
+    return f"\\footnote{{{_mark(row.statement, row)}}}" + ("" if row.paper_safe else DAGGER)
+
+
 def _grid(export: Export) -> list[str]:
-    stages, subjects = grid(export.rows)
+    """Each grid under its title: its columns wrapped GRID_STAGES at most to a table, in tables of
+    even widths (six stages: two tables of three), each listing the subjects that have a claim in it."""
     lines: list[str] = []
-    for start in range(0, len(stages), GRID_STAGES):
-        part = stages[start:start + GRID_STAGES]
-        shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
-        rows = [
-            f"{_text(subject)} & " + " & ".join(
-                "; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "---" for s in part) + r" \\"
-            for subject, cells in subjects if any(cells.get(s) for s in part)
-        ]
+    for g in grids(export.rows):
         if lines:
             lines.append("\\bigskip")
-        lines += _table(shares, ["Subject", *[_text(s or "(no stage)") for s in part]], rows)
-    return lines or list(_table((0.3, 0.7), ["Subject", "(no stage)"], []))
+        lines.append(f"\\par\\noindent\\textbf{{{_text(g.title)}}}\\par\\nopagebreak")
+        tables = -(-len(g.columns) // GRID_STAGES)
+        size = -(-len(g.columns) // tables)
+        for start in range(0, len(g.columns), size):
+            part = g.columns[start:start + size]
+            shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
+            rows = [
+                f"{_text(subject)} & " + " & ".join(
+                    "; ".join(_cell(r) for r in cells.get(c, [])) or "---" for c in part) + r" \\"
+                for subject, cells in g.rows if any(cells.get(c) for c in part)
+            ]
+            if start:
+                lines.append("\\medskip")
+            lines += _table(shares, ["Subject", *[_text(c) for c in part]], rows)
+    return lines or list(_table((0.3, 0.7), ["Subject", "Claims"], []))
 
 
 def render(export: Export) -> Iterator[str]:
