@@ -5,9 +5,10 @@ beside; a store of schema 0010 upgrades with no labels and still verifies."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 
-from claimsdb import db
+from claimsdb import db, history
 from tests.conftest import SAMPLE, show_json, store_digest
 
 LABEL = "3,072 H100, 21.5T"  # the phrase a grid cell shows for widget.pretrain
@@ -79,11 +80,20 @@ def test_a_bad_label_is_refused_naming_file_record_and_field_and_changes_nothing
         assert store_digest(store) == before
 
 
-def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_vouch(claims, write_json, store):
+def content_digest_0010(subject, statement, figures, evidence, label=None) -> str:
+    """history.content_digest as releases before schema 0011 computed it: no label."""
+    payload = [history.HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    return hashlib.sha256(history._ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_vouch(claims, write_json, store,
+                                                                                      monkeypatch):
     from alembic import command
 
-    assert claims("import", write_json(labelled(None))).exit_code == 0
-    assert claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--yes").exit_code == 0
+    with monkeypatch.context() as patched:  # the digests a release before 0011 recorded
+        patched.setattr(history, "content_digest", content_digest_0010)
+        assert claims("import", write_json(labelled(None))).exit_code == 0
+        assert claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--yes").exit_code == 0
     command.downgrade(db._alembic_config(db.resolve_url(store)), "0010")  # the store as 0010 left it
     db.dispose_engines()
     assert claims("db", "check").exit_code == 2  # "run `claims db upgrade`"
