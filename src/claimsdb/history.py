@@ -296,7 +296,7 @@ def problems(
     if cached_rank != state.rank:
         found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
     if state.content_sha256 is not None and content_sha256 != state.content_sha256:
-        found.append("its statement, figures or evidence differ from what its history recorded")
+        found.append("its statement, figures, evidence or label differ from what its history recorded")
     if state.stored_sha256 is None:
         found.append("its figures were never recorded in its history: they were written outside claims")
     elif stored_sha256 != state.stored_sha256:
