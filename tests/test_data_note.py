@@ -117,3 +117,116 @@ def test_the_matcher_is_not_what_lets_a_figure_in(stored):
     raws = {f["raw"] for c in stored for f in c["figures"]}
     by_matcher = sorted({figure for _, figure in EXPECTED} - raws)
     assert by_matcher == ["100,000 concurrent tasks"]  # §4's restatement of "up to 100,000 tasks"
+
+
+# §1 stage table: (row, stage) -> the note's phrase in that cell. A grid cell of the export shows it:
+# as the label of the claim at that place (its parts, "; "-separated, when the data splits the cell over
+# claims), or as the claim's figures when the phrase is just those.
+CELLS = {
+    ("Llama 3", "Data"): "curation, dedup, mixture",
+    ("Llama 3", "Pretrain"): "16K H100, 4D parallelism",
+    ("Llama 3", "Midtrain"): "long-context continuation, annealing",
+    ("Llama 3", "Post-train"): "rejection sampling, SFT, DPO rounds",
+    ("Llama 3", "Serve"): "inference optimization, FP8",
+    ("DeepSeek-V3 / R1", "Data"): "14.8T tokens",
+    ("DeepSeek-V3 / R1", "Pretrain"): "2,048 H800, DualPipe, FP8",
+    ("DeepSeek-V3 / R1", "Midtrain"): "32K → 128K (YaRN)",
+    ("DeepSeek-V3 / R1", "Post-train"): "cold start → reasoning RL → rejection sampling + SFT → RL for all scenarios",
+    ("DeepSeek-V3 / R1", "Serve"): "prefill unit 4 nodes, decode unit 40 nodes; DeepEP/DeepGEMM/EPLB open",
+    ("Qwen3", "Data"): "> 30T tokens",
+    ("Qwen3", "Pretrain"): "General S1, Reasoning S2",
+    ("Qwen3", "Midtrain"): "Long Context stage",
+    ("Qwen3", "Post-train"): "long-CoT cold start → reasoning RL → thinking-mode fusion → general RL",
+    ("Qwen3", "Agentic RL"): "Qwen3.5: disaggregated async RL (blog only)",
+    ("Kimi K2 / K3", "Data"): "15.5T tokens",
+    ("Kimi K2 / K3", "Pretrain"): "MuonClip, zero loss spike",
+    ("Kimi K2 / K3", "Midtrain"): "4K → 128K; K3 to 1M",
+    ("Kimi K2 / K3", "Post-train"): "SFT, joint RL; checkpoint-engine (1T update < 30 s)",
+    ("Kimi K2 / K3", "Agentic RL"): "agentic data synthesis, partial rollouts; AgentENV microVMs",
+    ("Kimi K2 / K3", "Serve"): "K3 §5.4",
+    ("GLM-4.5", "Data"): "corpus",
+    ("GLM-4.5", "Pretrain"): "355B-A32B",
+    ("GLM-4.5", "Midtrain"): "repo-level code · synthetic reasoning · long-context & agent",
+    ("GLM-4.5", "Post-train"): "expert training → unified training; SFT, reasoning/agentic/general RL on slime",
+    ("GLM-4.5", "Agentic RL"): "disaggregated async pools, trajectory pool, Docker runtime",
+    ("GLM-4.5", "Serve"): "SGLang commands",
+    ("GLM-5", "Data"): "27T tokens",
+    ("GLM-5", "Pretrain"): "744B-A40B",
+    ("GLM-5", "Midtrain"): "4K → 128K → 200K",
+    ("GLM-5", "Post-train"): "SFT → reasoning RL → general RL → cross-stage distillation",
+    ("GLM-5", "Agentic RL"): "fully decoupled, > 1k concurrent rollouts, heartbeat fault tolerance",
+    ("GLM-5", "Serve"): "PD disaggregation in the loop",
+    ("Llama 4", "Pretrain"): "> 30T tokens, FP8, 32K GPUs",
+    ("Llama 4", "Midtrain"): "mid-training for 10M context",
+    ("Llama 4", "Post-train"): "lightweight SFT → online RL → lightweight DPO",
+    ("Llama 4", "Agentic RL"): "fully async online RL framework",
+    ("DeepSeek-V4", "Pretrain"): "32–33T tokens, FP4 experts",
+    ("DeepSeek-V4", "Midtrain"): "1M context",
+    ("DeepSeek-V4", "Post-train"): "domain specialists → on-policy distillation",
+    ("DeepSeek-V4", "Agentic RL"): "preemptible generation service (token WAL); DSec sandboxes",
+    ("DeepSeek-V4", "Serve"): "on-disk KV cache",
+    ("MiniMax-M2", "Pretrain"): "29.2T tokens",
+    ("MiniMax-M2", "Midtrain"): "8K → 32K → 192K",
+    ("MiniMax-M2", "Post-train"): "SFT, CISPO RL",
+    ("MiniMax-M2", "Agentic RL"): "Forge: gateway, data pool, windowed FIFO",
+    ("Nemotron 3 Super", "Data"): "data-prep (subset)",
+    ("Nemotron 3 Super", "Pretrain"): "Megatron-Bridge, 25T tokens",
+    ("Nemotron 3 Super", "Midtrain"): "LC-phase CPT at 1M on GB200",
+    ("Nemotron 3 Super", "Post-train"): "SFT → RLVR/SWE-RL/RLHF → MTP healing (NeMo-RL)",
+    ("Nemotron 3 Super", "Agentic RL"): "SWE-RL, NeMo-Gym, 4,000 env instances per batch",
+    ("Nemotron 3 Super", "Serve"): "quantization, evaluator",
+    ("OLMo 3", "Data"): "Dolma 3 tools",
+    ("OLMo 3", "Pretrain"): "OLMo-core, 5.9T, up to 1,024 H100",
+    ("OLMo 3", "Midtrain"): "Dolmino 100B; Longmino ~50B",
+    ("OLMo 3", "Post-train"): "Open Instruct: SFT → DPO → RLVR (OlmoRL async)",
+    ("SmolLM3", "Data"): "datatrove",
+    ("SmolLM3", "Pretrain"): "nanotron, 3 stages to 11.1T, 384 H100",
+    ("SmolLM3", "Midtrain"): "long-context 100B; reasoning mid-training 140B",
+    ("SmolLM3", "Post-train"): "TRL: SFT → APO, merging",
+    ("Apertus", "Data"): "pretrain-data",
+    ("Apertus", "Pretrain"): "Megatron fork, up to 4,096 GPUs",
+    ("Apertus", "Midtrain"): "4K → 64K",
+    ("Apertus", "Post-train"): "SFT → QRPO",
+    ("LLM360 K2 / K2-V2", "Data"): "TxT360",
+    ("LLM360 K2 / K2-V2", "Pretrain"): "480 A100, weekly hardware failures",
+    ("LLM360 K2 / K2-V2", "Midtrain"): "four mid-training stages to 512K",
+    ("LLM360 K2 / K2-V2", "Post-train"): "SFT",
+    ("Marin", "Data"): "data browser, executor DAG",
+    ("Marin", "Pretrain"): "Levanter on TPU, 12.7T (8B)",
+    ("Marin", "Post-train"): "SFT; RL by 2026",
+    ("Arcee Trinity Large", "Pretrain"): "2,048 B300, modified TorchTitan",
+    ("Arcee Trinity Large", "Midtrain"): "~117B long-context",
+    ("Arcee Trinity Large", "Post-train"): "SFT at 64K; RL with prime-rl",
+    ("Mercor 397B", "Agentic RL"): "SkyRL async, S=3, 300–550 concurrent rollouts",
+    ("Mercor 397B", "Serve"): "vLLM rollout engines",
+}
+# The note names the row's later model in the cell; the claim's subject is that model, so its label leaves the
+# name out.
+NAMED_IN_THE_CELL = {("Qwen3", "Agentic RL"): "Qwen3.5: "}
+# A cell the data splits over two claims whose parts are not each a run of the note's words (its figures show).
+SPLIT_CELLS = {("Mercor 397B", "Agentic RL")}
+
+
+def parts(phrase: str) -> set[str]:
+    return set(phrase.split("; "))
+
+
+def test_the_grid_labels_are_the_notes_phrases_for_their_cells(stored):
+    at: dict[tuple[str, str], list[dict]] = {}
+    for claim in stored:
+        for place in places(claim):
+            row, _, stage = place.removeprefix("§1 table, ").partition(" × ")
+            if place.startswith("§1 table, ") and stage:
+                at.setdefault((row, stage), []).append(claim)
+    assert set(at) == set(CELLS)
+    for cell, phrase in CELLS.items():
+        labels = [c["label"] for c in at[cell] if c["label"]]
+        figures = ", ".join(f["raw"] for c in at[cell] for f in c["figures"])
+        if labels:
+            assert set().union(*map(parts, labels)) == parts(phrase.removeprefix(NAMED_IN_THE_CELL.get(cell, ""))), cell
+        else:
+            assert figures == phrase or cell in SPLIT_CELLS, cell
+    labelled = [c for c in stored if c["label"]]
+    assert len(labelled) == 67 and all(c["key"].startswith("pipelines.") for c in labelled)  # none in the RL loop
+    # a label shows every figure of its claim, as written
+    assert all(f["raw"] in c["label"] for c in labelled for f in c["figures"])

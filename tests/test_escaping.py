@@ -34,7 +34,8 @@ def assert_inert_latex(out: str) -> None:
                              .replace("$\\times$", "").replace("$\\approx$", "").replace("$\\leq$", "")
                              .replace("$\\geq$", "").replace("$\\pm$", "").replace("$\\eta$", "")
                              .replace("$\\mu$", "").replace("$-$", "").replace("$\\sim$", "")
-                             .replace("$\\S$", "").replace("$\\dagger$", ""))
+                             .replace("$\\S$", "").replace("$\\dagger$", "").replace("$\\cdot$", "")
+                             .replace("$^{\\circ}$", ""))
     assert not re.search(r"[\\%#$_^~&\n\r]", bare), out
     depth = 0
     for ch in LATEX_COMMAND.sub("", out):
@@ -43,7 +44,7 @@ def assert_inert_latex(out: str) -> None:
     assert depth == 0, out
     commands = {m.group() for m in re.finditer(r"\\[A-Za-z]+", out)}
     assert commands <= {"\\textbackslash", "\\textasciitilde", "\\textasciicircum", "\\textless", "\\textgreater",
-                        "\\textbar", "\\rightarrow", "\\leftarrow", "\\times", "\\approx", "\\leq", "\\geq",
+                        "\\textbar", "\\cdot", "\\circ", "\\rightarrow", "\\leftarrow", "\\times", "\\approx", "\\leq", "\\geq",
                         "\\pm", "\\eta", "\\mu", "\\sim", "\\S", "\\dagger", "\\dots", "\\textbraceleft", "\\textbraceright"}, out
 
 

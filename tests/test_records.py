@@ -36,6 +36,13 @@ def test_aliases_are_kept_in_their_order_one_per_line(write_json, sample):
     assert load(write_json({**sample, "claims": sample["claims"][1:]})).claims[0].aliases is None
 
 
+def test_a_label_is_kept_as_one_trimmed_line_and_is_optional(write_json, sample):
+    sample["claims"][0]["label"] = "  3,072 H100, 21.5T "
+    data = load(write_json(sample))
+    assert [c.label for c in data.claims] == ["3,072 H100, 21.5T", None, None]
+    assert data.claims[0].record_name == "'widget.pretrain'"
+
+
 def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write_json, sample):
     sample["claims"][0]["figures"] = [{"raw": "a dozen-ish", "kind": "text"}]
     assert load(write_json(sample)).claims[0].figures[0].quantity.value is None
@@ -64,6 +71,11 @@ def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write
         (lambda d: d["claims"][0].update(aliases=[""]), "'widget.pretrain'", "aliases[0]", "empty"),
         (lambda d: d["claims"][0].update(aliases=[f"W{i}" for i in range(21)]), "'widget.pretrain'", "aliases",
          "most allowed is 20"),
+        (lambda d: d["claims"][0].update(label="x" * 101), "'widget.pretrain'", "label", "most allowed is 100"),
+        (lambda d: d["claims"][0].update(label="two\nlines"), "'widget.pretrain'", "label", "one line"),
+        (lambda d: d["claims"][0].update(label=["a"]), "'widget.pretrain'", "label", "must be text"),
+        (lambda d: d["claims"][1].update(label=d["claims"][1]["statement"]), "'widget.context'", "label",
+         "as long as the statement"),
     ],
 )
 def test_bad_records_name_file_record_and_field(write_json, sample, mutate, record, field, reason):
@@ -123,6 +135,7 @@ def test_the_schema_states_the_importers_limits():
     steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
     assert claim["figures"]["maxItems"] == claim["evidence"]["maxItems"] == steps["maxItems"] == records.MAX_ITEMS
     assert claim["aliases"]["maxItems"] == records.MAX_ALIASES
+    assert claim["label"]["anyOf"][0]["maxLength"] == records.MAX_LABEL
     assert str(records.MAX_DEPTH) in schema["description"]
 
 

@@ -53,16 +53,18 @@ def _clean(text: str) -> str:
 # --- LaTeX ----------------------------------------------------------------------------------------
 
 # One pass over the characters: a backslash becomes \textbackslash{} and its braces are never
-# escaped again. § and † are the math symbols: in text, LaTeX takes them from the TS1 font encoding,
-# which a TeX without cm-super draws as bitmaps (Type 3 fonts, which publishers' PDF checks refuse). Square brackets are braced so that a cell starting with "[" after "\\" is not
-# read as the optional argument of the row end.
+# escaped again. §, †, · and ° are the math symbols: in text, LaTeX takes them from the TS1 font
+# encoding, which a TeX without cm-super draws as bitmaps (Type 3 fonts, which publishers' PDF checks
+# refuse). Square brackets are braced so that a cell starting with "[" after "\\" is not read as the
+# optional argument of the row end.
 _LATEX = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
     "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
     ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
     "→": r"$\rightarrow$", "←": r"$\leftarrow$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
     "∼": r"$\sim$", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "±": r"$\pm$", "η": r"$\eta$", "µ": r"$\mu$",
-    "μ": r"$\mu$", "§": r"$\S$", "†": r"$\dagger$", "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
+    "μ": r"$\mu$", "§": r"$\S$", "†": r"$\dagger$", "·": r"$\cdot$", "°": r"$^{\circ}$",
+    "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
 })
 
 

@@ -18,7 +18,7 @@ import os
 import pickle
 import tempfile
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -59,11 +59,12 @@ class ExportRow:
     outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
     quantity: str | None = None  # the quantity it states, when several claims compete on it
+    label: str | None = None  # the short phrase a grid cell shows instead of the figures
 
     def canonical(self) -> dict[str, Any]:
         return {
             "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
-            "figures": self.figures, "citations": [c["cite_key"] for c in self.citations],
+            "label": self.label, "figures": self.figures, "citations": [c["cite_key"] for c in self.citations],
             "tag": self.tag, "trust": self.trust, "paper_safe": self.paper_safe,
         }
 
@@ -245,7 +246,7 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         figures=[f["raw"] for f in view.figures], citations=citations_for(view.sources),
         tag=view.tag, trust=view.trust, paper_safe=safe, reread_source=None if safe else view.primary_source,
         stale=view.stale, outdated=view.outdated_reason, figure_names=[f["name"] for f in view.figures],
-        quantity=view.quantity["key"] if view.quantity else None,
+        quantity=view.quantity["key"] if view.quantity else None, label=view.label,
     )
 
 
@@ -322,25 +323,62 @@ def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: ancho
     }
 
 
-def stage_order(rows: list[ExportRow]) -> list[str | None]:
-    """The note's stage columns first, then any other stage in order of appearance."""
-    canonical = ["Data", "Pretrain", "Midtrain", "Post-train", "Agentic RL", "Serve"]
-    present = []
+# The life-cycle stages of the note's grid, in its order. Any other stage a claim names is a topic (the
+# RL loop's "weight sync", "staleness", ...): topics get a grid of their own, never columns beside these.
+LIFE_CYCLE = ("Data", "Pretrain", "Midtrain", "Post-train", "Agentic RL", "Serve")
+LIFE_CYCLE_GRID = "Life-cycle stages"
+TOPIC_GRID = "Topics"
+NO_STAGE_GRID = "Without a stage"
+NO_STAGE_COLUMN = "Claims"  # the one column of the claims that name no stage
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One table of a grid export: subjects (rows, in order of first appearance) by its columns, each
+    cell the claims (export rows, or anything with .subject and .stage) of that subject there."""
+
+    title: str
+    columns: list[str]
+    rows: list[tuple[str, dict[str, list[Any]]]]
+
+    @property
+    def region(self) -> str:
+        """What a page calls the grid's scrolling box (screen readers announce it)."""
+        return {LIFE_CYCLE_GRID: "Claims by stage", TOPIC_GRID: "Claims by topic"}.get(self.title, "Claims without a stage")
+
+
+def stage_order(rows: Iterable[Any]) -> list[str]:
+    """The stages the rows name: the life-cycle stages in the note's order, then the others (topics) in
+    order of first appearance."""
+    present: dict[str, None] = {}
     for r in rows:
-        if r.stage not in present:
-            present.append(r.stage)
-    return [s for s in canonical if s in present] + [s for s in present if s not in canonical]
+        if r.stage is not None:
+            present.setdefault(r.stage)
+    return [s for s in LIFE_CYCLE if s in present] + [s for s in present if s not in LIFE_CYCLE]
 
 
-def grid(rows: list[ExportRow]) -> tuple[list[str | None], list[tuple[str, dict[str | None, list[ExportRow]]]]]:
-    """Subjects by stages: (stages, [(subject, {stage: rows})]) in order of first appearance."""
-    stages = stage_order(rows)
-    by_subject: dict[str, dict[str | None, list[ExportRow]]] = {}
+def grids(rows: Iterable[Any]) -> list[Grid]:
+    """The grids of these rows, each only when it holds a claim: the life-cycle grid (the stages they
+    use, in the note's order), the topic grid (every other stage, in order of first appearance), and
+    last the claims that name no stage, in one column."""
+    parts: dict[str, list[Any]] = {LIFE_CYCLE_GRID: [], TOPIC_GRID: [], NO_STAGE_GRID: []}
     for r in rows:
-        by_subject.setdefault(r.subject, {}).setdefault(r.stage, []).append(r)
-    return stages, list(by_subject.items())
+        parts[LIFE_CYCLE_GRID if r.stage in LIFE_CYCLE else NO_STAGE_GRID if r.stage is None else TOPIC_GRID].append(r)
+    out = []
+    for title, members in parts.items():
+        if not members:
+            continue
+        by_subject: dict[str, dict[str, list[Any]]] = {}
+        for r in members:
+            by_subject.setdefault(r.subject, {}).setdefault(r.stage or NO_STAGE_COLUMN, []).append(r)
+        columns = [NO_STAGE_COLUMN] if title == NO_STAGE_GRID else stage_order(members)
+        out.append(Grid(title, columns, list(by_subject.items())))
+    return out
 
 
-def cell_text(row: ExportRow) -> str:
-    """What a grid cell shows for one claim: its figures as written, else its statement."""
-    return ", ".join(row.figures) if row.figures else row.statement
+def cell_text(row: Any) -> str | None:
+    """What a grid cell shows for one claim: its label, else its figures as written; None when it has
+    neither (each format then points to its statement: a footnote, a hover; never the statement itself)."""
+    if row.label:
+        return row.label
+    return ", ".join(row.figures) if row.figures else None

@@ -121,13 +121,20 @@ def content_digest(
     statement: str,
     figures: Iterable[tuple[str, str | None]],
     evidence: Iterable[tuple[str, str | None, str | None]],
+    label: str | None = None,
 ) -> str:
     """The SHA-256 of what a person reads when they re-read a claim: subject, statement, each figure as
-    written (and its name), each piece of evidence (source key, locator, quote), in their order.
+    written (and its name), each piece of evidence (source key, locator, quote), in their order, and
+    its grid label when it has one.
 
     Parsed figure fields are left out on purpose: a better parser must not void people's re-reads.
+    The label is hashed only when set, so the digests of claims without one (every claim of a store
+    before schema 0011) are what they were: a grid prints the label in place of the figures, so a re-read
+    vouches for it, and a label changed afterwards needs a re-read like a changed figure.
     """
     payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    if label is not None:
+        payload.append(["label", label])
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -289,7 +296,7 @@ def problems(
     if cached_rank != state.rank:
         found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
     if state.content_sha256 is not None and content_sha256 != state.content_sha256:
-        found.append("its statement, figures or evidence differ from what its history recorded")
+        found.append("its statement, figures, evidence or label differ from what its history recorded")
     if state.stored_sha256 is None:
         found.append("its figures were never recorded in its history: they were written outside claims")
     elif stored_sha256 != state.stored_sha256:

@@ -109,6 +109,8 @@ class Claim(SQLModel, table=True):
     section: str | None = None
     # Other names of the subject a manuscript may use, one per line (records.ClaimRecord.aliases).
     aliases: str | None = None
+    # The short phrase a grid cell shows for the claim, instead of its figures (records.ClaimRecord.label).
+    label: str | None = None
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None

@@ -107,7 +107,8 @@ def reread(
         evidence.append((src.key, locator, quote))
     figures = session.execute(select(Figure.raw, Figure.name).where(Figure.claim_id == claim.id)
                               .order_by(Figure.position)).all()
-    content = history.content_digest(claim.subject, claim.statement, [tuple(f) for f in figures], evidence)
+    content = history.content_digest(claim.subject, claim.statement, [tuple(f) for f in figures], evidence,
+                                     claim.label)
     detail = {"source": src.key, "url": src.url, "locator": locator, "quote": quote, "note": note,
               "linked": not cited}
     before = claim.tag

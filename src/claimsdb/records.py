@@ -37,6 +37,7 @@ MAX_KEY = 200  # claim, source and tag keys, citation keys
 MAX_LINE = 2_000  # one-line text: subject, stage, basis, section, title, publisher, locator, URL, path
 MAX_TEXT = 20_000  # statements, quotes, tag descriptions, status reasons
 MAX_FIGURE = 200  # a figure as written, its name, unit and counted thing
+MAX_LABEL = 100  # a claim's grid label: a cell's phrase (the note's longest is 79 characters)
 MAX_ITEMS = 100  # figures and evidence per claim, steps per figure
 MAX_DEPTH = 16  # nesting of JSON objects and arrays (the format itself needs 6)
 MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
@@ -44,7 +45,7 @@ MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
 DATE_PATTERN = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 URL_PATTERN = re.compile(r"https?://[^\s/?#]+\S*")
 CSV_COLUMNS = (
-    "key", "subject", "stage", "statement", "tag", "basis", "section", "status", "status_reason",
+    "key", "subject", "stage", "statement", "tag", "basis", "section", "label", "status", "status_reason",
     "figures", "source", "locator", "quote",
 )
 CSV_FIGURE_SEPARATOR = " | "
@@ -66,6 +67,7 @@ KEY = Rule(MAX_KEY)
 LINE = Rule(MAX_LINE)
 TEXT = Rule(MAX_TEXT, one_line=False)
 SHORT = Rule(MAX_FIGURE)
+LABEL = Rule(MAX_LABEL)
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,8 @@ class ClaimRecord:
     evidence: tuple[EvidenceRecord, ...] = ()
     reread: RereadRecord | None = None
     file: str = ""
-    label: str = ""  # how errors name this record: its key, or its index when it has none
+    record_name: str = ""  # how errors name this record: its key, or its index when it has none
+    label: str | None = None  # the short phrase a grid cell shows instead of the figures; None for none
 
 
 @dataclass(frozen=True)
@@ -526,8 +529,8 @@ def _date(record: dict, name: str, label: str, field: str, *, day: bool = False,
 
 
 CLAIM_FIELDS = {
-    "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status", "status_reason",
-    "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence", "reread",
+    "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "label", "status",
+    "status_reason", "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence", "reread",
 }
 REREAD_FIELDS = ("by", "at", "source", "locator", "quote")
 # The latest calendar date anywhere on Earth is UTC+14: a re-read dated after it has not happened yet.
@@ -582,7 +585,8 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         evidence=tuple(_evidence(e, name, label, f"evidence[{i}]") for i, e in enumerate(evidence)),
         reread=_reread(record.get("reread"), name, label),
         file=name,
-        label=label,
+        record_name=label,
+        label=_cell_label(record, name, label),
     )
 
 
@@ -636,6 +640,17 @@ def _aliases(record: dict, name: str, label: str) -> str | None:
             raise InvalidRecord(name, label, at, f"{shown(alias)} is given twice")
         out.append(alias)
     return ALIAS_SEPARATOR.join(out) or None
+
+
+def _cell_label(record: dict, name: str, label: str) -> str | None:
+    """The claim's grid label ("curation, dedup, mixture"): one line of at most MAX_LABEL characters,
+    shorter than the statement it stands for (a label as long as the statement is the statement)."""
+    text = _text(record, "label", name, label, rule=LABEL)
+    statement = record.get("statement")
+    if text is not None and isinstance(statement, str) and len(text) >= len(statement.strip()):
+        raise InvalidRecord(name, label, "label", f"is as long as the statement ({len(text)} characters): "
+                                                  "a label is a short phrase for the grid, or leave it out")
+    return text
 
 
 def _items(record: dict, field: str, name: str, label: str) -> list:

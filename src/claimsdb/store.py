@@ -46,7 +46,7 @@ from claimsdb.records import (
 
 IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
-DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases")
+DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "label")
 # What a person reads when re-reading a claim (history.content_digest covers these).
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 CHUNK = 500
@@ -203,7 +203,7 @@ def import_data(
     for f in files:
         for kind, recs in (("tag", f.tags), ("source", f.sources), ("quantity", f.quantities), ("claim", f.claims)):
             for i, rec in enumerate(recs):
-                importer.feed(_Validated(kind, f.path, i, getattr(rec, "label", "") or repr(_key_of(rec)), rec))
+                importer.feed(_Validated(kind, f.path, i, getattr(rec, "record_name", "") or repr(_key_of(rec)), rec))
     return importer.finish()
 
 
@@ -399,43 +399,43 @@ class _Importer:
 
     def _check(self, rec: ClaimRecord) -> None:
         if rec.tag not in self.tags:
-            raise InvalidRecord(rec.file, rec.label, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})")
+            raise InvalidRecord(rec.file, rec.record_name, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})")
         trust = self.tags[rec.tag]
         if self._agent(rec.file):
-            self._agent_tag(rec.file, rec.label, rec.key, rec.tag)
+            self._agent_tag(rec.file, rec.record_name, rec.key, rec.tag)
             if rec.reread is not None:
-                raise AgentCannotVouch(rec.file, rec.label, "reread", "an agent channel cannot record a re-read: "
+                raise AgentCannotVouch(rec.file, rec.record_name, "reread", "an agent channel cannot record a re-read: "
                                        "the person who re-read the page records it", key=rec.key)
             if rec.rank == "preferred":  # it would stand in exports for the quantity's other values, checked or not
-                raise AgentCannotVouch(rec.file, rec.label, "rank", "an agent channel cannot prefer a value: which "
+                raise AgentCannotVouch(rec.file, rec.record_name, "rank", "an agent channel cannot prefer a value: which "
                                        "value of a quantity to use is a person's call, or a data file's")
         elif trust == VERIFIED and rec.reread is None:
             how = ("a CSV row cannot hold one: give the claim in a JSON data file"
                    if rec.file.lower().endswith(".csv") else f"give it as {{{', '.join(records.REREAD_FIELDS)}}}")
-            raise InvalidRecord(rec.file, rec.label, "reread",
+            raise InvalidRecord(rec.file, rec.record_name, "reread",
                                 f"is required: tag {rec.tag!r} is of verified trust, which only a person's re-read "
                                 "gives; name who re-read the primary page, when, where in it and what they saw "
                                 f"({how})")
         if rec.reread is not None:
             if trust != VERIFIED:
-                raise InvalidRecord(rec.file, rec.label, "reread",
+                raise InvalidRecord(rec.file, rec.record_name, "reread",
                                     f"a re-read makes a claim verified, and tag {rec.tag!r} is of {trust} trust: "
                                     "give the claim a verified tag, or leave the re-read out")
             page = rec.reread.source
             if page not in self.sources:
-                raise InvalidRecord(rec.file, rec.label, "reread.source", f"unknown source {page!r}")
+                raise InvalidRecord(rec.file, rec.record_name, "reread.source", f"unknown source {page!r}")
             if self.source_kinds.get(page) == "note":
-                raise InvalidRecord(rec.file, rec.label, "reread.source", f"{page!r} is a note, not a primary "
+                raise InvalidRecord(rec.file, rec.record_name, "reread.source", f"{page!r} is a note, not a primary "
                                     "page: a re-read checks the page the figure comes from")
         for i, ev in enumerate(rec.evidence):
             if ev.source not in self.sources:
-                raise InvalidRecord(rec.file, rec.label, f"evidence[{i}].source", f"unknown source {ev.source!r}")
+                raise InvalidRecord(rec.file, rec.record_name, f"evidence[{i}].source", f"unknown source {ev.source!r}")
         if rec.superseded_by is not None:
-            self.supersedes.append((rec.file, rec.label, rec.superseded_by))
+            self.supersedes.append((rec.file, rec.record_name, rec.superseded_by))
         if rec.quantity is not None and rec.quantity not in self.quantities:
-            raise InvalidRecord(rec.file, rec.label, "quantity", f"unknown quantity {rec.quantity!r} (declare it under quantities)")
+            raise InvalidRecord(rec.file, rec.record_name, "quantity", f"unknown quantity {rec.quantity!r} (declare it under quantities)")
         if rec.rank != "normal" and rec.quantity is None:
-            raise InvalidRecord(rec.file, rec.label, "rank", "a rank orders the competing values of a quantity: name the quantity")
+            raise InvalidRecord(rec.file, rec.record_name, "rank", "a rank orders the competing values of a quantity: name the quantity")
 
     def _plan_and_write(self, todo: list[ClaimRecord], existing: dict[str, Any], digests: dict[str, str | None],
                         refresh: dict[str, str]) -> None:
@@ -500,17 +500,18 @@ class _Importer:
                     diff["status"] = (status_now, status_new)
             contents[key] = _content(rec, person_evidence)
             old_content = history.content_digest(
-                claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence)
+                claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence,
+                claim.label)
             reread = state.vouched_by if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND else None
             if reread is not None and contents[key] != old_content and state.vouches_for(old_content):
                 why = (f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
                        f"claims reread {key}")
-                for name in ("subject", "statement", "figures", "evidence"):
+                for name in ("subject", "statement", "label", "figures", "evidence"):
                     if name in diff:
                         plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
             tag_after = rec.tag if "tag" in diff else claim.tag
             if diff and self._agent(rec.file) and self.tags.get(tag_after) != UNVERIFIED:
-                raise AgentCannotVouch(rec.file, rec.label, sorted(diff)[0],
+                raise AgentCannotVouch(rec.file, rec.record_name, sorted(diff)[0],
                                        f"claim {key!r} is tagged {tag_after!r} ({self.tags.get(tag_after)} trust), "
                                        f"set by {_who(state.tag_event)}: an agent channel cannot change a claim that "
                                        "a person vouches for (change it in its data file)")
@@ -591,12 +592,12 @@ class _Importer:
             cited = (r.source, r.locator, r.quote) in pending.evidence
             evidence = pending.evidence if cited else [*pending.evidence, (r.source, r.locator, r.quote)]
             detail = {"source": r.source, "url": urls.get(r.source), "locator": r.locator, "quote": r.quote,
-                      "linked": not cited, "data_file": rec.file, "record": rec.label}
+                      "linked": not cited, "data_file": rec.file, "record": rec.record_name}
             events.append({
                 "claim": rec.key, "claim_id": ids[rec.key], "at": f"{r.at}T00:00:00.000000+00:00",
                 "kind": history.REREAD_KIND, "actor": r.by, "tag_before": rec.tag, "tag_after": rec.tag,
                 "origin": r.source, "content_sha256": history.content_digest(
-                    rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures], evidence),
+                    rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures], evidence, rec.label),
                 "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False),
             })
             if not cited:
@@ -632,7 +633,7 @@ class _Importer:
         if added:
             insert_rows(session, Claim.__table__, [
                 {"key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
-                 "basis": c.basis, "section": c.section, "aliases": c.aliases, "status": c.status,
+                 "basis": c.basis, "section": c.section, "aliases": c.aliases, "label": c.label, "status": c.status,
                  "status_reason": c.status_reason,
                  "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
                  "quantity_id": self.quantities.get(c.quantity), "rank": c.rank,
@@ -646,7 +647,7 @@ class _Importer:
             {"claim": c.key, "claim_id": new_ids[c.key], "at": now, "kind": "imported", "actor": actor,
              "tag_after": c.tag, "status_after": c.status, "origin": c.file,
              "rank_after": c.rank if c.quantity else None,
-             "detail": json.dumps({**{k: v for k, v in (("record", c.label), ("rank_reason", c.rank_reason))
+             "detail": json.dumps({**{k: v for k, v in (("record", c.record_name), ("rank_reason", c.rank_reason))
                                       if v is not None}, **self.detail}),
              "content_sha256": contents[c.key], "stored_sha256": self._stored(c)}
             for c in added
@@ -660,7 +661,7 @@ class _Importer:
                 "status_after": rec.status if "status" in diff else None,
                 "rank_after": rec.rank if "rank" in diff else None,
                 "origin": rec.file, "content_sha256": contents[key], "stored_sha256": self._stored(rec),
-                "detail": json.dumps({"record": rec.label, "changes": {k: list(v) for k, v in diff.items()},
+                "detail": json.dumps({"record": rec.record_name, "changes": {k: list(v) for k, v in diff.items()},
                                       **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {}),
                                       **self.detail}, default=list),
             })
@@ -853,7 +854,7 @@ def _content(rec: ClaimRecord, person_evidence: list[tuple[str, str | None, str 
     """The content digest a claim will have once `rec` is applied (a person's evidence follows the file's)."""
     return history.content_digest(
         rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures],
-        [(e.source, e.locator, e.quote) for e in rec.evidence] + person_evidence,
+        [(e.source, e.locator, e.quote) for e in rec.evidence] + person_evidence, rec.label,
     )
 
 

@@ -40,7 +40,7 @@ BATCH = 1000  # claims a batch; each statement binds at most this many parameter
 STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
 _CLAIM_COLUMNS = ("id", "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status",
-                  "status_reason", "superseded_by", "quantity_id", "rank")
+                  "status_reason", "superseded_by", "quantity_id", "rank", "label")
 _FIGURE_KEYS = ("name", "raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active",
                 "unit", "counted")
 _EVENT_KEYS = ("id", *chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")
@@ -114,6 +114,7 @@ class ClaimView(NamedTuple):
     integrity: tuple[str, ...]  # every way it disagrees with its history (empty: it agrees)
     tag_event: dict[str, Any] | None  # the event that set the tag, as stored (its detail JSON text)
     rank_event: dict[str, Any] | None  # the event that set the rank, as stored
+    label: str | None = None  # the short phrase its grid cell shows instead of the figures
 
     @property
     def tag_reason(self) -> str:
@@ -137,7 +138,7 @@ class ClaimView(NamedTuple):
         return {
             "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
             "tag": self.tag, "trust": self.trust, "basis": self.basis, "section": self.section,
-            "aliases": list(self.aliases), "tag_reason": self.tag_reason,
+            "aliases": list(self.aliases), "label": self.label, "tag_reason": self.tag_reason,
             "status": self.status, "status_reason": self.status_reason, "superseded_by": self.superseded_by,
             "quantity": self.quantity, "rank": self.rank, "rank_reason": self.rank_reason,
             "competitors": list(self.competitors), "figures": list(self.figures), "sources": list(self.sources),
@@ -236,10 +237,10 @@ def problems_of(session: Session, ids: Sequence[int], *, events_checked: bool = 
         for r in _read(session, "evidence", batch):
             evidence.setdefault(r[0], []).append(r[1:])
         for (claim_id, key, subject, stage, statement, tag, basis, section, _aliases, status, _reason, _by,
-             quantity_id, rank) in _read(session, "claims", batch):
+             quantity_id, rank, label) in _read(session, "claims", batch):
             evs, figs = history.get(claim_id, []), figures.get(claim_id, [])
             content = chain.content_digest(subject, statement, [(f["raw"], f["name"]) for f in figs],
-                                           evidence.get(claim_id, []))
+                                           evidence.get(claim_id, []), label)
             stored = chain.stored_digest(stage, basis, section, quantity_id, figs)
             yield key, chain.problems(key, tag, status, content, evs, chain.derive(evs, trust), rank,
                                       stored_sha256=stored, events_checked=events_checked)
@@ -251,10 +252,10 @@ def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
 
 def _view(c, trust, figures, sources, evs, checks, quantities, competitors, events, events_checked) -> ClaimView:
     (claim_id, key, subject, stage, statement, tag, basis, section, aliases, status, status_reason,
-     superseded_by, quantity_id, rank) = c
+     superseded_by, quantity_id, rank, label) = c
     state = chain.derive(evs, trust)
     content = chain.content_digest(subject, statement, [(f["raw"], f["name"]) for f in figures],
-                                   [(s["key"], s["locator"], s["quote"]) for s in sources])
+                                   [(s["key"], s["locator"], s["quote"]) for s in sources], label)
     stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
     problems = chain.problems(key, tag, status, content, evs, state, rank, stored_sha256=stored,
                               events_checked=events_checked)
@@ -275,7 +276,7 @@ def _view(c, trust, figures, sources, evs, checks, quantities, competitors, even
         (f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
          if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
          else "its content changed since it was last re-read" if outdated else None),
-        tuple(problems), tag_event, rank_event,
+        tuple(problems), tag_event, rank_event, label,
     )
 
 

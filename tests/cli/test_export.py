@@ -62,7 +62,7 @@ def test_flags_and_filters(claims):
     strict = claims("export", "--subject", "widget", "--strict")
     assert strict.exit_code == 1 and "widget.context" in strict.stderr
     grid = claims("export", "--subject", "widget", "--grid", "--format", "json")
-    assert json.loads(grid.stdout)["stages"] == ["Pretrain", "Midtrain"]
+    assert [g["columns"] for g in json.loads(grid.stdout)["grids"]] == [["Pretrain", "Midtrain"]]
     bib = claims("export", "--subject", "widget", "--format", "bibtex")
     assert "@techreport{widget2026," in bib.stdout
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -139,10 +140,11 @@ def parse(fmt: str, text: str) -> object:
         rows = list(csv.reader(io.StringIO(text, newline="")))
         assert rows and len({len(r) for r in rows}) == 1, rows[:3]
         return rows
-    if fmt == "markdown":
-        table = [line for line in text.splitlines() if line.startswith("|")]
-        assert len({line.replace("\\|", "").count("|") for line in table}) == 1
-        return table
+    if fmt == "markdown":  # tables (a grid export has one per grid), each of rows of one width
+        tables = [block.strip("\n").splitlines() for block in re.split(r"^(?!\|).*$", text, flags=re.M)
+                  if block.strip()]
+        assert tables and all(len({line.replace("\\|", "").count("|") for line in t}) == 1 for t in tables), tables
+        return [line for t in tables for line in t]
     if fmt == "html":
         parser = _Html()
         parser.feed(text)

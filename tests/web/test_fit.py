@@ -102,7 +102,7 @@ def test_the_grids_box_is_a_named_region_that_scrolls_from_the_keyboard(serve, w
     """A screen reader names the box; it takes the focus, so a person without a mouse scrolls it with the keys
     (tabindex for the browsers that do not focus a scrolling box by themselves)."""
     page.goto(serve(db=wide_db).url + "/")
-    box = page.get_by_role("region", name="Claims by stage")
+    box = page.get_by_role("region", name="Claims by topic")
     box.focus()
     from playwright.sync_api import expect
 

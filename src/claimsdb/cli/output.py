@@ -196,6 +196,8 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     head.append(f"  [{view['key']}]", style="dim")
     console.print(head)
     console.print(Text("  " + view["statement"]))
+    if view.get("label"):
+        console.print(Text(f"  grid label: {view['label']}"))
     line = Text("  tag: ")
     line.append_text(tag_text(view["tag"], view["trust"]))
     if view["status"] != "active":

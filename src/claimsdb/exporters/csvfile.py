@@ -1,4 +1,4 @@
-"""CSV: one row per claim (list) or per subject (grid), plain CSV that any reader takes as it is.
+"""CSV: one row per claim (list) or per grid cell (grid), plain CSV that any reader takes as it is.
 
 The manifest (with `draft`) is not in the file: the CLI writes it beside it (FILE.manifest.json) or to
 standard error. A draft's unsafe rows say so in their own cells: `paper_safe` false and the marker (list),
@@ -13,8 +13,12 @@ import io
 from collections.abc import Iterator
 
 from claimsdb.escaping import csv_cell
-from claimsdb.export import NOT_REREAD, Export, cell_text, grid
+from claimsdb.export import NOT_REREAD, Export, cell_text, grids
 
+# The grid: one row per cell that holds a claim (grid, subject, column), in the grids' order; a spreadsheet's
+# pivot table lays it out. A cell shows each claim's label or figures, or NO_FIGURE, never its statement.
+GRID_COLUMNS = ("grid", "subject", "column", "cell", "keys", "not_re_read")
+NO_FIGURE = "(no figure)"
 LIST_COLUMNS = ("key", "subject", "stage", "statement", "figure", "sources", "tag", "trust", "paper_safe", "marker")
 
 
@@ -27,15 +31,15 @@ def render(export: Export) -> Iterator[str]:
         writer.writerow([csv_cell(cell) for cell in cells])
 
     if export.layout == "grid":
-        stages, subjects = grid(export.rows)
-        row(["subject", *[s or "(no stage)" for s in stages], "not_re_read"])
-        for subject, cells in subjects:
-            unsafe = [r.key for rows in cells.values() for r in rows if not r.paper_safe]
-            row([
-                subject,
-                *["; ".join(cell_text(r) + ("" if r.paper_safe else " †") for r in cells.get(s, [])) for s in stages],
-                " ".join(unsafe),
-            ])
+        row(list(GRID_COLUMNS))
+        for g in grids(export.rows):
+            for subject, cells in g.rows:
+                for column in g.columns:
+                    claims = cells.get(column, [])
+                    if claims:
+                        row([g.title, subject, column,
+                             "; ".join((cell_text(r) or NO_FIGURE) + ("" if r.paper_safe else " †") for r in claims),
+                             " ".join(r.key for r in claims), " ".join(r.key for r in claims if not r.paper_safe)])
     else:
         row(list(LIST_COLUMNS))
         for n, r in enumerate(export.rows, 1):

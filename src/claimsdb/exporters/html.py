@@ -1,4 +1,4 @@
-"""A self-contained HTML page of the selection, for a person's own site: the stage grid and the list,
+"""A self-contained HTML page of the selection, for a person's own site: the grids and the list,
 each figure drawn with its tag as `claims serve` draws it (web/drawing.py) and linking to its source.
 
 Inline CSS, no script, nothing fetched (a Content-Security-Policy in the page says so), so it opens from
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from claimsdb.errors import BadQuery
-from claimsdb.export import Export, grid
+from claimsdb.export import Export, grids
 
 PAGE = "index.html"
 
@@ -29,9 +29,8 @@ def render(export: Export) -> str:
     from claimsdb.web import drawing
 
     items = [drawing.Drawn.from_row(r) for r in export.rows]
-    stages, subjects = grid(items)
     return drawing.render(
-        "export.html", items=items, stages=stages, subjects=subjects, draft=export.draft,
+        "export.html", items=items, grids=grids(items), draft=export.draft,
         policy=export.policy.describe(), manifest=export.manifest, href=_href,
         css=Markup(drawing.stylesheet()),  # our own file, inside <style>, where entities are not decoded
     )

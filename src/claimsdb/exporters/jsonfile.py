@@ -1,4 +1,7 @@
-"""JSON: {"draft", "manifest", "rows"} (list) or {"draft", "manifest", "stages", "subjects"} (grid)."""
+"""JSON: {"draft", "manifest", "rows"} (list) or {"draft", "manifest", "grids"} (grid): each grid its
+"title", "columns" and "subjects", each subject its "cells" by column, each cell the claims (as in the
+list, with "label") and the "text" a cell shows for each: its label, else its figures as written, else
+null (a reader shows the statement as a note, not in the cell)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
+from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
 
 
 def _row(r: ExportRow) -> dict[str, Any]:
@@ -24,13 +27,14 @@ def render(export: Export) -> Iterator[str]:
     at a time (a list of a million claims is written as it is read)."""
     doc: dict[str, Any] = {"draft": export.draft, "manifest": export.manifest}
     if export.layout == "grid":
-        stages, subjects = grid(export.rows)
-        doc["stages"] = stages
-        doc["subjects"] = [
-            {"subject": subject, "cells": {
-                s or "": [{**_row(r), "text": cell_text(r)} for r in cells.get(s, [])] for s in stages
-            }}
-            for subject, cells in subjects
+        doc["grids"] = [
+            {"title": g.title, "columns": g.columns, "subjects": [
+                {"subject": subject, "cells": {
+                    c: [{**_row(r), "text": cell_text(r)} for r in cells.get(c, [])] for c in g.columns
+                }}
+                for subject, cells in g.rows
+            ]}
+            for g in grids(export.rows)
         ]
         yield json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         return

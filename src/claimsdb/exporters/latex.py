@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from claimsdb.escaping import bibtex_key, clause, latex_text
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid, references
+from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids, references
 from claimsdb.exporters.common import manifest_comments
 
 DAGGER = r"$^{\dagger}$"  # the math dagger: \dag in text is a bitmap font without cm-super (see escaping)
@@ -48,7 +48,7 @@ def cite(row: ExportRow, cite_notes: bool = False) -> str:
 def _cell(rows: list[ExportRow], cite_notes: bool) -> str:
     """A grid cell: each claim's text, marked when unsafe, then its citation (one for a run of claims that
     cite the same sources), joined by "; " without a full stop before it; "---" when empty."""
-    pieces = [(_mark(clause(cell_text(r)), r), cite(r, cite_notes)) for r in rows]
+    pieces = [(_entry(r), cite(r, cite_notes)) for r in rows]
     return "; ".join(
         f"{text}~{keys}" if keys and (i + 1 == len(pieces) or pieces[i + 1][1] != keys) else text
         for i, (text, keys) in enumerate(pieces)
@@ -91,20 +91,39 @@ def _list(export: Export) -> Iterator[str]:
     return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
 
 
+def _entry(row: ExportRow) -> str:
+    """A grid cell's entry for one claim: its label or figures; a claim with neither is a footnote mark,
+    its statement in the footnote (longtable sets a cell's footnotes at the foot of the page)."""
+    if row.label:  # a phrase's slashes may end a line too (DeepEP/DeepGEMM/EPLB open)
+        return _mark(clause(row.label), row).replace("/", "/\\allowbreak{}")
+    text = cell_text(row)
+    if text is not None:
+        return _mark(clause(text), row)
+    return f"\\footnote{{{_mark(row.statement, row)}}}" + ("" if row.paper_safe else DAGGER)
+
+
 def _grid(export: Export) -> list[str]:
-    stages, subjects = grid(export.rows)
+    """Each grid under its title: its columns wrapped GRID_STAGES at most to a table, in tables of
+    even widths (six stages: two tables of three), each listing the subjects that have a claim in it."""
     lines: list[str] = []
-    for start in range(0, len(stages), GRID_STAGES):
-        part = stages[start:start + GRID_STAGES]
-        shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
-        rows = [
-            f"{_text(subject)} & " + " & ".join(_cell(cells.get(s, []), export.cite_notes) for s in part) + r" \\"
-            for subject, cells in subjects if any(cells.get(s) for s in part)
-        ]
+    for g in grids(export.rows):
         if lines:
             lines.append("\\bigskip")
-        lines += _table(shares, ["Subject", *[_text(s or "(no stage)") for s in part]], rows)
-    return lines or list(_table((0.3, 0.7), ["Subject", "(no stage)"], []))
+        lines.append(f"\\par\\noindent\\textbf{{{_text(g.title)}}}\\par\\nopagebreak")
+        tables = -(-len(g.columns) // GRID_STAGES)
+        size = -(-len(g.columns) // tables)
+        for start in range(0, len(g.columns), size):
+            part = g.columns[start:start + size]
+            shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
+            rows = [
+                f"{_text(subject)} & " + " & ".join(_cell(cells.get(c, []), export.cite_notes) for c in part)
+                + r" \\"
+                for subject, cells in g.rows if any(cells.get(c) for c in part)
+            ]
+            if start:
+                lines.append("\\medskip")
+            lines += _table(shares, ["Subject", *[_text(c) for c in part]], rows)
+    return lines or list(_table((0.3, 0.7), ["Subject", "Claims"], []))
 
 
 def render(export: Export) -> Iterator[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from claimsdb.escaping import markdown_text, markdown_url
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grid
+from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
 
 DAGGER = "†"
 
@@ -25,17 +25,40 @@ def _cite(row: ExportRow) -> str:
     return "; ".join(parts)
 
 
+def _grids(export: Export) -> Iterator[str]:
+    """Each grid as a table under its caption (pandoc's `Table:` line). A cell shows each claim's label
+    or figures; a claim with neither shows a footnote mark (`[^3]`), its statement in the footnote under
+    the table (GitHub and pandoc render these as footnotes)."""
+    notes = 0
+    for g in grids(export.rows):
+        footnotes = []
+        yield f"Table: {markdown_text(g.title)}\n\n"
+        yield "| Subject | " + " | ".join(markdown_text(c) for c in g.columns) + " |\n"
+        yield "|---" * (len(g.columns) + 1) + "|\n"
+        for subject, cells in g.rows:
+            parts = []
+            for column in g.columns:
+                shown = []
+                for r in cells.get(column, []):
+                    text = cell_text(r)
+                    if text is None:
+                        notes += 1
+                        footnotes.append(f"[^{notes}]: {markdown_text(subject)}, {markdown_text(column)}: "
+                                         f"{_mark(r.statement, r)}\n")
+                        shown.append(f"[^{notes}]" + ("" if r.paper_safe else f" {DAGGER}"))
+                    else:
+                        shown.append(_mark(text, r))
+                parts.append("; ".join(shown) or "—")
+            yield f"| {markdown_text(subject)} | " + " | ".join(parts) + " |\n"
+        yield "\n" + "".join(footnotes) + ("\n" if footnotes else "")
+
+
 def render(export: Export) -> Iterator[str]:
     """The table, line by line (a list of a million claims is written as it is read)."""
     if export.draft:
         yield f"**DRAFT**: figures marked {DAGGER} are {NOT_REREAD}; this table is not for a paper.\n\n"
     if export.layout == "grid":
-        stages, subjects = grid(export.rows)
-        yield "| Subject | " + " | ".join(markdown_text(s or "(no stage)") for s in stages) + " |\n"
-        yield "|---" * (len(stages) + 1) + "|\n"
-        for subject, cells in subjects:
-            parts = ["; ".join(_mark(cell_text(r), r) for r in cells.get(s, [])) or "—" for s in stages]
-            yield f"| {markdown_text(subject)} | " + " | ".join(parts) + " |\n"
+        yield from _grids(export)
     else:
         yield "| Subject | Stage | Statement | Figure | Source |\n|---|---|---|---|---|\n"
         for r in export.rows:

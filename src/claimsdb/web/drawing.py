@@ -30,6 +30,7 @@ UNVERIFIED = "unverified"
 NOT_REREAD = "not re-read"
 STALE = "stale"
 TAMPERED = "tampered"
+SEE_CLAIM = "see claim"  # a grid cell's text for a claim with neither label nor figures
 
 
 def http_url(url: str | None) -> str | None:
@@ -74,6 +75,7 @@ class Drawn:
     outdated: str | None = None
     tampered: bool = False
     sources: tuple[Link, ...] = ()
+    label: str | None = None  # what its grid cell shows instead of the figures
 
     @classmethod
     def from_view(cls, view, policy) -> Drawn:
@@ -82,7 +84,7 @@ class Drawn:
             key=view.key, subject=view.subject, stage=view.stage, statement=view.statement,
             figures=tuple(f["raw"] for f in view.figures), tag=view.tag, trust=view.trust,
             safe=policy.allows(view), stale=view.stale, outdated=view.outdated_reason,
-            tampered=bool(view.integrity), sources=links(view.sources),
+            tampered=bool(view.integrity), sources=links(view.sources), label=view.label,
         )
 
     @classmethod
@@ -91,7 +93,7 @@ class Drawn:
         return cls(
             key=row.key, subject=row.subject, stage=row.stage, statement=row.statement, figures=tuple(row.figures),
             tag=row.tag, trust=row.trust, safe=row.paper_safe, stale=row.stale, outdated=row.outdated,
-            sources=links(row.citations),
+            sources=links(row.citations), label=row.label,
         )
 
     @property
@@ -127,6 +129,12 @@ class Drawn:
         if not self.safe:
             parts.append("not paper-safe")
         return "; ".join(parts)
+
+    @property
+    def cell(self) -> tuple[str, ...]:
+        """What its grid cell draws: its label, else each figure as written; empty when it has neither
+        (the cell then draws SEE_CLAIM, the statement in its hover, never in the cell)."""
+        return (self.label,) if self.label else self.figures
 
     @property
     def link(self) -> Link | None:
@@ -174,6 +182,7 @@ def environment():
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["http_url"] = http_url
     env.filters["legend"] = legend
+    env.globals["see_claim"] = SEE_CLAIM
     return env
 
 

@@ -202,11 +202,10 @@ def grid_page(session: Session, memo: Memo, filters: Filters, paging: Paging, po
         if per_cell[subject, stage] <= GRID_CELL:
             ids.append(claim_id)
     items = drawn(session, ids, policy)
-    stages, rows = export.grid(items)
-    more = {cell: (n - GRID_CELL, href("/claims", replace(filters, subject=cell[0], stage=cell[1]).params())
-                   if cell[1] else None)
-            for cell, n in per_cell.items() if n > GRID_CELL}
-    return {"items": items, "stages": stages, "subjects": rows, "more": more,
+    more = {(subject, stage or export.NO_STAGE_COLUMN):
+            (n - GRID_CELL, href("/claims", replace(filters, subject=subject, stage=stage).params()) if stage else None)
+            for (subject, stage), n in per_cell.items() if n > GRID_CELL}
+    return {"items": items, "grids": export.grids(items), "more": more,
             "claims": sum(s.claims for s in subjects), "unsafe": sum(s.unsafe for s in subjects),
             **_paged(session, facts, filters, paging, Pager.of(path, filters, paging, len(subjects), len(on_page)))}
 
