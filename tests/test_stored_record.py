@@ -213,6 +213,8 @@ def without_labels(paths, folder) -> list:
 def test_a_store_of_an_earlier_release_upgrades_is_sealed_and_its_rereads_still_vouch(store, claims, monkeypatch, tmp_path):
     url = db.resolve_url(store)
     db.upgrade(url, "0008")  # the last revision before the stored record (0008 added claims' aliases)
+    # Today's importer also writes how each source came in (0012): a column lent for the import only.
+    run_sql(store, "ALTER TABLE source ADD COLUMN origin VARCHAR")
     engine = db.make_engine(url)
     with monkeypatch.context() as patched:  # the importer as it wrote before 0009: no stored record
         patched.setattr(store_._Importer, "_stored", lambda self, rec: None)
@@ -220,6 +222,7 @@ def test_a_store_of_an_earlier_release_upgrades_is_sealed_and_its_rereads_still_
             store_.import_files(session, [str(p) for p in without_labels(DATA_FILES, tmp_path)])
     reread_as_0007(engine, "pipelines.obs.llama3-failures", "llama3-report", "Table 5", "466 interruptions")
     engine.dispose()
+    run_sql(store, "ALTER TABLE source DROP COLUMN origin")  # the store as 0008 left it
     # an edit made before the upgrade, that 0007 could not see (the trace index does not hold counted things)
     run_sql(store, "UPDATE figure SET counted = 'B300' WHERE raw = '2,048 H800'")
     assert claims("db", "check").exit_code == 2  # "run `claims db upgrade`"

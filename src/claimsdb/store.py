@@ -334,14 +334,13 @@ class _Importer:
         self.quantities_defined[rec.key] = rec
         table = MeasuredQuantity.__table__
         if rec.key not in self.quantities:
-            self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
+            self.session.execute(table.insert(), [rec.fields()])
             self.quantities[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
             self.plan.quantities_added.append(rec.key)
             return
         stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
         if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
-            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields(),
-                                                                                    origin=DATA_FILE_ORIGIN))
+            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
             self.plan.quantities_updated.append(rec.key)
 
     # --- claims ----------------------------------------------------------------------------------

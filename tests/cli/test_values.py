@@ -141,3 +141,12 @@ def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(clai
     claims("deprecate", "orchard.table", "--reason", "wrong", "--by", "Ada")
     (_, _, message), = findings()
     assert message.startswith("uses a deprecated value: orchard.table")
+
+
+def test_a_data_file_that_changes_its_quantity_updates_it(claims, ranked, write_json):
+    changed = copy.deepcopy(DATA)
+    changed["quantities"] = [{**QUANTITY, "measure": "update time of a 1T model over RDMA"}]
+    result = claims("import", write_json(changed, "ranked.json"))
+    assert result.exit_code == 0, result.output
+    (q,) = json.loads(claims("values", "orchard.update-1t", "--format", "json").stdout)
+    assert q["measure"] == "update time of a 1T model over RDMA"
