@@ -82,6 +82,27 @@ def build_document(folder: Path, document: str, *, bibliography: bool = False) -
     return Build(ok, "\n".join(r.stdout + r.stderr for r in runs), sorted(set(opened)), text, pages, bitmaps)
 
 
+def render_pages(folder: Path, keep: Path | None = None, prefix: str = "page") -> list[float]:
+    """Draw each page of folder/paper.pdf (pdftoppm, from poppler-utils: .ci/run installs it) and return,
+    per page, the share of its pixels that are ink (darker than mid-grey). With `keep`, also write each page
+    as `keep/{prefix}-N.png` for a person to look at."""
+    if shutil.which("pdftoppm") is None:
+        if os.environ.get("CLAIMS_REQUIRE_TEX") == "1":
+            pytest.fail("pdftoppm (poppler-utils) is not installed: .ci/run installs it")
+        pytest.skip("pdftoppm (poppler-utils) is not installed: the pages are not drawn")
+    _run(["pdftoppm", "-r", "40", "-gray", "paper.pdf", "drawn"], folder)
+    inked = []
+    for page in sorted(folder.glob("drawn-*.pgm"), key=lambda p: int(p.stem.rsplit("-", 1)[1])):
+        data = page.read_bytes()
+        magic, width, height, depth, pixels = data.split(maxsplit=4)  # binary PGM: P5 W H 255, then the bytes
+        assert magic == b"P5" and depth == b"255", page
+        inked.append(sum(1 for b in pixels[: int(width) * int(height)] if b < 128) / (int(width) * int(height)))
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        _run(["pdftoppm", "-r", "60", "-png", str(folder / "paper.pdf"), str(keep / prefix)], folder)
+    return inked
+
+
 def _fonts(page) -> list:
     resources = page.get("/Resources")
     fonts = resources.get_object().get("/Font") if resources is not None else None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA_FILES
-from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex
+from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex, render_pages
 
 
 @pytest.mark.slow
@@ -141,6 +143,10 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     assert "∼50B" in built.flat  # the tilde operator, not an accent over the 5
     assert built.bitmap_fonts == 0  # "§4.1" as $\\S$: a text § is a Type 3 font without cm-super
     assert not re.search(r"\.\s*;", built.flat)  # "...agent data; three GLM sub-stages"
+    # Every page is drawn and holds ink (kept as PNGs with $CLAIMS_SCREENSHOTS for a person to look at).
+    kept = os.environ.get("CLAIMS_SCREENSHOTS")
+    inked = render_pages(tmp_path, Path(kept) if kept else None, prefix="paper")
+    assert len(inked) == built.pages and all(share > 0.0005 for share in inked), inked  # a blank page: 0
 
 
 # --- files a paper can use as they are --------------------------------------------------------------------
