@@ -132,10 +132,13 @@ STORE_FIXTURES = {"store", "stores", "pg_url", "pg_databases", "pg_server"}
 
 def pytest_collection_modifyitems(config, items):
     """Under CLAIMS_TEST_ENGINE=postgresql, run the tests that use a database; the rest (the figure
-    parser, escaping, the HTTP fetcher...) do not depend on the engine and ran on the SQLite pass."""
+    parser, escaping, the HTTP fetcher...) do not depend on the engine and ran on the SQLite pass, and so
+    do the tests marked `engine_free`: they use a store, but what they judge is drawn or refused before
+    the engine matters (a page in Chromium, LaTeX compiled, a name refused before any write)."""
     if ENGINE == "sqlite":
         return
-    keep = [item for item in items if STORE_FIXTURES & set(getattr(item, "fixturenames", ()))]
+    keep = [item for item in items if STORE_FIXTURES & set(getattr(item, "fixturenames", ()))
+            and item.get_closest_marker("engine_free") is None]
     dropped = [item for item in items if item not in keep]
     if dropped:
         config.hook.pytest_deselected(items=dropped)

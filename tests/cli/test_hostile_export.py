@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from tests.latex import assert_contained, build, needs_tex
 from tests.conftest import reread, run_sql
 
-pytestmark = pytest.mark.slow  # each attack exported in every format and compiled with TeX
+pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # each attack in every format, compiled with TeX
 
 # TeX that would read a file, write one, run a shell, or end the table or the document, if not escaped.
 TEX_ATTACK = ("\\input{/etc/passwd}\\immediate\\openout5=pwned.tex\\immediate\\write5{x}\\immediate\\write18{touch pwned}"

@@ -12,7 +12,7 @@ from tests.cli.test_values import DATA
 from tests.conftest import store_digest
 from tests.names import REFUSED_PARAMS
 
-pytestmark = pytest.mark.slow  # every refused name through every command that records a person
+pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # refused names, every command recording a person
 
 REREAD = ("reread", "widget.context", "--source", "widget-report", "--locator", "§4", "--yes")
 # Every command that records a person's act, on the claims of tests/cli/test_values.py's data set.

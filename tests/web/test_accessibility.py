@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
 
-pytestmark = pytest.mark.slow  # Chromium
+pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # Chromium
 
 SERIOUS = ("serious", "critical")
 SIZE = {"width": 1400, "height": 900}

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from claimsdb.cli.app import app
 from tests.httpserver import LocalHTTPServer
 
-pytestmark = pytest.mark.slow  # Chromium
+pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # Chromium
 
 UNSAFE = {"gadget.fleet", "gadget.pretrain", "gadget.pretrain-days", "gadget.serve", "evil.gpus"}
 DRAWN = """els => els.map(e => [e.dataset.key, getComputedStyle(e).borderTopStyle,

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from claimsdb.cli.app import app
 from tests.web.conftest import imported_store
 
-pytestmark = pytest.mark.slow  # Chromium
+pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # Chromium
 
 WINDOWS = [(1400, 900), (1024, 768)]
 # More stages than any window holds side by side (a grid cell is at least 9rem wide), and more subjects
