@@ -13,6 +13,23 @@ from tests.conftest import DATA_FILES
 from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex, render_pages
 
 
+def test_the_example_in_the_help_exports_the_bundled_data(claims, tmp_path, monkeypatch):
+    """`claims export --help` shows a command that works on the bundled data as written (not a selection
+    the gate blocks: "--subject OLMo" also matched OLMo 2's agent-reported claims)."""
+    import shlex
+
+    import typer.main
+
+    from claimsdb.cli.app import app
+
+    help_text = typer.main.get_command(app).get_command(None, "export").help
+    example = shlex.split(help_text.split("Example: claims ", 1)[1].splitlines()[0])
+    assert claims("import", *DATA_FILES).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    result = claims(*example)
+    assert result.exit_code == 0, result.output
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):

@@ -138,13 +138,13 @@ def export(
 
     Some formats carry the gate in another way. bibtex (and biblatex, for biber) writes the entries of the
     sources the paper-safe claims cite (with --draft: every claim's). A note is not a reference: latex
-    and the bibliographies cite a claim whose only sources are notes when asked (--cite-notes). quarto writes the paper-safe figures (--draft: all,
-    marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
+    and the bibliographies cite a claim whose only sources are notes when asked (--cite-notes). quarto
+    writes the paper-safe figures (--draft: all, marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
     \\claimsdraft (--draft: the file says it; --skip-unsafe: only the safe figures). The manifest states
     the mode used, and the history it came from (its head and length); with --anchor FILE the export
     first checks that the history still holds the anchored head (exit 1 if not).
 
-    Example: claims export --format latex --grid --subject OLMo -o table.tex
+    Example: claims export --format latex --grid --subject SmolLM3 -o table.tex
     """
     from claimsdb import export as exporting
     from claimsdb.policy import Policy
