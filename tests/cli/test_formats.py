@@ -165,6 +165,7 @@ def parse(fmt: str, text: str) -> object:
 
 
 @pytest.mark.slow
+@pytest.mark.engine_free  # how each format is written; the same reads run on PostgreSQL in their own tests
 @pytest.mark.parametrize("name, fmt", MATRIX, ids=[f"{n}-{f}" for n, f in MATRIX])
 def test_every_command_writes_every_format_it_declares_and_it_parses(run, name, fmt):
     result = run(name, fmt)
