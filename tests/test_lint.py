@@ -6,6 +6,7 @@ the real CLI into a SQLite file in tmp_path.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -317,6 +318,60 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
     assert "stale" in f.message and "figure-changed" in f.message and "claims verify orchard.gpus" in f.message
     strict = only(run(text, policy=STRICT))
     assert (strict.severity, strict.claims) == ("error", ("orchard.gpus",))
+
+
+# --- the matcher's verdicts are data ---------------------------------------------------------------------
+
+
+def orchard(claims, write_json, tag: str) -> None:
+    """Two claims of the tests' own subject: an upper bound ("< 30 s") and a change ("4K → 128K tokens"),
+    under `tag` (spot-checked ones carry a person's re-read)."""
+    quotes = {"orchard.restart": "Orchard-9 restarts a failed node in under 30 s.",
+              "orchard.context": "Orchard-9's context grew from 4K to 128K tokens."}
+    figures = {"orchard.restart": "< 30 s", "orchard.context": "4K → 128K tokens"}
+    doc = {"sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report", "url": "https://example.org/o"}],
+           "claims": [{"key": key, "subject": "Orchard-9", "statement": quote, "tag": tag, "basis": "test",
+                       "figures": [figures[key]], "evidence": [{"source": "orchard-page", "quote": quote}],
+                       **({"reread": reread("orchard-page", quote=quote)} if tag == "spot-checked" else {})}
+                      for key, quote in quotes.items()]}
+    result = claims("import", write_json(doc, "orchard.json"))
+    assert result.exit_code == 0, result.output
+
+
+def test_a_bound_written_as_a_value_is_the_same_figure_and_the_message_says_how_it_is_stored(run, claims, write_json):
+    orchard(claims, write_json, "agent-reported")
+    bound = only(run("Orchard-9 restarts a failed node in 30 s.\n"))
+    assert (bound.severity, bound.claims) == ("error", ("orchard.restart",))
+    assert "stored as below, written as exact" in bound.message
+    same = only(run("Orchard-9 restarts a failed node in under 30 s.\n"))  # the same comparator: nothing to say
+    assert (same.severity, same.claims) == ("error", ("orchard.restart",)) and "stored as" not in same.message
+    orchard(claims, write_json, "spot-checked")  # re-read: both pass, the bound and the step of the change
+    assert run("Orchard-9 restarts a failed node in 30 s. Its context reached 128K tokens.\n") == []
+
+
+def test_lint_decides_on_the_verdicts_flags_never_on_their_words(run, claims, write_json, monkeypatch):
+    """The reasons reworded, lint says and decides the same; the flags dropped, it does not."""
+    orchard(claims, write_json, "agent-reported")
+    text = "Orchard-9 restarts a failed node in 30 s.\n"
+    real = linter.match
+
+    def reworded(*args, **kwargs):
+        v = real(*args, **kwargs)
+        return dataclasses.replace(v, reason=v.reason.replace("stored as", "kept as").replace("step", "stage"))
+
+    monkeypatch.setattr(linter, "match", reworded)
+    assert "(kept as below, written as exact)" in only(run(text)).message
+    monkeypatch.setattr(linter, "match", lambda *a, **k: dataclasses.replace(reworded(*a, **k), comparators_differ=False))
+    assert "kept as" not in only(run(text)).message
+
+
+def test_a_step_of_a_safe_change_passes_by_its_flag(run, claims, write_json, monkeypatch):
+    orchard(claims, write_json, "spot-checked")
+    text = "Orchard-9's context reached 128K tokens.\n"
+    assert run(text) == []
+    real = linter.match
+    monkeypatch.setattr(linter, "match", lambda *a, **k: dataclasses.replace(real(*a, **k), step=False))
+    assert only(run(text)).claims == ("orchard.context",)  # without the flag it is only "contained"
 
 
 # --- speed ---------------------------------------------------------------------------------------------

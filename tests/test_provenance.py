@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from claimsdb import db, provenance, queries, store
-from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb import db, provenance, queries, sources, store
+from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownClaim
 from claimsdb.models import Claim
 
 
@@ -51,7 +51,7 @@ def test_retag_needs_a_known_tag_and_a_reason(engine):
     assert (result["tag_before"], result["tag_after"]) == ("note-2026-10-04", "prior-note")  # same trust: allowed
     with pytest.raises(BadQuery, match="unknown tag"):
         do(engine, provenance.retag, "widget.context", "gossip", actor="bo", reason="x")
-    with pytest.raises(BadQuery, match="--reason must not be empty"):
+    with pytest.raises(BadQuery, match="^reason must not be empty$"):
         do(engine, provenance.retag, "widget.context", "agent-reported", actor="bo", reason=" ")
     with pytest.raises(BadQuery, match="already tagged"):
         do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="again")
@@ -59,10 +59,45 @@ def test_retag_needs_a_known_tag_and_a_reason(engine):
         do(engine, provenance.retag, "no.such", "prior-note", actor="bo", reason="x")
 
 
+# What a person types that cannot be recorded, and the field the refusal is about (in the domain's word:
+# the command line names it by its flag, the web by its form's label).
+REFUSED_FIELDS = [
+    ("locator", provenance.reread, dict(source="widget-report", locator="§2\x1b[2J")),
+    ("quote", provenance.reread, dict(source="widget-report", quote="a\u202eb")),
+    ("note", provenance.reread, dict(source="widget-report", note="\x07")),
+    ("source", provenance.reread, dict(source="https://exa mple.org/x")),
+    ("reason", provenance.retag, dict(tag="agent-reported", reason=" ")),
+    ("reason", provenance.withdraw, dict(reason="")),
+]
+
+
+@pytest.mark.parametrize("field, fn, kwargs", REFUSED_FIELDS, ids=[f"{f}-{fn.__name__}" for f, fn, _ in REFUSED_FIELDS])
+def test_a_refused_value_names_its_field_never_a_flag(engine, field, fn, kwargs):
+    before = do(engine, queries.history, "widget.pretrain")["events"]
+    args = (kwargs["tag"],) if "tag" in kwargs else ()
+    with pytest.raises(InvalidField) as refused:
+        do(engine, fn, "widget.pretrain", *args, actor="ada", **{k: v for k, v in kwargs.items() if k != "tag"})
+    assert refused.value.field == field and refused.value.message.startswith(f"{field} ")
+    assert "--" not in refused.value.message
+    assert refused.value.named("Where").startswith("Where ")
+    assert do(engine, queries.history, "widget.pretrain")["events"] == before
+
+
+def test_a_missing_page_or_file_names_its_field(engine, tmp_path):
+    with pytest.raises(InvalidField) as no_page:
+        do(engine, provenance.reread, "gadget.fleet", actor="ada")  # cites only lab notes
+    assert no_page.value.field == "source" and no_page.value.message.startswith("source is needed: gadget.fleet ")
+    with pytest.raises(InvalidField) as no_file:
+        do(engine, sources.add_source, {"key": "x", "title": "X", "kind": "paper", "path": str(tmp_path / "none.pdf")})
+    assert no_file.value.field == "path" and no_file.value.message == f"path {tmp_path / 'none.pdf'}: no such file"
+
+
 @pytest.mark.parametrize("target", ["prior-note", "spot-checked"])
 def test_retag_never_raises_trust_only_a_reread_does(engine, target):
-    with pytest.raises(BadQuery, match=r"retag cannot raise gadget.fleet .* claims reread gadget.fleet"):
+    with pytest.raises(RetagRaisesTrust, match=r"retag cannot raise gadget.fleet .*: only a re-read raises trust$") as refused:
         do(engine, provenance.retag, "gadget.fleet", target, actor="bo", reason="looked")
+    assert refused.value.with_reread().endswith("; if you re-read the page: claims reread gadget.fleet --source PAGE "
+                                                "--locator WHERE --quote TEXT")  # each door adds it its own way
     assert tag_of(engine, "gadget.fleet") == "agent-reported"
     with pytest.raises(BadQuery, match="retag cannot raise"):
         do(engine, provenance.retag, "widget.context", "spot-checked", actor="bo", reason="looked")

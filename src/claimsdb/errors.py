@@ -75,8 +75,12 @@ class AgentCannotVouch(InvalidRecord):
         """The message, followed by the way a person raises the claim instead (when it names one)."""
         if self.key is None:
             return self.message
-        return (f"{self.message}; record it unverified, and once a person has re-read the page: "
-                f"claims reread {self.key} --source PAGE --locator WHERE --quote TEXT")
+        return f"{self.message}; record it unverified, and once a person has re-read the page: {reread_line(self.key)}"
+
+
+def reread_line(key: str) -> str:
+    """The command a person runs to raise a claim's trust (the command line's and an agent's hint)."""
+    return f"claims reread {key} --source PAGE --locator WHERE --quote TEXT"
 
 
 class ReadOnly(ClaimsError):
@@ -114,6 +118,43 @@ class UnknownClaim(ClaimsError):
 
 class BadQuery(ClaimsError):
     pass
+
+
+class FieldError(ClaimsError):
+    """A value given for one field cannot be used. `field` is the domain's word for it ("locator",
+    "reason", "reader"), never a door's: each door names the field its own way with `named(label)` (the
+    command line by its flag, the web by its form's label); the message names it by that word.
+    `origin`: where the value was set when nobody typed it (then a door names that, not its field)."""
+
+    field: str
+    origin: str | None = None
+
+    def named(self, label: str) -> str:
+        raise NotImplementedError
+
+
+class InvalidField(FieldError, BadQuery):
+    """A value a person typed (a locator, a quote, a reason, a page) cannot be recorded: `reason` says
+    why, after the field's name ("locator holds '\\x07', ...", "reason must not be empty")."""
+
+    def __init__(self, field: str, reason: str):
+        self.field, self.reason = field, reason
+        super().__init__(self.named(field))
+
+    def named(self, label: str) -> str:
+        return f"{label} {self.reason}"
+
+
+class RetagRaisesTrust(BadQuery):
+    """A retag that would raise a claim's trust: only a person's re-read does. `key`: the claim, for the
+    door to say how to re-read it (`with_reread`)."""
+
+    def __init__(self, key: str, message: str):
+        self.key = key
+        super().__init__(message)
+
+    def with_reread(self) -> str:
+        return f"{self.message}; if you re-read the page: {reread_line(self.key)}"
 
 
 class DatabaseProblem(ClaimsError):
@@ -160,7 +201,7 @@ class ExportConflict(ClaimsError):
     """Two figures would be exported under one name."""
 
 
-class InvalidName(ClaimsError):
+class InvalidName(FieldError):
     """A person's name that cannot be recorded (identity.person_name). `field` is the domain's word for
     it ("reader", "actor"); `origin` says where it was set when it was not typed (CLAIMS_READER, the
     settings file, git's user.name)."""

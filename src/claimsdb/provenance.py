@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session
 
 from claimsdb import history, sources
-from claimsdb.errors import BadQuery
+from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust
 from claimsdb.escaping import FORBIDDEN_CHARS
 from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
@@ -26,20 +26,20 @@ REREAD_TAG = "spot-checked"
 TRUST_RANK = {"unverified": 0, "secondary": 1, "verified": 2}
 
 
-def _required(value: str | None, what: str) -> str:
+def _required(value: str | None, field: str) -> str:
     if value is None or not value.strip():
-        raise BadQuery(f"{what} must not be empty")
-    return _clean(value, what)
+        raise InvalidField(field, "must not be empty")
+    return _clean(value, field)
 
 
-def _clean(value: str | None, what: str) -> str | None:
+def _clean(value: str | None, field: str) -> str | None:
     """A person's text as it goes into the history: no control or bidirectional-override characters
     (they would rewrite a terminal's or a page's display of the history)."""
     if value is None:
         return None
     bad = FORBIDDEN_CHARS.search(value)
     if bad:
-        raise BadQuery(f"{what} holds {bad.group()!r}, a control or bidirectional-override character")
+        raise InvalidField(field, f"holds {bad.group()!r}, a control or bidirectional-override character")
     return value.strip()
 
 
@@ -80,10 +80,8 @@ def reread_source(session: Session, claim: Claim, source: str | None) -> tuple[S
         return src, created
     src = primary_source(session, claim)
     if src is None:
-        raise BadQuery(
-            f"{claim.key} cites no primary page: name the page you re-read with --source URL "
-            "(or a key from `claims sources add`)"
-        )
+        raise InvalidField("source", f"is needed: {claim.key} cites no primary page (name the page you re-read: "
+                                     "its URL, or a key from `claims sources add`)")
     return src, False
 
 
@@ -97,9 +95,9 @@ def reread(
     claim = get_claim(session, key)
     view = _intact(session, claim)
     src, registered = reread_source(session, claim, source)
-    locator = _clean(locator, "--locator") or None
-    quote = _clean(quote, "--quote") or None
-    note = _clean(note, "--note") or None
+    locator = _clean(locator, "locator") or None
+    quote = _clean(quote, "quote") or None
+    note = _clean(note, "note") or None
     evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
     cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
         locator is None and quote is None and any(k == src.key for k, _l, _q in evidence))
@@ -142,11 +140,9 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
         raise BadQuery(f"{key} is already tagged {tag}")
     current = view.trust
     if TRUST_RANK[target.trust] > TRUST_RANK.get(current, 0):
-        raise BadQuery(
-            f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} ({target.trust}): only a re-read "
-            f"raises trust; if you re-read the page: claims reread {key} --source PAGE --locator WHERE --quote TEXT"
-        )
-    reason = _required(reason, "--reason")
+        raise RetagRaisesTrust(key, f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
+                                    f"({target.trust}): only a re-read raises trust")
+    reason = _required(reason, "reason")
     before = claim.tag
     event = _record(
         session, claim,
@@ -176,7 +172,7 @@ def _set_status(
 
 
 def withdraw(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
-    return _set_status(session, get_claim(session, key), "withdrawn", actor=actor, reason=_required(reason, "--reason"))
+    return _set_status(session, get_claim(session, key), "withdrawn", actor=actor, reason=_required(reason, "reason"))
 
 
 def supersede(session: Session, key: str, *, by: str, actor: str, reason: str | None = None) -> dict[str, Any]:
@@ -208,7 +204,7 @@ def _ranked_claim(session: Session, key: str, rank: str, reason: str, actor: str
                        "(name it with \"quantity\" in the data file)")
     if claim.rank == rank:
         raise BadQuery(f"{key} is already {rank}")
-    return claim, _required(reason, "--reason"), person_name(actor, field="actor")
+    return claim, _required(reason, "reason"), person_name(actor, field="actor")
 
 
 def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:

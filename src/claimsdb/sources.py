@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb.errors import BadQuery, InvalidRecord
+from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
 from claimsdb.models import Claim, Evidence, Snapshot, Source
 from claimsdb.records import SourceRecord, source_record
 
@@ -84,14 +84,14 @@ def add_source(session: Session, fields: dict[str, Any]) -> Source:
     if fields.get("path"):
         path = Path(fields["path"]).expanduser()
         if not path.is_file():
-            raise BadQuery(f"--path {fields['path']}: no such file")
+            raise InvalidField("path", f"{fields['path']}: no such file")
         fields = {**fields, "path": str(path.resolve())}
     try:
         record = source_record({k: v for k, v in fields.items() if v is not None}, file=COMMAND_LINE)
     except InvalidRecord as exc:
         raise BadQuery(f"{exc.field or 'source'}: {exc.reason}") from None
     if record.url is None and record.path is None and record.kind != "note":
-        raise BadQuery("a source needs --url or --path (only a note may have neither)")
+        raise BadQuery("a source needs a URL or a path (only a note may have neither)")
     if session.scalars(select(Source.id).where(Source.key == record.key)).first() is not None:
         raise BadQuery(f"a source with key {record.key!r} exists: `claims sources show {record.key}`")
     if record.url is not None:
@@ -122,7 +122,7 @@ def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
     try:
         record = source_record(fields, file=COMMAND_LINE)
     except InvalidRecord as exc:
-        raise BadQuery(f"--source {url}: {exc.reason}") from None
+        raise InvalidField("source", f"{url}: {exc.reason}") from None
     return _insert(session, record, "url"), True
 
 

@@ -28,7 +28,7 @@ def test_reread_prints_tag_before_and_after(claims):
 def test_reread_errors_are_one_line_exit_2(claims):
     result = claims("reread", "gadget.fleet", "--yes")
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: gadget.fleet cites no primary page")
+    assert result.stderr.startswith("error: --source is needed: gadget.fleet cites no primary page")
     assert claims("reread", "nope.key", "--yes").stderr.strip() == "error: no claim with key 'nope.key'"
 
 
@@ -36,6 +36,12 @@ def test_reread_errors_are_one_line_exit_2(claims):
 def test_retag_withdraw_supersede_and_history(claims):
     assert claims("retag", "widget.pretrain", "prior-note", "--reason", "March note", "--by", "Bo").exit_code == 0
     assert claims("retag", "widget.pretrain", "agent-reported").exit_code == 2  # --reason is required
+    bidi = claims("retag", "widget.pretrain", "agent-reported", "--reason", "a\u202eb", "--by", "Bo")
+    assert bidi.exit_code == 2 and bidi.stderr.startswith("error: --reason holds '\\u202e'"), bidi.output
+    raised = claims("retag", "gadget.fleet", "spot-checked", "--reason", "looked", "--by", "Bo")
+    assert raised.exit_code == 2 and raised.stderr.startswith("error: retag cannot raise gadget.fleet")
+    assert raised.stderr.endswith("only a re-read raises trust; if you re-read the page: claims reread gadget.fleet "
+                                  "--source PAGE --locator WHERE --quote TEXT\n")
     assert claims("withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
         "widget.pretrain: active → withdrawn")
     assert claims("supersede", "widget.context", "--with", "widget.pretrain", "--by", "Cy",
@@ -116,5 +122,6 @@ def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
 def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
     result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
     assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr
+    assert result.stderr.startswith(f"error: {flag} holds ")  # the domain's field, named by its flag
     assert [e["kind"] for e in json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]] == [
         "imported", "reread"]  # the data file's re-read, and nothing more

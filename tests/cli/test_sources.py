@@ -35,7 +35,7 @@ def test_sources_add_then_show_and_list(claims):
     (["x", "--url", "ftp://example.org/x"], "is not an http(s) URL"),
     (["x", "--url", "https://example.org/x", "--kind", "tweet"], "is not one of"),
     (["x", "--url", "https://example.org/x", "--year", "26"], "is not a date"),
-    (["x", "--path", "/no/such/file.pdf"], "no such file"),
+    (["x", "--path", "/no/such/file.pdf"], "error: --path /no/such/file.pdf: no such file"),
     (["x"], "give --url or --path"),
 ])
 @pytest.mark.slow

@@ -141,6 +141,27 @@ def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
     assert history("gadget.serve")["events"][-1]["detail"]["source"] == "example-org-gadget-serving"
 
 
+@pytest.mark.parametrize("field, sent", [
+    ("locator", {"locator": "§2\x1b[2J"}),
+    ("quote", {"quote": "a\u202eb"}),
+    ("note", {"note": "\x07"}),
+    ("source", {"source": "https://exa mple.org/x"}),
+    ("source", {"source": "   ", "key": "gadget.serve"}),  # cites no primary page: the page must be named
+])
+def test_a_refused_field_is_named_by_its_label_never_by_a_flag(serve, client, history, field, sent):
+    c = client(serve())
+    token = _say_who(c)
+    form = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report", "locator": "§2", "quote": "", "note": "",
+            **sent}
+    before = history(form["key"])["events"]
+    answer = c.post("/queue", data=form, headers={"origin": str(c.base_url)})
+    assert answer.status_code == 400 and history(form["key"])["events"] == before
+    page = parse(answer.text)
+    label, = (lb.children[0].strip() for lb in page.find_all("label") if lb.attrs.get("for") == field)  # before its hint
+    shown, = (p.text() for p in page.find_all("p", cls="error"))
+    assert shown.startswith(f"{label} ") and "--" not in shown, shown  # "Locator holds ...": the form's own word
+
+
 def test_no_reread_is_recorded_without_a_name(serve, client, history):
     c = client(serve())
     token = csrf_token(c.get("/reader").text)

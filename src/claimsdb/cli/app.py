@@ -41,8 +41,9 @@ COMMANDS = {
     "db": "claimsdb.cli.database:app",
 }
 
-# The options that set a domain error's field, where a message names it.
-FLAGS = {"reader": "--by", "actor": "--by", "agent": "--agent"}
+# The options that set a domain error's field (errors.FieldError), where a message names it.
+FLAGS = {"reader": "--by", "actor": "--by", "agent": "--agent", "source": "--source", "locator": "--locator",
+         "quote": "--quote", "note": "--note", "reason": "--reason", "path": "--path"}
 
 
 class ClaimsGroup(LazyGroup):
@@ -70,11 +71,11 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import AgentCannotVouch, ClaimsError, InvalidName, NoReader, UnknownClaim
+    from claimsdb.errors import AgentCannotVouch, ClaimsError, FieldError, NoReader, RetagRaisesTrust, UnknownClaim
 
-    if isinstance(exc, InvalidName) and exc.origin is None:  # typed on the command line: name the flag
+    if isinstance(exc, FieldError) and exc.origin is None:  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
-    if isinstance(exc, AgentCannotVouch):  # with the way a person raises the claim instead
+    if isinstance(exc, (AgentCannotVouch, RetagRaisesTrust)):  # with the way a person raises the claim instead
         return f"error: {exc.with_reread()}", exc.exit_code
     if isinstance(exc, UnknownClaim):  # with the closest stored keys
         return f"error: {exc.with_suggestions()}", exc.exit_code

@@ -75,6 +75,9 @@ class Context:
 
 @dataclass(frozen=True)
 class Verdict:
+    """One judgment. Callers decide on `verdict` and the flags after it, never on `reason`: those are
+    words for people, free to be reworded (tests/test_lint.py rewords them and expects the same lint)."""
+
     verdict: str  # one of VERDICTS
     reason: str  # a few words for people
     measure: str = "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"

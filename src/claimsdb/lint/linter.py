@@ -514,8 +514,7 @@ class _Linter:
         best = min((tiers[ci] for ci, _, _ in ranked), default=None)
         judged = [j for j in judged if tiers[j[0]] == best]
         states = [j for j in judged if j[2].verdict in _STATES]
-        stating = [(ci, q, v) for ci, q, v in states
-                   if store.safe(ci) and (v.verdict == SAME or (v.verdict == CONTAINED and q.kind == "transition"))]
+        stating = [(ci, q, v) for ci, q, v in states if store.safe(ci) and (v.verdict == SAME or v.step)]
         # a paper-safe, current claim states it (a step of its change: "up to 128K" of 32K → 128K), and it is
         # the value its quantity uses
         if any(store.claims[ci].rank != "deprecated" and store.claims[ci].preferred is None for ci, _, _ in stating):

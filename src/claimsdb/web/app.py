@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from claimsdb import db, verification
-from claimsdb.errors import ClaimsError, InvalidName, NotFound, TamperedHistory, UnknownClaim
+from claimsdb.errors import ClaimsError, FieldError, InvalidName, NotFound, TamperedHistory, UnknownClaim
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.policy import Policy
 from claimsdb.verify.snapshots import SnapshotStore
@@ -44,7 +44,8 @@ from claimsdb.web.selection import Memo
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"
-READER_LABEL = "Your name"  # the form's label for the field "reader"
+# The forms' label of each field a domain error may name (errors.FieldError): the forms show these very words.
+LABELS = {"reader": "Your name", "source": "Page re-read", "locator": "Locator", "quote": "Quote", "note": "Note"}
 FETCH_TIMEOUT_S = 10.0  # "Fetch the page now": a whole fetch, redirects and body included, per page
 YEAR_S = 365 * 24 * 3600
 STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
@@ -146,7 +147,8 @@ class Site:
             session = self.csrf.new_session()
         html = drawing.render(
             template, csrf=self.csrf.token(session), reader=self.reader(request),
-            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), max_name=MAX_NAME, **context)
+            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), max_name=MAX_NAME,
+            labels=LABELS, **context)
         response = HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
         if fresh:
             response.set_cookie(cookie, session, httponly=True, samesite="strict")
@@ -221,7 +223,7 @@ class Site:
                 raise
             data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store,
                                            filters=filters, key=key, entered=entered)
-            return self.page(request, "queue.html", 400, done=None, error=exc.message, fetched=None,
+            return self.page(request, "queue.html", 400, done=None, error=told(exc), fetched=None,
                              **queue_links(filters), **data)
         return RedirectResponse(pages.href("/queue", [("after", key), ("done", key), *kept]), status_code=303)
 
@@ -236,7 +238,7 @@ class Site:
         try:
             name = person_name(fields.get("name", ""), field="reader")
         except InvalidName as exc:
-            return self.page(request, "reader.html", 400, error=exc.named(READER_LABEL), next=target)
+            return self.page(request, "reader.html", 400, error=told(exc), next=target)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict")
         return response
@@ -248,7 +250,7 @@ class Site:
 
     async def on_claims_error(self, request: Request, exc: ClaimsError) -> Response:
         suggestions = exc.suggestions if isinstance(exc, UnknownClaim) else ()
-        return self.error(request, status_for(exc), exc.message, suggestions=suggestions)
+        return self.error(request, status_for(exc), told(exc), suggestions=suggestions)
 
     async def on_refused(self, request: Request, exc: Refused) -> Response:
         return self.error(request, exc.status, exc.message, heading="Refused")
@@ -258,6 +260,13 @@ class Site:
 
     async def on_database(self, request: Request, exc: SQLAlchemyError) -> Response:
         return self.error(request, 500, f"database: {getattr(exc, 'orig', None) or exc}")
+
+
+def told(exc: ClaimsError) -> str:
+    """An error's message as a page says it: a field a person typed is named by its form's label."""
+    if isinstance(exc, FieldError) and exc.origin is None and exc.field in LABELS:
+        return exc.named(LABELS[exc.field])
+    return exc.message
 
 
 def status_for(exc: ClaimsError) -> int:
