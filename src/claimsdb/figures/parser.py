@@ -194,7 +194,6 @@ _is_accel = lru_cache(maxsize=8192)(V.accelerator)  # pure, and asked for the sa
 # "two and a half", "half a million", "three quarters") and vulgar fractions ("1½") become digits.
 # `_canonical` returns the rewritten text and a map back to the original's offsets.
 
-_WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
 _SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _CANONICAL_ALTERNATIVES = (

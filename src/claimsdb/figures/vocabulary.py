@@ -44,7 +44,6 @@ SYMBOL_UNITS = {
 }
 CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
 # Units that say what a figure measures: a page number in another of these is another quantity.
-KNOWN_UNITS = SYMBOL_UNITS | {"GPUs", "nodes", "tokens", "parameters", *CURRENCIES.values()}
 # siunitx: prefixes and units as written in \qty{2.4}{\giga\hertz}.
 SI_PREFIXES = {"kilo": "k", "mega": "M", "giga": "G", "tera": "T", "peta": "P", "exa": "E", "milli": "m",
                "micro": "µ", "nano": "n", "kibi": "Ki", "mebi": "Mi", "gibi": "Gi", "tebi": "Ti"}
