@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimsdb import escaping
-from claimsdb.errors import UnsafeIdentifier
+from claimsdb import escaping, records
+from claimsdb.errors import InvalidRecord, UnsafeIdentifier
+from claimsdb.web import drawing
 
 HOSTILE = [
     "\\input{/etc/passwd}", "x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y", "Data & Models", "AT&T Labs",
@@ -130,7 +131,7 @@ def test_bibtex_comment_cannot_start_an_entry():
     "address, expected",
     [
         ("https://example.org/a?b=1&c=2#sec", "https://example.org/a?b=1&c=2#sec"),
-        ("https://example.org/x y\"<>{}|\\^`", "https://example.org/x%20y%22%3C%3E%7B%7D%7C%5C%5E%60"),
+        ("https://example.org/x\"<>{}|\\^`", "https://example.org/x%22%3C%3E%7B%7D%7C%5C%5E%60"),
         ("https://example.org/é", "https://example.org/%C3%A9"),
         ("http://example.org/%20done", "http://example.org/%20done"),
         ("javascript:alert(1)", None), ("data:text/html,<script>", None), ("ftp://x/y", None), ("/etc/passwd", None),
@@ -139,6 +140,52 @@ def test_bibtex_comment_cannot_start_an_entry():
 )
 def test_url_keeps_http_only_and_percent_encodes_what_a_url_cannot_hold(address, expected):
     assert escaping.url(address) == expected
+
+
+# The one answer to "is this an http(s) URL?": records, sources, the exporters, the web pages and the
+# fetcher all ask escaping.http_url (or its reasons, http_url_problem).
+TRICKY_URLS = [
+    ("https://example.org/a", "https://example.org/a"),
+    ("HTTP://Example.org", "HTTP://Example.org"),  # a scheme is case-insensitive (RFC 3986)
+    ("  https://example.org/a \n", "https://example.org/a"),  # the spaces around it are not part of it
+    ("https://例え.jp/パス", "https://例え.jp/パス"),
+    ("https://example.org/a b", None), ("https://exa mple.org", None), ("https://example.org/\nx", None),
+    ("ht\ttp://example.org", None),  # urlsplit and browsers drop the tab: it would read as http
+    ("https://\u202eexample.org", None), ("https://example.org/\x00", None),
+    ("javascript:alert(1)", None), ("JavaScript:alert(1)", None), ("data:text/html,x", None),
+    ("ftp://example.org/x", None), ("//evil.example/x", None), ("/etc/passwd", None), ("example.org", None),
+    ("https://", None), ("http:///path", None), ("http:/example.org", None), ("http://:80/", None),
+    ("http://user@/x", None), ("https://[::1/", None), ("", None), (None, None),
+]
+
+
+@pytest.mark.parametrize("address, expected", TRICKY_URLS)
+def test_http_url_takes_only_an_absolute_http_url_with_a_host(address, expected):
+    assert escaping.http_url(address) == expected
+    if address is not None:
+        assert (escaping.http_url_problem(address) is None) == (expected is not None)
+
+
+@pytest.mark.parametrize("address, expected", [(a, e) for a, e in TRICKY_URLS if a])
+def test_a_source_url_the_records_keep_is_one_the_exporters_and_pages_link(address, expected):
+    try:
+        kept = records.source_record({"key": "s", "title": "S", "kind": "paper", "url": address}, file="f").url
+    except InvalidRecord as error:
+        assert expected is None and "field 'url'" in str(error)
+    else:
+        assert kept == expected
+    assert (escaping.url(address) is None) == (expected is None)
+    assert drawing.environment().filters["http_url"](address) == expected
+
+
+@pytest.mark.parametrize("address, problem", [
+    ("not a url", "not an absolute URL: 'not a url'"), ("file:///etc/hostname", "unsupported scheme 'file'"),
+    ("http:///no-host", "URL has no host: 'http:///no-host'"),
+    ("https://a.org/x y", "URL holds a space, control or format character: 'https://a.org/x y'"),
+    ("https://[::1/", "not a valid URL: 'https://[::1/'"),
+])
+def test_http_url_problem_says_why_in_one_line(address, problem):
+    assert escaping.http_url_problem(address) == problem
 
 
 # --- CSV --------------------------------------------------------------------------------------------------
@@ -172,7 +219,7 @@ def test_markdown_text_of_any_text_has_no_html_no_link_and_no_line_break(text):
 
 def test_markdown_links_go_to_http_only():
     assert escaping.markdown_url("javascript:alert(1)") is None
-    assert escaping.markdown_url("https://example.org/Foo_(bar) x") == "https://example.org/Foo_\\(bar\\)%20x"
+    assert escaping.markdown_url("https://example.org/Foo_(bar)") == "https://example.org/Foo_\\(bar\\)"
 
 
 # --- YAML and comments ------------------------------------------------------------------------------------

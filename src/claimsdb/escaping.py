@@ -7,7 +7,8 @@ through one of these functions, never by hand:
                  others follow after "; ";
 - `latex_name`   a name inside a LaTeX control sequence (`\\claim` keys and figure names);
 - `bibtex_field` the value of a braced BibTeX field; `bibtex_key` an entry key or `\\cite{}` key;
-- `url`          a web address for any of them (http and https only, percent-encoded);
+- `url`          a web address for any of them (http and https only, percent-encoded); `http_url`
+                 is the one answer to "is this an http(s) URL?" that every module asks;
 - `csv_cell`     a CSV cell that a spreadsheet will open;
 - `markdown_text` / `markdown_url` text and links in Markdown that may be rendered as HTML;
 - `yaml_string`  a scalar in a YAML file (Quarto variables);
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from claimsdb.errors import UnsafeIdentifier
 
@@ -129,14 +130,45 @@ def bibtex_comment(text: str) -> str:
 # RFC 3986 reserved and unreserved characters, and '%' for what is already encoded: everything else
 # (spaces, quotes, braces, backslashes, '<', '>', non-ASCII) is percent-encoded.
 _URL_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
-_WEB_SCHEME = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
+_WEB_SCHEMES = frozenset({"http", "https"})
+
+
+def http_url_problem(address: str) -> str | None:
+    """Why `address` (less the spaces around it) is not an http(s) URL, in one line; None when it is.
+
+    The strictest of the rules claims used to have, in one place: the scheme http or https in any case
+    (RFC 3986), a host name (not just a port or a user), and no space, tab, line break, control or
+    format character anywhere (urlsplit and browsers silently drop a tab or a line break inside)."""
+    address = address.strip()
+    try:
+        parts = urlsplit(address)
+        host = parts.hostname
+    except ValueError:  # an unclosed IPv6 bracket
+        return f"not a valid URL: {address!r}"
+    scheme = parts.scheme  # urlsplit lowercases it
+    if not scheme:
+        return f"not an absolute URL: {address!r}"
+    if scheme not in _WEB_SCHEMES:
+        return f"unsupported scheme {scheme!r}"
+    if not host:
+        return f"URL has no host: {address!r}"
+    if not all(c.isprintable() and not c.isspace() for c in address):
+        return f"URL holds a space, control or format character: {address!r}"
+    return None
+
+
+def http_url(address: str | None) -> str | None:
+    """`address` less the spaces around it when it is an http(s) URL, else None: a `javascript:` or
+    `data:` URL, a relative one or a bare host is never a link, a fetch or a registered source."""
+    if not address or http_url_problem(address) is not None:
+        return None
+    return address.strip()
 
 
 def url(address: str | None) -> str | None:
     """An http(s) address ready for LaTeX's `\\url{}`, BibTeX and Markdown; None for any other scheme."""
-    if not address or not _WEB_SCHEME.match(address):
-        return None
-    return quote(_clean(address).strip(), safe=_URL_SAFE)
+    web = http_url(address)
+    return None if web is None else quote(web, safe=_URL_SAFE)
 
 
 # --- CSV ------------------------------------------------------------------------------------------

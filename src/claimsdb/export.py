@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import __version__, anchor, history
+from claimsdb import __version__, anchor, integrity
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
@@ -217,7 +217,7 @@ def prepare(
     chooser = _Chooser()
     for view in views.load(session, exportable):
         if view.integrity:
-            history.ensure_intact([view])
+            integrity.ensure_intact([view])
         if not chooser.keeps(view):
             continue
         row = export_row(view, policy)

@@ -35,6 +35,7 @@ from claimsdb.agents import SoftwareAgent
 from claimsdb.errors import (
     AgentCannotVouch, BadQuery, DatabaseProblem, InvalidRecord, ReadOnly, TooManyWrites, shown,
 )
+from claimsdb.escaping import http_url
 from claimsdb.figures import as_quantity
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim
 from claimsdb.queries import ClaimFilter
@@ -256,7 +257,7 @@ class ClaimsTools:
                   "locator": args["locator"], "quote": args["quote"]}
         with self._session(create=True) as session:
             source = args["source"].strip()
-            if not sources.is_url(source) and sources.get_source(session, source).kind == "note":
+            if http_url(source) is None and sources.get_source(session, source).kind == "note":
                 raise InvalidRecord(ORIGIN, None, "source", f"{source!r} is a note, not a page: give the page the "
                                     "figure was read in (its URL registers it)")
             added = store.add_claim(session, fields, source=source, actor=reporter.actor, origin=ORIGIN,

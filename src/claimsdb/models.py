@@ -34,8 +34,6 @@ VERIFY_OUTCOMES = (
 )
 # A claim's aliases are one-line names: a line break separates them in claim.aliases.
 ALIAS_SEPARATOR = "\n"
-# Events that a person recorded: an import never overrides what these set.
-PERSON_EVENT_KINDS = ("retagged", "reread", "status", "ranked")
 
 
 def utcnow() -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from claimsdb import history, sources
+from claimsdb import history, integrity, sources
 from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust
 from claimsdb.escaping import FORBIDDEN_CHARS
 from claimsdb.identity import person_name
@@ -49,7 +49,7 @@ def _intact(session: Session, claim: Claim) -> ClaimView:
     history.begin_write(session)
     session.refresh(claim)
     view = claim_views(session, [claim.id], events=0)[0]
-    history.ensure_intact([view])
+    integrity.ensure_intact([view])
     return view
 
 

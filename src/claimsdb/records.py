@@ -24,7 +24,7 @@ from typing import Any
 
 from claimsdb.errors import InvalidName, InvalidRecord, shown
 from claimsdb.escaping import (
-    CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME,
+    CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME, http_url,
 )
 from claimsdb.models import (
     ALIAS_SEPARATOR, CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS,
@@ -43,7 +43,6 @@ MAX_DEPTH = 16  # nesting of JSON objects and arrays (the format itself needs 6)
 MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
 
 DATE_PATTERN = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
-URL_PATTERN = re.compile(r"https?://[^\s/?#]+\S*")
 CSV_COLUMNS = (
     "key", "subject", "stage", "statement", "tag", "basis", "section", "label", "status", "status_reason",
     "figures", "source", "locator", "quote",
@@ -476,7 +475,7 @@ def _source(name: str, index: int, record: Any, label: str | None = None) -> Sou
     _no_unknown(record, {f.name for f in dataclasses.fields(SourceRecord)}, name, label)
     key = _key(record, "key", name, label)
     url = _text(record, "url", name, label)
-    if url is not None and not URL_PATTERN.fullmatch(url):
+    if url is not None and http_url(url) is None:
         raise InvalidRecord(name, label, "url", f"{shown(url)} is not an http(s) URL")
     cite_key = _text(record, "cite_key", name, label, rule=KEY)
     if cite_key is not None and not CITE_KEY_PATTERN.fullmatch(cite_key):

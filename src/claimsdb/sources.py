@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
+from claimsdb.escaping import http_url, http_url_problem
 from claimsdb.models import Claim, Evidence, Snapshot, Source
 from claimsdb.records import SourceRecord, source_record
 
@@ -29,10 +30,6 @@ KIND_HINTS = (
     (re.compile(r"(^|\.)medium\.com$|^blog\.|(^|\.)substack\.com$"), None, "blog"),
     (re.compile(r""), re.compile(r"/blog/", re.I), "blog"),
 )
-
-
-def is_url(text: str) -> bool:
-    return bool(re.match(r"^https?://", text.strip(), re.I))
 
 
 def normalise_url(url: str) -> str:
@@ -111,7 +108,9 @@ def _insert(session: Session, record: SourceRecord, origin: str) -> Source:
 def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
     """A source named by its key, or by a URL: a URL not registered yet is registered on the spot
     (key derived from it, title the URL itself, kind guessed). Returns (source, whether it is new)."""
-    if not is_url(key_or_url):
+    if http_url(key_or_url) is None:
+        if "://" in key_or_url:  # meant as an address (no source key holds "://"): say what is wrong with it
+            raise InvalidField("source", f"{key_or_url.strip()}: {http_url_problem(key_or_url)}")
         return get_source(session, key_or_url.strip()), False
     url = key_or_url.strip()
     found = find_by_url(session, url)

@@ -20,7 +20,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
-from claimsdb import history
+from claimsdb import integrity
 from claimsdb.figures import Quantity, as_quantity, figure_dict
 from claimsdb.queries import claim_views
 from claimsdb.verify.locate import locate
@@ -100,7 +100,7 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
             raise UnknownClaim(missing[0], close_keys(session, missing[0]))
     else:
         claims = list(session.scalars(stmt.where(Claim.status == "active")))
-    history.ensure_intact(claim_views(session, [c.id for c in claims], events=0))
+    integrity.ensure_intact(claim_views(session, [c.id for c in claims], events=0))
     if source is not None and session.scalars(select(Source).where(Source.key == source)).first() is None:
         raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
     by_claim: dict[int, list[tuple[Evidence, Source]]] = {}

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from claimsdb import db, history, store  # noqa: E402
+from claimsdb import db, integrity, store  # noqa: E402
 from claimsdb.models import Event  # noqa: E402
 from tests.conftest import SAMPLE  # noqa: E402
 from tests.rereaders import run  # noqa: E402
@@ -41,7 +41,7 @@ def measure(url: str, workers: int, each: int, workdir: Path) -> None:
     revision = db.current_revision(engine)
     with db.session_scope(engine) as session:
         after = session.execute(select(func.count()).select_from(Event)).scalar()
-        checks = history.check_store(session, revision=revision, head_revision=db.HEAD_REVISION,
+        checks = integrity.check_store(session, revision=revision, head_revision=db.HEAD_REVISION,
                                      expected_triggers=db.TRIGGERS[engine.dialect.name],
                                      installed_triggers=db.installed_triggers(session.connection()))
     engine.dispose()

@@ -216,6 +216,8 @@ def test_body_shorter_than_its_content_length_is_unreachable(http_server):
         ("file:///etc/hostname", "unsupported scheme 'file'"),
         ("not a url", "not an absolute URL: 'not a url'"),
         ("http:///no-host", "URL has no host: 'http:///no-host'"),
+        ("http://:80/x", "URL has no host: 'http://:80/x'"),
+        ("http://a.invalid/x y", "URL holds a space, control or format character: 'http://a.invalid/x y'"),
     ],
 )
 def test_non_http_urls_are_refused_without_a_request(http_server, url, error):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claimsdb.figures import parse, scan
+from claimsdb.figures.vocabulary import DASHES
 import claimsdb.verify.locate as locate_module
 from claimsdb.verify.locate import (
     FULL_SCAN_CHARS, FUZZY_THRESHOLD, OUTCOMES, PASSAGE_CHARS, WINDOW_CHARS, Location, locate, normalize,
@@ -431,3 +432,13 @@ def test_a_bare_figure_needs_the_claims_words_near_it():
     assert locate(page, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "not-found"
     near = "Wren-5 runs more than 4,000 sandboxes at peak."
     assert locate(near, quote=None, figures=figs("> 4,000"), hint="Wren-5 sandboxes").outcome == "confirmed"
+
+
+@pytest.mark.parametrize("dash", DASHES)
+def test_every_dash_is_a_range_to_the_parser_and_a_hyphen_to_locate(dash):
+    written = f"32{dash}33T tokens"
+    assert dataclasses.replace(parse(written), raw="32-33T tokens") == parse("32-33T tokens")
+    assert normalize(written) == "32-33t tokens"
+    page = f"Kestrel was trained on {written} of web text."
+    assert locate(page, quote=None, figures=figs("32–33T tokens")).outcome == "confirmed"
+    assert locate(page, quote="trained on 32-33T tokens", figures=figs("32–33T tokens")).outcome == "confirmed"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claimsdb.web.app import local_path, reader_name
-from claimsdb.web.drawing import highlight, http_url
+from claimsdb.web.drawing import highlight
 from tests.web.conftest import FILTERS, XSS, csrf_token
 from tests.names import REFUSED_PARAMS
 from tests.web.markup import by_key, parse
@@ -242,14 +242,6 @@ def test_the_stylesheet_is_served(serve, client):
     css = client(serve()).get("/static/claims.css")
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     assert "dashed" in css.text
-
-
-@pytest.mark.parametrize("url, link", [
-    ("https://example.org/a", "https://example.org/a"), ("javascript:alert(1)", None), ("data:text/html,x", None),
-    ("  HTTP://Example.org ", "HTTP://Example.org"), ("https://", None), (None, None), ("//evil.example/x", None),
-])
-def test_only_http_urls_become_links(url, link):
-    assert http_url(url) == link
 
 
 @pytest.mark.parametrize("target, kept", [

@@ -52,11 +52,11 @@ def current(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
 
 def _check(engine, anchors: list[Path] | None = None) -> list:
     """What `claims db check` checks, on this engine's database; and each anchor file given."""
-    from claimsdb import anchor, history
+    from claimsdb import anchor, integrity
 
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_scope(engine) as session:
-        return history.check_store(
+        return integrity.check_store(
             session, revision=db.current_revision(engine), head_revision=db.HEAD_REVISION,
             expected_triggers=db.TRIGGERS.get(engine.dialect.name, ()),
             installed_triggers=db.installed_triggers(session.connection()), anchors=loaded,

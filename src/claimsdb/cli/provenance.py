@@ -89,13 +89,14 @@ def reread(
 def _ask(key: str, source: str | None, root: Path, db_: str | None) -> None:
     """Show the passage the latest snapshot has, then ask; a "no" records nothing (exit 1)."""
     from claimsdb import provenance, queries, sources, verification
+    from claimsdb.escaping import http_url
     from claimsdb.errors import ExitCode
     from claimsdb.verify.snapshots import SnapshotStore
 
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
     with db.session_of(db_) as session:
         claim = queries.get_claim(session, key)
-        new_url = source is not None and sources.is_url(source) and sources.find_by_url(session, source) is None
+        new_url = source is not None and http_url(source) is not None and sources.find_by_url(session, source) is None
         if new_url:  # registered only when the re-read is recorded
             name, shown = source, None
         else:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
-from claimsdb.figures.vocabulary import normalize_unit, plural, unit_key
+from claimsdb.figures.vocabulary import plural, unit_key
 from claimsdb.figures.wording import magnitude
 
 __all__ = ["CONTAINED", "DIFFERENT", "ROUNDED", "SAME", "UNRELATED", "VERDICTS", "Context", "Verdict", "match"]
@@ -353,11 +353,6 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
 
 _COMPARATOR_WORDS = {"=": "exact", "~": "approximate", "<": "below", "<=": "at most", ">": "above", ">=": "at least",
                      "up to": "up to"}
-
-
-def describe_unit(q: Quantity) -> str:
-    """What a figure counts, for messages: "H800 GPUs", "tokens", or "" for a bare number."""
-    return " ".join(normalize_unit(m) if m == q.unit else m for m in (q.counted, q.unit) if m)
 
 
 # How far a point's reach may extend, relative to its value, by tier; the last tier is a stored range.

@@ -105,14 +105,14 @@ _GLUED_FLAG = re.compile(r"-?(ish|plus)(?!\w)", re.I)
 _ORDINALS = {"st", "nd", "rd", "th"}
 
 _ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
-_RANGE_SEP = re.compile(r"\s*[–—‒‐‑−-]\s*|\s+to\s+", re.I)
+_RANGE_SEP = re.compile(rf"\s*[{V.DASHES}-]\s*|\s+to\s+", re.I)
 _AND = re.compile(r"\s+and\s+", re.I)
 _TO = re.compile(r"\s+to\s+", re.I)
 # What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
 _SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
 # What _ARROW, _RANGE_SEP and _RATIO_SEP each need at least (each match starts like this): a cheap test first.
-_CONNECTOR = re.compile(r"[\s\x00]*[→⟶➔➝➞:/–—‒‐‑−-]|\s+to\s", re.I)
+_CONNECTOR = re.compile(rf"[\s\x00]*[→⟶➔➝➞:/{V.DASHES}-]|\s+to\s", re.I)
 
 _QUALIFIER_WORDS = V.QUALIFIER_WORDS
 _QUALIFIER_SYMBOLS = V.QUALIFIER_SYMBOLS
@@ -194,7 +194,6 @@ _is_accel = lru_cache(maxsize=8192)(V.accelerator)  # pure, and asked for the sa
 # "two and a half", "half a million", "three quarters") and vulgar fractions ("1½") become digits.
 # `_canonical` returns the rewritten text and a map back to the original's offsets.
 
-_WORDNUM_ALT = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
 _SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
 _SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _CANONICAL_ALTERNATIVES = (

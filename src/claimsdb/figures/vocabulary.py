@@ -9,6 +9,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# --- punctuation -----------------------------------------------------------------------------------
+
+# Every dash that stands for "-" in a page or a note: hyphen, non-breaking hyphen, figure dash, en and em
+# dash, horizontal bar, minus sign, small em dash, small and full-width hyphen-minus. The parser reads any
+# of them between two numbers as a range and locate reads them all as "-": "32―33T" on a page is the
+# note's "32–33T". The ASCII "-" is not in the set (a regex class needs it last or escaped).
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
 # --- units -----------------------------------------------------------------------------------------
 
 UNIT_ALIASES = {
@@ -44,7 +52,6 @@ SYMBOL_UNITS = {
 }
 CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
 # Units that say what a figure measures: a page number in another of these is another quantity.
-KNOWN_UNITS = SYMBOL_UNITS | {"GPUs", "nodes", "tokens", "parameters", *CURRENCIES.values()}
 # siunitx: prefixes and units as written in \qty{2.4}{\giga\hertz}.
 SI_PREFIXES = {"kilo": "k", "mega": "M", "giga": "G", "tera": "T", "peta": "P", "exa": "E", "milli": "m",
                "micro": "µ", "nano": "n", "kibi": "Ki", "mebi": "Mi", "gibi": "Gi", "tebi": "Ti"}

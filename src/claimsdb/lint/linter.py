@@ -28,7 +28,7 @@ from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.prose.tex import _TEX_ENV_ARGS, _skip_args, tex
 from claimsdb.policy import EXPORTABLE_STATUS, Policy, reread_command
-from claimsdb import anchor, history
+from claimsdb import anchor, integrity
 from claimsdb import views
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
@@ -194,7 +194,7 @@ def build_store(session: Session, policy: Policy, *, subjects: SubjectIndex | No
     figures: list[tuple[int, Quantity, str | None]] = []
     ids = views.select_ids(session) if named is None else views.of_subjects(session, sorted(named))
     for ci, v in enumerate(views.load(session, ids)):
-        history.ensure_intact([v])
+        integrity.ensure_intact([v])
         indexed.append(IndexedClaim(
             key=v.key, subject=v.subject, tag=v.tag, trust=v.trust, status=v.status,
             stale=v.stale, stale_outcome=v.stale_outcome, reread_source=v.primary_source,

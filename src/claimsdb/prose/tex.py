@@ -30,7 +30,6 @@ def _brace_end(src: str, i: int, limit: int, cap: int = 20000) -> int | None:
 
 
 _TEX_OPT = re.compile(r"[ \t]*\[[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*\]")
-_TEX_PAREN = re.compile(r"\([^()\n]*\)")
 _TEX_SPACE = re.compile(r"[ \t]*\n?[ \t]*")
 
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimsdb import __version__
+from claimsdb.escaping import http_url_problem
 from claimsdb.verify.policy import CheckedTransport, FetchPolicy, Refused
 
 USER_AGENT = f"claimsdb/{__version__} (claims verify)"
@@ -36,7 +37,6 @@ NOT_MODIFIED = "not-modified"
 UNREACHABLE = "unreachable"
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-_SCHEMES = frozenset({"http", "https"})
 _EXTRA_TYPES = {".md": "text/markdown", ".mdx": "text/markdown", ".markdown": "text/markdown"}
 _MAX_ERROR_CHARS = 300
 
@@ -249,14 +249,9 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
 
 def _check_url(url: str, *, redirected: bool) -> None:
     prefix = "redirect to " if redirected else ""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if not scheme:
-        raise _Unreachable(f"{prefix}not an absolute URL: {url!r}")
-    if scheme not in _SCHEMES:
-        raise _Unreachable(f"{prefix}unsupported scheme {scheme!r}")
-    if not parts.hostname:
-        raise _Unreachable(f"{prefix}URL has no host: {url!r}")
+    problem = http_url_problem(url)
+    if problem is not None:
+        raise _Unreachable(prefix + problem)
 
 
 async def _get(

@@ -68,7 +68,7 @@ from functools import lru_cache
 from claimsdb.figures import REL_TOLERANCE, Context, Found, Quantity, Verdict, match, scan
 from claimsdb.figures.matching import ROUNDED, SAME
 from claimsdb.figures.parser import precision
-from claimsdb.figures.vocabulary import HINT_STOP_WORDS
+from claimsdb.figures.vocabulary import DASHES, HINT_STOP_WORDS
 
 __all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "FigureReport", "Location", "locate",
            "normalize"]
@@ -119,7 +119,7 @@ class Location:
 # --- normalisation ------------------------------------------------------------------------------------
 
 _ONE_TO_ONE = str.maketrans({
-    **{c: "-" for c in "‐‑‒–—―−﹘﹣－"},
+    **{c: "-" for c in DASHES},
     **{c: "'" for c in "‘’‚‛′"},
     **{c: '"' for c in "“”„‟″"},
     **{c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"},
@@ -499,7 +499,7 @@ def _passage(text: str, a: int, b: int, size: int = PASSAGE_CHARS) -> tuple[int,
 
 
 _SPACES_CLASS = "[\\s\u00a0\u2007\u2009\u200a\u202f\u205f\u3000]+"
-_CLASSES = {"-": "[-‐‑‒–—―−﹘﹣－]", "'": "['‘’‚‛′]", '"': "[\"“”„‟″]"}
+_CLASSES = {"-": f"[-{DASHES}]", "'": "['‘’‚‛′]", '"': "[\"“”„‟″]"}
 _SOFT = "[\u00ad\u200b-\u200d\u2060\ufeff]*"
 
 

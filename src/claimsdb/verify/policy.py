@@ -37,7 +37,6 @@ LOCAL_KINDS = (LOOPBACK, PRIVATE)  # what allow_local lets through
 
 NEVER_READ = (Path("/proc"), Path("/dev"), Path("/sys"))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_SHARED = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT: another network's private range
 
 
 class Refused(Exception):

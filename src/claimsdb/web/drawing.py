@@ -10,8 +10,8 @@ disagree:
 The marks are text in the page, not only a style, so they survive copying, printing and screen readers.
 
 Everything user-controlled (statements, subjects, quotes, titles: they come from agents and the open
-web) reaches HTML through Jinja2's autoescape; a URL becomes a link only when it is http(s).
-Imports Jinja2 only, never the web server, so `claims export --format html` stays light.
+web) reaches HTML through Jinja2's autoescape; a URL becomes a link only when `escaping.http_url` takes it.
+Imports Jinja2 and escaping only, never the web server, so `claims export --format html` stays light.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+
+from claimsdb.escaping import http_url
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -31,17 +32,6 @@ NOT_REREAD = "not re-read"
 STALE = "stale"
 TAMPERED = "tampered"
 SEE_CLAIM = "see claim"  # a grid cell's text for a claim with neither label nor figures
-
-
-def http_url(url: str | None) -> str | None:
-    """The URL if it is http(s), else None: a `javascript:` or `data:` URL from a hostile page is never a link."""
-    if not url:
-        return None
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return None
-    return url.strip() if parts.scheme.lower() in ("http", "https") and parts.netloc else None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
-from claimsdb.web.drawing import Drawn, highlight, http_url
+from claimsdb.escaping import http_url
+from claimsdb.web.drawing import Drawn, highlight
 from claimsdb.web.selection import Facts, Memo, Queue, Selection
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
