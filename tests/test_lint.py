@@ -165,6 +165,7 @@ def test_an_untracked_figure_is_a_note(run):
     ],
 )
 @pytest.mark.slow
+@pytest.mark.engine_free  # what the figure reader ignores; the store it looks in plays no part
 def test_things_that_are_not_figures_produce_nothing(run, kind, text):
     # Under the strict policy every leak shows: an untracked number is a note, a tracked one an error.
     assert run(text, kind, STRICT) == []

@@ -123,6 +123,7 @@ def run_case(claims, write_json, store, doc_text: str):
     return result.stderr
 
 
+@pytest.mark.engine_free  # refused by validation before any write; rollbacks on PostgreSQL: tests/test_store.py
 @pytest.mark.parametrize("case", CASES)
 def test_a_hostile_record_is_refused_naming_file_record_and_field(claims, write_json, sample, store, case):
     change, record, field, reason, _ = CASES[case]
