@@ -94,9 +94,10 @@ def render_pages(folder: Path, keep: Path | None = None, prefix: str = "page") -
     inked = []
     for page in sorted(folder.glob("drawn-*.pgm"), key=lambda p: int(p.stem.rsplit("-", 1)[1])):
         data = page.read_bytes()
-        magic, width, height, depth, pixels = data.split(maxsplit=4)  # binary PGM: P5 W H 255, then the bytes
-        assert magic == b"P5" and depth == b"255", page
-        inked.append(sum(1 for b in pixels[: int(width) * int(height)] if b < 128) / (int(width) * int(height)))
+        header = re.match(rb"P5\s+(\d+)\s+(\d+)\s+255\s", data)  # binary PGM: one whitespace, then the bytes
+        assert header, page
+        size = int(header[1]) * int(header[2])
+        inked.append(sum(1 for b in data[header.end():header.end() + size] if b < 128) / size)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         _run(["pdftoppm", "-r", "60", "-png", str(folder / "paper.pdf"), str(keep / prefix)], folder)

@@ -105,7 +105,7 @@ def end_on_closed_pipe() -> None:
     from claimsdb.cli.output import PIPE_CLOSED, drop_stdout
 
     drop_stdout()
-    raise typer.Exit(PIPE_CLOSED)
+    sys.exit(PIPE_CLOSED)
 
 
 def fail(message: str, code: int) -> None:
@@ -169,25 +169,18 @@ def main() -> None:
         finally:
             sys.stdout.flush()  # what a command left in the buffer: a closed pipe shows here at the latest
     except BrokenPipeError:
-        _closed_pipe()
+        end_on_closed_pipe()
     except SystemExit:
         from typer._click.utils import PacifyFlushWrapper
 
         if isinstance(sys.stdout, PacifyFlushWrapper):  # click met the closed pipe (`claims --help | true`)
-            _closed_pipe()
+            end_on_closed_pipe()
         raise
     finally:
         _loaded()
         if "claimsdb.db" in sys.modules:
             sys.modules["claimsdb.db"].dispose_engines()
         gc.freeze()
-
-
-def _closed_pipe() -> None:
-    from claimsdb.cli.output import PIPE_CLOSED, drop_stdout
-
-    drop_stdout()
-    sys.exit(PIPE_CLOSED)
 
 
 def _loaded() -> None:
