@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PAGE = Path(__file__).resolve().parent / "reference" / "commands.md"
-WIDTH = 100  # the help's width on the page: wide enough for the option tables, narrow enough to read
+WIDTH = (
+    100  # the help's width on the page: wide enough for the option tables, narrow enough to read
+)
 
 HEADER = """\
 # Command reference
@@ -52,8 +54,13 @@ def help_text(name: str) -> str:
 
     from claimsdb.cli.app import app
 
-    result = CliRunner().invoke(app, [*name.split(), "--help"], prog_name="claims", terminal_width=WIDTH,
-                                env={"COLUMNS": str(WIDTH)})
+    result = CliRunner().invoke(
+        app,
+        [*name.split(), "--help"],
+        prog_name="claims",
+        terminal_width=WIDTH,
+        env={"COLUMNS": str(WIDTH)},
+    )
     if result.exit_code != 0:
         raise SystemExit(f"claims {name} --help exited {result.exit_code}: {result.output}")
     return result.stdout.rstrip() + "\n"
@@ -71,7 +78,10 @@ def main(argv: list[str]) -> int:
     page = render()
     if "--check" in argv:
         if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != page:
-            print(f"{PAGE} differs from the CLI's help: run .venv/bin/python docs/gen_commands.py", file=sys.stderr)
+            print(
+                f"{PAGE} differs from the CLI's help: run .venv/bin/python docs/gen_commands.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     PAGE.write_text(page, encoding="utf-8")

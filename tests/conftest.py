@@ -25,8 +25,15 @@ from claimsdb.db import resolve_url, sqlite_file  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
-def reread(source: str, *, locator: str = "§1", quote: str = "as stated", by: str = "Grace Hopper",
-           at: str = "2026-10-02") -> dict:
+
+def reread(
+    source: str,
+    *,
+    locator: str = "§1",
+    quote: str = "as stated",
+    by: str = "Grace Hopper",
+    at: str = "2026-10-02",
+) -> dict:
     """The `reread` a data file's claim with a verified tag carries: who re-read which page, when, where, what."""
     return {"by": by, "at": at, "source": source, "locator": locator, "quote": quote}
 
@@ -36,30 +43,54 @@ SAMPLE = {
     "tags": [{"name": "note-2026-10-04", "trust": "secondary", "description": "A later note."}],
     "sources": [
         {"key": "lab-notes", "title": "Lab notes", "kind": "note", "date": "2026-10-01"},
-        {"key": "widget-report", "title": "Widget technical report", "kind": "report",
-         "url": "https://example.org/widget", "publisher": "Widget Lab", "date": "2026-05", "cite_key": "widget2026"},
+        {
+            "key": "widget-report",
+            "title": "Widget technical report",
+            "kind": "report",
+            "url": "https://example.org/widget",
+            "publisher": "Widget Lab",
+            "date": "2026-05",
+            "cite_key": "widget2026",
+        },
     ],
     "claims": [
         {
-            "key": "widget.pretrain", "subject": "Widget-7", "stage": "Pretrain",
+            "key": "widget.pretrain",
+            "subject": "Widget-7",
+            "stage": "Pretrain",
             "statement": "Widget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens.",
-            "tag": "spot-checked", "basis": "Re-read the report's compute section.", "section": "§1",
+            "tag": "spot-checked",
+            "basis": "Re-read the report's compute section.",
+            "section": "§1",
             "figures": ["3,072 H100", "21.5T tokens"],
-            "evidence": [{"source": "widget-report", "locator": "§3.1", "quote": "3,072 H100 GPUs"}],
-            "reread": {"by": "Grace Hopper", "at": "2026-10-02", "source": "widget-report", "locator": "§3.1",
-                       "quote": "3,072 H100 GPUs"},
+            "evidence": [
+                {"source": "widget-report", "locator": "§3.1", "quote": "3,072 H100 GPUs"}
+            ],
+            "reread": {
+                "by": "Grace Hopper",
+                "at": "2026-10-02",
+                "source": "widget-report",
+                "locator": "§3.1",
+                "quote": "3,072 H100 GPUs",
+            },
         },
         {
-            "key": "widget.context", "subject": "Widget-7", "stage": "Midtrain",
+            "key": "widget.context",
+            "subject": "Widget-7",
+            "stage": "Midtrain",
             "statement": "Widget-7's context grew from 8K to 256K tokens.",
-            "tag": "note-2026-10-04", "basis": "From the later note.",
+            "tag": "note-2026-10-04",
+            "basis": "From the later note.",
             "figures": ["8K → 256K"],
             "evidence": [{"source": "lab-notes", "locator": "p. 2", "quote": "8K → 256K"}],
         },
         {
-            "key": "gadget.fleet", "subject": "Gadget", "stage": "Agentic RL",
+            "key": "gadget.fleet",
+            "subject": "Gadget",
+            "stage": "Agentic RL",
             "statement": "Gadget runs 40–60K sandboxes at once.",
-            "tag": "agent-reported", "basis": "An agent's sweep; not re-read.",
+            "tag": "agent-reported",
+            "basis": "An agent's sweep; not re-read.",
             "figures": ["40–60K sandboxes"],
             "evidence": [{"source": "lab-notes", "locator": None, "quote": None}],
         },
@@ -123,8 +154,10 @@ def pytest_configure(config):
     if ENGINE not in ENGINES:
         raise pytest.UsageError(f"{ENGINE_ENV}={ENGINE!r}: use one of {', '.join(ENGINES)}")
     if ENGINE == "postgresql" and not os.environ.get(POSTGRES_ENV):
-        raise pytest.UsageError(f"{ENGINE_ENV}=postgresql needs a server: set {POSTGRES_ENV} "
-                                "(eval \"$(.ci/postgres start)\")")
+        raise pytest.UsageError(
+            f"{ENGINE_ENV}=postgresql needs a server: set {POSTGRES_ENV} "
+            '(eval "$(.ci/postgres start)")'
+        )
 
 
 STORE_FIXTURES = {"store", "stores", "pg_url", "pg_databases", "pg_server"}
@@ -137,8 +170,12 @@ def pytest_collection_modifyitems(config, items):
     the engine matters (a page in Chromium, LaTeX compiled, a name refused before any write)."""
     if ENGINE == "sqlite":
         return
-    keep = [item for item in items if STORE_FIXTURES & set(getattr(item, "fixturenames", ()))
-            and item.get_closest_marker("engine_free") is None]
+    keep = [
+        item
+        for item in items
+        if STORE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        and item.get_closest_marker("engine_free") is None
+    ]
     dropped = [item for item in items if item not in keep]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -177,15 +214,22 @@ def store_digest(url: str) -> str | None:
                 digest.update(f"\0table {table}\0".encode())
                 for row in conn.execute(text(f'SELECT * FROM "{table}" ORDER BY 1')):
                     digest.update(repr(tuple(row)).encode())
-            triggers = conn.execute(text("SELECT tgrelid::regclass::text, tgname, tgenabled FROM pg_trigger "
-                                         "WHERE NOT tgisinternal ORDER BY 1, 2"))
+            triggers = conn.execute(
+                text(
+                    "SELECT tgrelid::regclass::text, tgname, tgenabled FROM pg_trigger "
+                    "WHERE NOT tgisinternal ORDER BY 1, 2"
+                )
+            )
             digest.update(repr([tuple(r) for r in triggers]).encode())
     finally:
         engine.dispose()
     return digest.hexdigest()
 
 
-REFUSED = (sqlite3.DatabaseError, DBAPIError)  # what run_sql raises when the database refuses a statement
+REFUSED = (
+    sqlite3.DatabaseError,
+    DBAPIError,
+)  # what run_sql raises when the database refuses a statement
 
 
 def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
@@ -199,7 +243,9 @@ def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
         con = sqlite3.connect(path)
         try:
             if without_triggers:
-                for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+                for (name,) in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                ).fetchall():
                     con.execute(f'DROP TRIGGER "{name}"')
             for sql, params in steps:
                 con.execute(sql, params)
@@ -212,9 +258,12 @@ def run_sql(url: str, *statements, without_triggers: bool = False) -> None:
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
-            if without_triggers:  # as the owner may: switched off, which `claims db check` reports as missing
-                for (table,) in conn.exec_driver_sql("SELECT DISTINCT tgrelid::regclass::text FROM pg_trigger "
-                                                     "WHERE NOT tgisinternal").fetchall():
+            if (
+                without_triggers
+            ):  # as the owner may: switched off, which `claims db check` reports as missing
+                for (table,) in conn.exec_driver_sql(
+                    "SELECT DISTINCT tgrelid::regclass::text FROM pg_trigger WHERE NOT tgisinternal"
+                ).fetchall():
                     conn.exec_driver_sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
             for sql, params in steps:
                 conn.exec_driver_sql(sql.replace("?", "%s"), params)
@@ -318,8 +367,13 @@ class PostgresServer:
                 conn.execute(text(f'CREATE DATABASE "{name}"{self.strategy}'))
             else:  # a copy needs the template to itself: close what the commands left open on it
                 source = make_url(template).database
-                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                  "WHERE datname = :d AND pid <> pg_backend_pid()"), {"d": source})
+                conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = :d AND pid <> pg_backend_pid()"
+                    ),
+                    {"d": source},
+                )
                 conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{source}"{self.strategy}'))
         return make_url(self.admin).set(database=name).render_as_string(hide_password=False)
 

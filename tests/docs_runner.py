@@ -32,13 +32,25 @@ from markdown_it import MarkdownIt
 SHELL_KINDS = {"sh", "bash", "console"}
 NOT_RUN = "not run by the docs test:"
 # Why a documented command may stay out of the run; anything else is a command that should run.
-SKIP_REASONS = ("needs the web", "starts a server", "needs a PostgreSQL server", "needs another program",
-                "stands for your own program")
+SKIP_REASONS = (
+    "needs the web",
+    "starts a server",
+    "needs a PostgreSQL server",
+    "needs another program",
+    "stands for your own program",
+)
 # The Quickstart's first line sets up the environment this test runs in, and its second is the test command
 # itself, which CI runs verbatim (tests/test_docs.py checks both against .ci/run).
 ENVIRONMENT = ("python3 -m venv ", ".venv/bin/pip install ", ".venv/bin/python -m pytest")
 CLAIMS = ("claims", ".venv/bin/claims")
-TEX = ("pdflatex", "bibtex", "biber", "latexmk", "lualatex", "xelatex")  # as tests/latex.py: skip without TeX but in CI
+TEX = (
+    "pdflatex",
+    "bibtex",
+    "biber",
+    "latexmk",
+    "lualatex",
+    "xelatex",
+)  # as tests/latex.py: skip without TeX but in CI
 
 
 @dataclass
@@ -79,7 +91,7 @@ def split_comment(line: str) -> tuple[str, str]:
         elif ch in "'\"":
             quote = ch
         elif ch == "#" and (i == 0 or line[i - 1].isspace()):
-            return line[:i].rstrip(), line[i + 1:].strip()
+            return line[:i].rstrip(), line[i + 1 :].strip()
     return line.rstrip(), ""
 
 
@@ -102,7 +114,11 @@ def page_items(page: str, text: str) -> list[Command | FileBlock]:
 def block_commands(page: str, start: int, body: str, *, console: bool) -> list[Command]:
     lines = body.splitlines()
     first = next((ln.strip() for ln in lines if ln.strip()), "")
-    block_skip = first[1:].strip()[len(NOT_RUN):].strip() if first.startswith("#") and NOT_RUN in first else None
+    block_skip = (
+        first[1:].strip()[len(NOT_RUN) :].strip()
+        if first.startswith("#") and NOT_RUN in first
+        else None
+    )
     commands: list[Command] = []
     i = 0
     while i < len(lines):
@@ -113,14 +129,18 @@ def block_commands(page: str, start: int, body: str, *, console: bool) -> list[C
                 continue
             raw = raw[2:]
         while raw.endswith("\\") and i < len(lines):
-            raw = raw[:-1] + " " + (lines[i][2:] if console and lines[i].startswith("> ") else lines[i].strip())
+            raw = (
+                raw[:-1]
+                + " "
+                + (lines[i][2:] if console and lines[i].startswith("> ") else lines[i].strip())
+            )
             i += 1
         text, comment = split_comment(raw)
         if not text.strip():
             continue
         command = Command(page, number, text.strip(), skip=block_skip)
         if comment.startswith(NOT_RUN):
-            command.skip = comment[len(NOT_RUN):].strip()
+            command.skip = comment[len(NOT_RUN) :].strip()
         elif m := re.match(r"exit (\d+)\b", comment):
             command.expect = int(m.group(1))
         commands.append(command)
@@ -171,18 +191,31 @@ def run_step(argv: list[str], run: Run) -> tuple[int, str]:
     if "<" in argv:
         at = argv.index("<")
         stdin = (run.work / argv[at + 1]).read_text(encoding="utf-8")
-        argv = argv[:at] + argv[at + 2:]
+        argv = argv[:at] + argv[at + 2 :]
     argv = [str(run.home) + a[1:] if a == "~" or a.startswith("~/") else a for a in argv]
     if argv[0] in CLAIMS:
         return in_process(argv[1:], env, stdin, run)
-    if argv[0] in TEX and shutil.which(argv[0]) is None and os.environ.get("CLAIMS_REQUIRE_TEX") != "1":
+    if (
+        argv[0] in TEX
+        and shutil.which(argv[0]) is None
+        and os.environ.get("CLAIMS_REQUIRE_TEX") != "1"
+    ):
         pytest.skip(f"{argv[0]} is not installed (CI installs TeX and sets CLAIMS_REQUIRE_TEX=1)")
-    out = subprocess.run(argv, cwd=run.work, env={**os.environ, **env}, input=stdin, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        argv,
+        cwd=run.work,
+        env={**os.environ, **env},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return out.returncode, out.stdout + out.stderr
 
 
-def in_process(args: list[str], env: dict[str, str], stdin: str | None, run: Run) -> tuple[int, str]:
+def in_process(
+    args: list[str], env: dict[str, str], stdin: str | None, run: Run
+) -> tuple[int, str]:
     from typer.testing import CliRunner
 
     from claimsdb.cli.app import app

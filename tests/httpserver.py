@@ -88,7 +88,9 @@ class _Server(ThreadingHTTPServer):
 
 class LocalHTTPServer:
     def __init__(self, host: str = "127.0.0.1") -> None:
-        self.host = host  # any loopback address (127.0.0.2 stands in for a public host in policy tests)
+        self.host = (
+            host  # any loopback address (127.0.0.2 stands in for a public host in policy tests)
+        )
         self._routes: dict[str, Route] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -107,7 +109,10 @@ class LocalHTTPServer:
         httpd.owner = self
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="test-http-server", daemon=True
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="test-http-server",
+            daemon=True,
         )
         self._thread.start()
         return self

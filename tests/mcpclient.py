@@ -24,10 +24,21 @@ class McpServer:
     2026-07-28 protocol, each request carrying the client's info). The server's stderr goes to a file in
     `folder` (`log()`)."""
 
-    def __init__(self, db: str, *args: str, env: dict[str, str], folder: Path,
-                 client: tuple[str, str] = ("probe-client", "1.2.3"), mode: str = "legacy") -> None:
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", "claimsdb.cli", "mcp", "--db", db, *args],
-                                            env=env, cwd=str(folder))
+    def __init__(
+        self,
+        db: str,
+        *args: str,
+        env: dict[str, str],
+        folder: Path,
+        client: tuple[str, str] = ("probe-client", "1.2.3"),
+        mode: str = "legacy",
+    ) -> None:
+        self.params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "claimsdb.cli", "mcp", "--db", db, *args],
+            env=env,
+            cwd=str(folder),
+        )
         self.client_info = Implementation(name=client[0], version=client[1])
         self.mode = mode
         self.errors = folder / f"mcp-{id(self)}.log"
@@ -36,7 +47,9 @@ class McpServer:
     def __enter__(self) -> McpServer:
         errlog = self._stack.enter_context(self.errors.open("w", encoding="utf-8"))
         self.portal = self._stack.enter_context(start_blocking_portal())
-        client = Client(stdio_client(self.params, errlog=errlog), client_info=self.client_info, mode=self.mode)
+        client = Client(
+            stdio_client(self.params, errlog=errlog), client_info=self.client_info, mode=self.mode
+        )
         self.client = self._stack.enter_context(self.portal.wrap_async_context_manager(client))
         return self
 

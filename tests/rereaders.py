@@ -17,16 +17,30 @@ def work(url: str, worker: int, count: int, keys: list[str]) -> int:
     engine = db.open_engine(url)
     for i in range(count):
         with db.session_scope(engine) as session:
-            provenance.reread(session, keys[i % len(keys)], actor=f"reader-{worker}", source="widget-report",
-                              quote=f"seen by {worker} at {i}")
+            provenance.reread(
+                session,
+                keys[i % len(keys)],
+                actor=f"reader-{worker}",
+                source="widget-report",
+                quote=f"seen by {worker} at {i}",
+            )
     return count
 
 
-def run(url: str, workers: int, count: int, keys: list[str], cwd: str) -> tuple[float, list[subprocess.CompletedProcess]]:
+def run(
+    url: str, workers: int, count: int, keys: list[str], cwd: str
+) -> tuple[float, list[subprocess.CompletedProcess]]:
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.rereaders", url, str(w), str(count), *keys],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
-             for w in range(workers)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.rereaders", url, str(w), str(count), *keys],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+        )
+        for w in range(workers)
+    ]
     done = []
     for p in procs:
         out, err = p.communicate(timeout=600)

@@ -20,7 +20,12 @@ def anchored(claims, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
     assert claims("reread", KEY, "--source", "llama3-report", "--by", "Ada", "--yes").exit_code == 0
-    assert claims("retag", KEY, "agent-reported", "--reason", "not sure after all", "--by", "Ada").exit_code == 0
+    assert (
+        claims(
+            "retag", KEY, "agent-reported", "--reason", "not sure after all", "--by", "Ada"
+        ).exit_code
+        == 0
+    )
     result = claims("db", "anchor", "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -29,27 +34,38 @@ def anchored(claims, tmp_path, monkeypatch):
 def cut_the_last_event(store: str, *, anchors_too: bool = False) -> None:
     """What the issue did with write access: drop (switch off) the triggers, delete the newest event (the
     retag), set the claim's tag back to what the re-read set, and put the triggers back."""
-    statements = ["DELETE FROM event WHERE id = (SELECT max(id) FROM event)",
-                  ("UPDATE claim SET tag = 'spot-checked' WHERE key = ?", [KEY])]
+    statements = [
+        "DELETE FROM event WHERE id = (SELECT max(id) FROM event)",
+        ("UPDATE claim SET tag = 'spot-checked' WHERE key = ?", [KEY]),
+    ]
     if anchors_too:
         statements.append("DELETE FROM anchor")
     if sqlite_file(resolve_url(store)) is not None:
         import sqlite3
 
         con = sqlite3.connect(sqlite_file(resolve_url(store)))
-        triggers = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        triggers = con.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+        ).fetchall()
         con.close()
         run_sql(store, *statements, *[sql for _, sql in triggers], without_triggers=True)
     else:  # the owner switches its triggers off and on again
         tables = ("event", "claim", "anchor")
-        run_sql(store, *[f"ALTER TABLE {t} DISABLE TRIGGER USER" for t in tables], *statements,
-                *[f"ALTER TABLE {t} ENABLE TRIGGER USER" for t in tables])
+        run_sql(
+            store,
+            *[f"ALTER TABLE {t} DISABLE TRIGGER USER" for t in tables],
+            *statements,
+            *[f"ALTER TABLE {t} ENABLE TRIGGER USER" for t in tables],
+        )
 
 
 def test_the_anchor_file_names_the_head_and_its_position(anchored, tmp_path, claims):
     on_disk = json.loads((tmp_path / "claims.anchor").read_text())
     assert on_disk["format"] == "claimsdb-anchor/1" and on_disk["head"] == anchored["head"]
-    assert on_disk["length"] == anchored["length"] > 180 and on_disk["event_id"] == anchored["event_id"]
+    assert (
+        on_disk["length"] == anchored["length"] > 180
+        and on_disk["event_id"] == anchored["event_id"]
+    )
     checked = claims("db", "check", "--anchor", "claims.anchor", "--format", "json")
     assert checked.exit_code == 0, checked.output
     names = {c["name"]: c for c in json.loads(checked.stdout)["checks"]}
@@ -68,41 +84,80 @@ def test_a_history_cut_from_its_end_is_caught(anchored, claims, store):
     assert "is gone: the history was cut" in checks["anchor claims.anchor"]["detail"]
 
 
-def test_the_anchor_file_catches_a_cut_that_also_removed_the_recorded_anchors(anchored, claims, store, tmp_path):
+def test_the_anchor_file_catches_a_cut_that_also_removed_the_recorded_anchors(
+    anchored, claims, store, tmp_path
+):
     cut_the_last_event(store, anchors_too=True)
     assert claims("db", "check").exit_code == 0  # nothing inside the database tells
     assert claims("db", "check", "--anchor", "claims.anchor").exit_code == 1
     paper = tmp_path / "paper.md"
     paper.write_text("Llama 3 logged 466 interruptions.\n", encoding="utf-8")
-    linted = claims("lint", str(paper))  # reads ./claims.anchor by itself, as the pre-commit hook runs
-    assert linted.exit_code == 1 and "claims.anchor: the history no longer holds the anchored head" in linted.stderr
-    exported = claims("export", "--skip-unsafe", "--subject", "Llama 3", "--anchor", "claims.anchor")
+    linted = claims(
+        "lint", str(paper)
+    )  # reads ./claims.anchor by itself, as the pre-commit hook runs
+    assert (
+        linted.exit_code == 1
+        and "claims.anchor: the history no longer holds the anchored head" in linted.stderr
+    )
+    exported = claims(
+        "export", "--skip-unsafe", "--subject", "Llama 3", "--anchor", "claims.anchor"
+    )
     assert exported.exit_code == 1 and exported.stdout == "" and "is gone" in exported.stderr
     (tmp_path / "claims.anchor").unlink()
-    assert claims("lint", str(paper)).exit_code == 0  # without the anchor the cut is invisible: what it is for
+    assert (
+        claims("lint", str(paper)).exit_code == 0
+    )  # without the anchor the cut is invisible: what it is for
 
 
 def test_an_event_inserted_or_edited_before_the_anchor_is_caught(anchored, claims, store):
-    run_sql(store, "UPDATE event SET prev_sha256 = NULL WHERE id = (SELECT min(id) + 1 FROM event)",
-            without_triggers=True)
+    run_sql(
+        store,
+        "UPDATE event SET prev_sha256 = NULL WHERE id = (SELECT min(id) + 1 FROM event)",
+        without_triggers=True,
+    )
     result = claims("db", "check", "--anchor", "claims.anchor")
-    assert result.exit_code == 1 and "does not follow the event before it" in result.stdout.replace("\n", " ") + \
-        result.stderr.replace("\n", " ")
+    assert result.exit_code == 1 and "does not follow the event before it" in result.stdout.replace(
+        "\n", " "
+    ) + result.stderr.replace("\n", " ")
 
 
 @pytest.mark.slow
 def test_a_replaced_store_is_caught_and_appending_is_not(anchored, claims, store, tmp_path):
-    assert claims("retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "x", "--by", "Ada").exit_code == 0
-    assert claims("db", "check", "--anchor", "claims.anchor").exit_code == 0  # later events are fine
+    assert (
+        claims(
+            "retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "x", "--by", "Ada"
+        ).exit_code
+        == 0
+    )
+    assert (
+        claims("db", "check", "--anchor", "claims.anchor").exit_code == 0
+    )  # later events are fine
     other = tmp_path / "other.db"
     assert claims("import", *map(str, DATA_FILES), db=other).exit_code == 0
-    for tag in ("prior-note", "note-2026-09-21", "prior-note"):  # as many events again, another history
-        assert claims("retag", "pipelines.llama3.pretrain", tag, "--reason", "x", "--by", "B", db=other).exit_code == 0
+    for tag in (
+        "prior-note",
+        "note-2026-09-21",
+        "prior-note",
+    ):  # as many events again, another history
+        assert (
+            claims(
+                "retag", "pipelines.llama3.pretrain", tag, "--reason", "x", "--by", "B", db=other
+            ).exit_code
+            == 0
+        )
     result = claims("db", "check", "--anchor", "claims.anchor", "--format", "json", db=other)
-    (check,) = [c for c in json.loads(result.stdout)["checks"] if c["name"] == "anchor claims.anchor"]
-    assert result.exit_code == 1 and not check["ok"] and check["detail"] in (
-        f"event {anchored['event_id']} is not the anchored one: the history was rewritten or replaced",
-        f"the anchored event {anchored['event_id']} is gone: the history was cut below it")
+    (check,) = [
+        c for c in json.loads(result.stdout)["checks"] if c["name"] == "anchor claims.anchor"
+    ]
+    assert (
+        result.exit_code == 1
+        and not check["ok"]
+        and check["detail"]
+        in (
+            f"event {anchored['event_id']} is not the anchored one: the history was rewritten or replaced",
+            f"the anchored event {anchored['event_id']} is gone: the history was cut below it",
+        )
+    )
 
 
 def test_lint_and_export_record_the_history_they_saw(anchored, claims, tmp_path):
@@ -110,25 +165,43 @@ def test_lint_and_export_record_the_history_they_saw(anchored, claims, tmp_path)
     paper.write_text("Llama 3 ran on 16K H100.\n", encoding="utf-8")
     report = json.loads(claims("lint", str(paper), "--format", "json").stdout)
     assert report["history"] == {"head": anchored["head"], "length": anchored["length"]}
-    assert f"store history: {anchored['length']} events, head {anchored['head'][:16]}" in claims("lint", str(paper)).stdout
+    assert (
+        f"store history: {anchored['length']} events, head {anchored['head'][:16]}"
+        in claims("lint", str(paper)).stdout
+    )
     manifest = json.loads(claims("export", "--skip-unsafe", "--format", "json").stdout)["manifest"]
-    assert (manifest["history_head"], manifest["history_length"]) == (anchored["head"], anchored["length"])
+    assert (manifest["history_head"], manifest["history_length"]) == (
+        anchored["head"],
+        anchored["length"],
+    )
 
 
-@pytest.mark.parametrize("content, says", [
-    ("not json", "not JSON"),
-    ('{"format": "other"}', "format is not claimsdb-anchor/1"),
-    ('{"format": "claimsdb-anchor/1", "head": "abc", "length": 3, "event_id": 3, "at": "x"}', "head: not a SHA-256"),
-    ('{"format": "claimsdb-anchor/1", "head": "' + "a" * 64 + '", "length": 0, "event_id": 3, "at": "x"}',
-     "length: not a positive whole number"),
-])
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        ("not json", "not JSON"),
+        ('{"format": "other"}', "format is not claimsdb-anchor/1"),
+        (
+            '{"format": "claimsdb-anchor/1", "head": "abc", "length": 3, "event_id": 3, "at": "x"}',
+            "head: not a SHA-256",
+        ),
+        (
+            '{"format": "claimsdb-anchor/1", "head": "'
+            + "a" * 64
+            + '", "length": 0, "event_id": 3, "at": "x"}',
+            "length: not a positive whole number",
+        ),
+    ],
+)
 @pytest.mark.slow
 def test_a_bad_anchor_file_is_a_clear_error(anchored, claims, tmp_path, content, says):
     bad = tmp_path / "bad.anchor"
     bad.write_text(content, encoding="utf-8")
     for args in (("db", "check", "--anchor", str(bad)), ("export", "--anchor", str(bad))):
         result = claims(*args)
-        assert result.exit_code == 2 and str(bad) in result.stderr and says in result.stderr, result.stderr
+        assert result.exit_code == 2 and str(bad) in result.stderr and says in result.stderr, (
+            result.stderr
+        )
     missing = claims("db", "check", "--anchor", str(tmp_path / "none.anchor"))
     assert missing.exit_code == 2 and "none.anchor: cannot read the anchor" in missing.stderr
 
@@ -143,6 +216,8 @@ def test_an_empty_history_has_nothing_to_anchor(claims, tmp_path):
 def test_recorded_anchors_are_append_only(anchored, store):
     from tests.conftest import REFUSED
 
-    for sql in ("UPDATE anchor SET head = 'x'", "DELETE FROM anchor") + (("TRUNCATE anchor",) if ENGINE != "sqlite" else ()):
+    for sql in ("UPDATE anchor SET head = 'x'", "DELETE FROM anchor") + (
+        ("TRUNCATE anchor",) if ENGINE != "sqlite" else ()
+    ):
         with pytest.raises(REFUSED, match="append-only"):
             run_sql(store, sql)

@@ -21,7 +21,9 @@ def events(url: str) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["sqlite", "postgresql"])
-def test_concurrent_rereads_all_land_on_one_chain(engine_name, request, claims, write_json, sample, db_path):
+def test_concurrent_rereads_all_land_on_one_chain(
+    engine_name, request, claims, write_json, sample, db_path
+):
     url = str(db_path) if engine_name == "sqlite" else request.getfixturevalue("pg_url")
     assert claims("import", write_json(sample), db=url).exit_code == 0
     before = events(url)

@@ -26,7 +26,15 @@ ROWS = {  # §1 stage table: row -> the figures of its heading and cells
     "Llama 3": ["16K H100", "4D"],
     "DeepSeek-V3 / R1": ["14.8T tokens", "2,048 H800", "32K → 128K", "4 nodes", "40 nodes"],
     "Qwen3": ["> 30T tokens"],
-    "Kimi K2 / K3": ["two components open", "15.5T tokens", "zero loss spike", "4K → 128K", "1M", "1T", "< 30 s"],
+    "Kimi K2 / K3": [
+        "two components open",
+        "15.5T tokens",
+        "zero loss spike",
+        "4K → 128K",
+        "1M",
+        "1T",
+        "< 30 s",
+    ],
     "GLM-4.5": ["355B-A32B"],
     "GLM-5": ["27T tokens", "744B-A40B", "4K → 128K → 200K", "> 1k concurrent rollouts"],
     "Llama 4": ["> 30T tokens", "32K GPUs", "10M"],
@@ -42,22 +50,66 @@ ROWS = {  # §1 stage table: row -> the figures of its heading and cells
     "Mercor 397B": ["397B", "S=3", "300–550 concurrent rollouts"],
 }
 SECTIONS = {
-    "§1 observations": ["466 interruptions", "54 days", "> 90%", "12 categories", "three GLM sub-stages",
-                        "four K2-V2 stages", "278-node"],
-    "§2": ["six roles", "about 20 s", "1T", "> 4,000", "32,000 environments", "up to 100,000 tasks",
-           "hundreds of thousands", "16:44", "12:8", "η = 4/8", "max_off_policy_steps = 8", "4",
-           "max_trajectory_age_steps = 1", "2–4×", "five-part"],
+    "§1 observations": [
+        "466 interruptions",
+        "54 days",
+        "> 90%",
+        "12 categories",
+        "three GLM sub-stages",
+        "four K2-V2 stages",
+        "278-node",
+    ],
+    "§2": [
+        "six roles",
+        "about 20 s",
+        "1T",
+        "> 4,000",
+        "32,000 environments",
+        "up to 100,000 tasks",
+        "hundreds of thousands",
+        "16:44",
+        "12:8",
+        "η = 4/8",
+        "max_off_policy_steps = 8",
+        "4",
+        "max_trajectory_age_steps = 1",
+        "2–4×",
+        "five-part",
+    ],
     "§3": ["four verl hooks", "two"],
-    "§4": ["three modules", "28", "4", "11", "51 public", "triple", "100,000 concurrent tasks", "32,000 environments"],
-    "§5": ["six older or thinner reports", "four code chips", "535B", "18T tokens", "MFU 21% → 24%", "67B-A2B",
-           "two deep-dive pages", "all 18 pipelines", "twelve stabilizers", "59 implementations", "ten fleets",
-           "twelve staleness entries", "ten ledger rows", "seven RL-Infra-Bench families"],
+    "§4": [
+        "three modules",
+        "28",
+        "4",
+        "11",
+        "51 public",
+        "triple",
+        "100,000 concurrent tasks",
+        "32,000 environments",
+    ],
+    "§5": [
+        "six older or thinner reports",
+        "four code chips",
+        "535B",
+        "18T tokens",
+        "MFU 21% → 24%",
+        "67B-A2B",
+        "two deep-dive pages",
+        "all 18 pipelines",
+        "twelve stabilizers",
+        "59 implementations",
+        "ten fleets",
+        "twelve staleness entries",
+        "ten ledger rows",
+        "seven RL-Infra-Bench families",
+    ],
 }
 # The note's shorthand for several values, stored as each value.
 SPLIT = {"η = 4/8": ("η = 4", "η = 8")}
 
 PLACES = [(f"§1 table, {row}", figure) for row, figures in ROWS.items() for figure in figures] + [
-    (section, figure) for section, figures in SECTIONS.items() for figure in figures]
+    (section, figure) for section, figures in SECTIONS.items() for figure in figures
+]
 EXPECTED = [(place, part) for place, figure in PLACES for part in SPLIT.get(figure, (figure,))]
 NOTE = "note-production-pipelines"
 
@@ -67,7 +119,9 @@ def stored(tmp_path_factory, stores) -> list[dict]:
     """The bundled data imported into a fresh store, read back as `claims list` gives it."""
     db = stores.new(tmp_path_factory.mktemp("note"))
     runner = CliRunner()
-    imported = runner.invoke(app, ["import", *map(str, DATA_FILES), "--db", db], catch_exceptions=False)
+    imported = runner.invoke(
+        app, ["import", *map(str, DATA_FILES), "--db", db], catch_exceptions=False
+    )
     assert imported.exit_code == 0, imported.output
     listed = runner.invoke(app, ["list", "--format", "json", "--db", db], catch_exceptions=False)
     assert listed.exit_code == 0, listed.output
@@ -95,19 +149,36 @@ def states(figure: dict, written: str) -> bool:
 def test_the_list_names_each_figure_once_per_place():
     assert len(PLACES) == 98 and len(EXPECTED) == len(set(EXPECTED)) == 99  # η = 4/8 is two values
     assert sum(map(len, ROWS.values())) == 52 and {k: len(v) for k, v in SECTIONS.items()} == {
-        "§1 observations": 7, "§2": 15, "§3": 2, "§4": 8, "§5": 14}
+        "§1 observations": 7,
+        "§2": 15,
+        "§3": 2,
+        "§4": 8,
+        "§5": 14,
+    }
 
 
 @pytest.mark.parametrize("place, figure", EXPECTED, ids=[f"{p}: {f}" for p, f in EXPECTED])
 def test_every_figure_of_the_note_is_stated_where_the_note_gives_it(stored, place, figure):
-    stating = [c["key"] for c in stored if any(p.startswith(place) for p in places(c))
-               and any(states(f, figure) for f in c["figures"])]
+    stating = [
+        c["key"]
+        for c in stored
+        if any(p.startswith(place) for p in places(c))
+        and any(states(f, figure) for f in c["figures"])
+    ]
     assert stating, f"no claim citing the note at {place!r} states {figure!r}"
 
 
 def test_the_data_set_states_no_figure_the_note_does_not_give(stored):
-    extra = [(c["key"], f["raw"]) for c in stored for f in c["figures"]
-             if not any(p.startswith(place) and states(f, figure) for p in places(c) for place, figure in EXPECTED)]
+    extra = [
+        (c["key"], f["raw"])
+        for c in stored
+        for f in c["figures"]
+        if not any(
+            p.startswith(place) and states(f, figure)
+            for p in places(c)
+            for place, figure in EXPECTED
+        )
+    ]
     assert extra == []
     assert sum(len(c["figures"]) for c in stored) == 97
 
@@ -131,12 +202,21 @@ CELLS = {
     ("DeepSeek-V3 / R1", "Data"): "14.8T tokens",
     ("DeepSeek-V3 / R1", "Pretrain"): "2,048 H800, DualPipe, FP8",
     ("DeepSeek-V3 / R1", "Midtrain"): "32K → 128K (YaRN)",
-    ("DeepSeek-V3 / R1", "Post-train"): "cold start → reasoning RL → rejection sampling + SFT → RL for all scenarios",
-    ("DeepSeek-V3 / R1", "Serve"): "prefill unit 4 nodes, decode unit 40 nodes; DeepEP/DeepGEMM/EPLB open",
+    (
+        "DeepSeek-V3 / R1",
+        "Post-train",
+    ): "cold start → reasoning RL → rejection sampling + SFT → RL for all scenarios",
+    (
+        "DeepSeek-V3 / R1",
+        "Serve",
+    ): "prefill unit 4 nodes, decode unit 40 nodes; DeepEP/DeepGEMM/EPLB open",
     ("Qwen3", "Data"): "> 30T tokens",
     ("Qwen3", "Pretrain"): "General S1, Reasoning S2",
     ("Qwen3", "Midtrain"): "Long Context stage",
-    ("Qwen3", "Post-train"): "long-CoT cold start → reasoning RL → thinking-mode fusion → general RL",
+    (
+        "Qwen3",
+        "Post-train",
+    ): "long-CoT cold start → reasoning RL → thinking-mode fusion → general RL",
     ("Qwen3", "Agentic RL"): "Qwen3.5: disaggregated async RL (blog only)",
     ("Kimi K2 / K3", "Data"): "15.5T tokens",
     ("Kimi K2 / K3", "Pretrain"): "MuonClip, zero loss spike",
@@ -147,7 +227,10 @@ CELLS = {
     ("GLM-4.5", "Data"): "corpus",
     ("GLM-4.5", "Pretrain"): "355B-A32B",
     ("GLM-4.5", "Midtrain"): "repo-level code · synthetic reasoning · long-context & agent",
-    ("GLM-4.5", "Post-train"): "expert training → unified training; SFT, reasoning/agentic/general RL on slime",
+    (
+        "GLM-4.5",
+        "Post-train",
+    ): "expert training → unified training; SFT, reasoning/agentic/general RL on slime",
     ("GLM-4.5", "Agentic RL"): "disaggregated async pools, trajectory pool, Docker runtime",
     ("GLM-4.5", "Serve"): "SGLang commands",
     ("GLM-5", "Data"): "27T tokens",
@@ -223,10 +306,14 @@ def test_the_grid_labels_are_the_notes_phrases_for_their_cells(stored):
         labels = [c["label"] for c in at[cell] if c["label"]]
         figures = ", ".join(f["raw"] for c in at[cell] for f in c["figures"])
         if labels:
-            assert set().union(*map(parts, labels)) == parts(phrase.removeprefix(NAMED_IN_THE_CELL.get(cell, ""))), cell
+            assert set().union(*map(parts, labels)) == parts(
+                phrase.removeprefix(NAMED_IN_THE_CELL.get(cell, ""))
+            ), cell
         else:
             assert figures == phrase or cell in SPLIT_CELLS, cell
     labelled = [c for c in stored if c["label"]]
-    assert len(labelled) == 67 and all(c["key"].startswith("pipelines.") for c in labelled)  # none in the RL loop
+    assert len(labelled) == 67 and all(
+        c["key"].startswith("pipelines.") for c in labelled
+    )  # none in the RL loop
     # a label shows every figure of its claim, as written
     assert all(f["raw"] in c["label"] for c in labelled for f in c["figures"])

@@ -75,7 +75,9 @@ def test_open_engine_creates_and_migrates_on_first_use(tmp_path):
 @sqlite_only("database files that are missing or another program's")
 def test_open_engine_without_create_refuses_a_missing_or_blank_database_and_makes_nothing(tmp_path):
     path = tmp_path / "typo" / "claims.db"
-    with pytest.raises(DatabaseProblem, match=f"no claims database at {path}; `claims import` creates one"):
+    with pytest.raises(
+        DatabaseProblem, match=f"no claims database at {path}; `claims import` creates one"
+    ):
         db.open_engine(str(path), create=False)
     assert not (tmp_path / "typo").exists()
     blank = tmp_path / "blank.db"
@@ -107,7 +109,9 @@ def test_a_new_store_another_command_made_meanwhile_is_never_replaced(tmp_path):
                 store.import_files(other, [str(REPO / "data" / "pipelines.json")])
     with db.session_scope(db.open_engine(str(path), create=False)) as session:
         keys = set(session.execute(text("SELECT key FROM claim")).scalars())
-    assert any(k.startswith("pipelines.") for k in keys) and not any(k.startswith("rl.") for k in keys)
+    assert any(k.startswith("pipelines.") for k in keys) and not any(
+        k.startswith("rl.") for k in keys
+    )
     assert [p.name for p in tmp_path.iterdir()] == ["claims.db"]  # the loser's file is gone
 
 
@@ -122,7 +126,9 @@ def test_open_engine_refuses_a_database_at_another_revision(store):
 def test_a_database_at_a_revision_this_version_does_not_know_is_refused(store, call):
     db.upgrade(db.resolve_url(store))
     run_sql(store, "UPDATE alembic_version SET version_num = '0099_future'")
-    with pytest.raises(DatabaseProblem, match=r"written by a newer claimsdb \(revision 0099_future\)"):
+    with pytest.raises(
+        DatabaseProblem, match=r"written by a newer claimsdb \(revision 0099_future\)"
+    ):
         call(store)
     assert rows(store, "SELECT version_num FROM alembic_version") == [("0099_future",)]
 
@@ -134,8 +140,12 @@ def test_resolve_url_prefers_argument_then_environment_then_default(monkeypatch,
     monkeypatch.delenv("CLAIMS_DB")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert db.resolve_url(None) == f"sqlite:///{tmp_path / 'xdg' / 'claimsdb' / 'claims.db'}"
-    assert db.resolve_url("postgresql://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"  # psycopg 3
-    assert db.resolve_url("postgresql+psycopg://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"
+    assert (
+        db.resolve_url("postgresql://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"
+    )  # psycopg 3
+    assert (
+        db.resolve_url("postgresql+psycopg://u:p@h/claims") == "postgresql+psycopg://u:p@h/claims"
+    )
 
 
 def test_claim_foreign_key_to_tag_is_enforced(store):
@@ -149,24 +159,62 @@ def test_claim_foreign_key_to_tag_is_enforced(store):
 
 
 # What a read command must not load: the other commands' modules and the libraries only they use.
-HEAVY = ("claimsdb.lint", "claimsdb.verify", "claimsdb.verification", "claimsdb.export", "claimsdb.exporters",
-         "claimsdb.web", "claimsdb.store", "claimsdb.records", "claimsdb.cli.export", "claimsdb.cli.lint",
-         "claimsdb.cli.verify", "claimsdb.cli.serve", "claimsdb.cli.mcp", "claimsdb.mcp_server", "claimsdb.mcp_tools",
-         "mcp", "mcp_types", "alembic", "httpx", "starlette", "jinja2", "pypdf", "uvicorn", "rich.progress",
-         "rich.markdown", "pygments")
+HEAVY = (
+    "claimsdb.lint",
+    "claimsdb.verify",
+    "claimsdb.verification",
+    "claimsdb.export",
+    "claimsdb.exporters",
+    "claimsdb.web",
+    "claimsdb.store",
+    "claimsdb.records",
+    "claimsdb.cli.export",
+    "claimsdb.cli.lint",
+    "claimsdb.cli.verify",
+    "claimsdb.cli.serve",
+    "claimsdb.cli.mcp",
+    "claimsdb.mcp_server",
+    "claimsdb.mcp_tools",
+    "mcp",
+    "mcp_types",
+    "alembic",
+    "httpx",
+    "starlette",
+    "jinja2",
+    "pypdf",
+    "uvicorn",
+    "rich.progress",
+    "rich.markdown",
+    "pygments",
+)
 
 
-@pytest.mark.parametrize("command", [
-    ["list"], ["trace", "466"], ["show", "k"], ["tags"], ["sources"], ["history", "k"], ["values"], ["db", "current"],
-    ["--help"], ["export", "--help"], ["lint", "--help"], ["mcp", "--help"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["trace", "466"],
+        ["show", "k"],
+        ["tags"],
+        ["sources"],
+        ["history", "k"],
+        ["values"],
+        ["db", "current"],
+        ["--help"],
+        ["export", "--help"],
+        ["lint", "--help"],
+        ["mcp", "--help"],
+    ],
+)
 @pytest.mark.slow
 def test_read_commands_and_help_load_nothing_they_do_not_use(store, command):
     db.upgrade(db.resolve_url(store))  # an existing, current database
     helping = "--help" in command  # help reads the command's own (light) module, and only that
     argv = command if helping else command + ["--db", store]
     forbidden = tuple(h for h in HEAVY if not (helping and h.startswith("claimsdb.cli.")))
-    if command == ["--help"]:  # the command list comes from the docstrings: nothing is drawn with rich
+    if command == [
+        "--help"
+    ]:  # the command list comes from the docstrings: nothing is drawn with rich
         forbidden += ("rich", "claimsdb.models", "claimsdb.queries")
     code = (
         "import sys\n"
@@ -181,7 +229,11 @@ def test_read_commands_and_help_load_nothing_they_do_not_use(store, command):
 
 @pytest.mark.parametrize(
     "sql",
-    ["UPDATE event SET actor = 'mallory'", "DELETE FROM event", "UPDATE event SET tag_after = 'spot-checked'"],
+    [
+        "UPDATE event SET actor = 'mallory'",
+        "DELETE FROM event",
+        "UPDATE event SET tag_after = 'spot-checked'",
+    ],
 )
 def test_event_history_refuses_raw_update_and_delete(engine, store, sql):
     before = rows(store, "SELECT * FROM event ORDER BY id")
@@ -193,8 +245,11 @@ def test_event_history_refuses_raw_update_and_delete(engine, store, sql):
 def test_upgrade_from_the_first_revision_keeps_data(store):
     url = db.resolve_url(store)
     db.upgrade(url, "0001")
-    run_sql(store, "INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
-                   "VALUES ('k', 's', 'st', 'agent-reported', 'b', 'active', 'now', 'now')")
+    run_sql(
+        store,
+        "INSERT INTO claim (key, subject, statement, tag, basis, status, created_at, updated_at) "
+        "VALUES ('k', 's', 'st', 'agent-reported', 'b', 'active', 'now', 'now')",
+    )
     db.upgrade(url)
     assert db.current_revision(db.make_engine(url)) == db.HEAD_REVISION
     assert rows(store, "SELECT key FROM claim") == [("k",)]
@@ -210,11 +265,20 @@ def test_insert_rows_writes_every_row_across_statements(store, extra):
     db.upgrade(url)
     names = [f"bulk-{i:04d}" for i in range(count)]
     with db.session_scope(db.make_engine(url)) as session:
-        db.insert_rows(session, Tag.__table__, [(n, "unverified", f"tag {n}") for n in names],
-                       ("name", "trust", "description"))
-        db.insert_rows(session, Tag.__table__, [{"name": "dict-row", "trust": "secondary", "description": "d"}])
-    got = [r for r in rows(store, "SELECT name, trust, description FROM tag ORDER BY name")
-           if r[0].startswith("bulk-") or r[0] == "dict-row"]
+        db.insert_rows(
+            session,
+            Tag.__table__,
+            [(n, "unverified", f"tag {n}") for n in names],
+            ("name", "trust", "description"),
+        )
+        db.insert_rows(
+            session, Tag.__table__, [{"name": "dict-row", "trust": "secondary", "description": "d"}]
+        )
+    got = [
+        r
+        for r in rows(store, "SELECT name, trust, description FROM tag ORDER BY name")
+        if r[0].startswith("bulk-") or r[0] == "dict-row"
+    ]
     assert got == [(n, "unverified", f"tag {n}") for n in names] + [("dict-row", "secondary", "d")]
 
 
@@ -228,17 +292,37 @@ def test_insert_rows_leaves_out_a_column_null_in_every_row_and_stores_the_same_r
     engine = db.make_engine(url)
     statements: list[str] = []
     event.listen(engine, "before_cursor_execute", lambda _c, _cur, sql, *_a: statements.append(sql))
-    given = [(f"s{i}", f"Title {i}", "report", f"https://example.org/{i}" if i % 2 else None, None, "2026")
-             for i in range(db.MAX_PARAMETERS)]
+    given = [
+        (
+            f"s{i}",
+            f"Title {i}",
+            "report",
+            f"https://example.org/{i}" if i % 2 else None,
+            None,
+            "2026",
+        )
+        for i in range(db.MAX_PARAMETERS)
+    ]
     try:
         with db.session_scope(engine) as session:
-            db.insert_rows(session, Source.__table__, given, ("key", "title", "kind", "url", "publisher", "date"))
+            db.insert_rows(
+                session,
+                Source.__table__,
+                given,
+                ("key", "title", "kind", "url", "publisher", "date"),
+            )
     finally:
         engine.dispose()
     inserts = [s for s in statements if s.startswith("INSERT INTO source")]
     assert inserts and all("publisher" not in s and "url" in s for s in inserts)
     keys = {g[0] for g in given}
-    got = [r for r in rows(store, "SELECT key, title, kind, url, publisher, date FROM source ORDER BY id") if r[0] in keys]
+    got = [
+        r
+        for r in rows(
+            store, "SELECT key, title, kind, url, publisher, date FROM source ORDER BY id"
+        )
+        if r[0] in keys
+    ]
     assert got == given
 
 
@@ -255,7 +339,9 @@ def test_every_column_insert_rows_may_leave_out_has_no_default_in_the_migrated_s
             defaults = {c["name"]: c.get("default") for c in inspector.get_columns(table.name)}
             for column in table.columns:
                 if db._defaults_to_null(column):
-                    assert defaults[column.name] is None, f"{table.name}.{column.name} has a default in the database"
+                    assert defaults[column.name] is None, (
+                        f"{table.name}.{column.name} has a default in the database"
+                    )
                     checked += 1
     finally:
         engine.dispose()

@@ -27,7 +27,9 @@ def quickstart_commands() -> list[str]:
 def test_quickstart_is_two_commands_and_ci_runs_the_test_command_verbatim():
     setup, tests = quickstart_commands()
     assert "claims import data/pipelines.json data/rl_loop.json" in setup
-    assert setup.endswith("claims export --skip-unsafe")  # the main job ends with the paper-safe table
+    assert setup.endswith(
+        "claims export --skip-unsafe"
+    )  # the main job ends with the paper-safe table
     assert "pytest" in tests
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert tests in ci
@@ -48,8 +50,11 @@ def test_the_readme_is_short_and_its_links_lead_somewhere():
 
 def test_the_format_example_is_importable(claims, tmp_path):
     page = "docs/reference/data-format.md"
-    example = next(item for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
-                   if isinstance(item, FileBlock))
+    example = next(
+        item
+        for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
+        if isinstance(item, FileBlock)
+    )
     path = tmp_path / example.name
     path.write_text(example.body, encoding="utf-8")
     result = claims("import", path)
@@ -87,15 +92,24 @@ def test_the_site_builds_strictly(tmp_path):
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
         if os.environ.get("CLAIMS_REQUIRE_DOCS"):
             pytest.fail("CLAIMS_REQUIRE_DOCS is set but mkdocs or mkdocs-material is not installed")
-        pytest.skip("mkdocs is not installed (the dev extra has it; CLAIMS_REQUIRE_DOCS=1 makes this a failure)")
+        pytest.skip(
+            "mkdocs is not installed (the dev extra has it; CLAIMS_REQUIRE_DOCS=1 makes this a failure)"
+        )
     # From a copy holding a draft in docs/notes/ as other work drops them: it stays out of the site.
     shutil.copytree(REPO / "docs", tmp_path / "src" / "docs")
     shutil.copy(REPO / "mkdocs.yml", tmp_path / "src" / "mkdocs.yml")
     (tmp_path / "src" / "docs" / "notes").mkdir(exist_ok=True)
-    (tmp_path / "src" / "docs" / "notes" / "draft.md").write_text("# A draft\n\n[not yet](nowhere.md)\n")
-    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                         cwd=tmp_path / "src", capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    (tmp_path / "src" / "docs" / "notes" / "draft.md").write_text(
+        "# A draft\n\n[not yet](nowhere.md)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=tmp_path / "src",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tmp_path / "site" / "guide" / "workflow" / "index.html").exists()
     assert (tmp_path / "site" / "reference" / "commands" / "index.html").exists()
@@ -116,15 +130,19 @@ def test_the_data_set_table_gives_the_data_files_counts():
     sources = Counter({s["key"]: s["kind"] for doc in documents for s in doc["sources"]}.values())
 
     def listed(counter: Counter) -> str:
-        return ", ".join(f"{name} {n}" for name, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+        return ", ".join(
+            f"{name} {n}" for name, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
 
     names = [path.name for path in DATA_FILES]
     per_file = ", ".join(f"{len(doc['claims'])} in `{name}`" for doc, name in zip(documents, names))
-    rows = [f"| claims | {len(claims)} ({per_file}) |",
-            f"| figures | {sum(len(c['figures']) for c in claims)} |",
-            f"| sources | {sum(sources.values())}: {listed(sources)} |",
-            f"| claims by tag | {listed(Counter(c['tag'] for c in claims))} |",
-            f"| figures by tag | {listed(Counter(c['tag'] for c in claims for _ in c['figures']))} |"]
+    rows = [
+        f"| claims | {len(claims)} ({per_file}) |",
+        f"| figures | {sum(len(c['figures']) for c in claims)} |",
+        f"| sources | {sum(sources.values())}: {listed(sources)} |",
+        f"| claims by tag | {listed(Counter(c['tag'] for c in claims))} |",
+        f"| figures by tag | {listed(Counter(c['tag'] for c in claims for _ in c['figures']))} |",
+    ]
     page = (REPO / "docs" / "reference" / "data-set.md").read_text(encoding="utf-8")
     for row in rows:
         assert row in page, row

@@ -46,10 +46,17 @@ def fresh(tmp_path: Path, monkeypatch) -> Run:
     work = tmp_path / "work"
     home.mkdir()
     shutil.copytree(REPO / "data", work / "data")
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path),
-           "PATH": f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+        "PATH": f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     for name in [n for n in os.environ if is_setting(n)]:
         monkeypatch.delenv(name)
     return Run(home=home, work=work, env=env)
@@ -67,7 +74,10 @@ def run_page(page: str, run: Run) -> tuple[int, str | None]:
             continue
         code, output = run_command(item, run)
         if code != item.expect:
-            return ran, f"{item.page}:{item.line}: {item.text}\nexited {code}, the page says {item.expect}\n{output}"
+            return (
+                ran,
+                f"{item.page}:{item.line}: {item.text}\nexited {code}, the page says {item.expect}\n{output}",
+            )
         ran += 1
     return ran, None
 
@@ -84,36 +94,52 @@ def test_the_readme_quickstart_and_tour_work_in_order_and_reach_the_paper_safe_e
     assert ran >= 10
     grid = (fresh.work / "stages.tex").read_text(encoding="utf-8")
     assert "% claimsdb export: mode: skip-unsafe" in grid
-    assert (fresh.work / "longcat.tex").read_text(encoding="utf-8").count("\\cite{longcat2026}") == 2
+    assert (fresh.work / "longcat.tex").read_text(encoding="utf-8").count(
+        "\\cite{longcat2026}"
+    ) == 2
 
 
 def test_skipped_commands_say_why_and_are_few():
-    skipped = [item for page in pages()
-               for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
-               if isinstance(item, Command) and item.skip is not None]
+    skipped = [
+        item
+        for page in pages()
+        for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
+        if isinstance(item, Command) and item.skip is not None
+    ]
     for item in skipped:
         assert item.skip.startswith(SKIP_REASONS), f"{item.page}:{item.line}: {item.skip!r}"
-    ran = [item for page in pages() for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
-           if isinstance(item, Command) and item.skip is None]
+    ran = [
+        item
+        for page in pages()
+        for item in page_items(page, (REPO / page).read_text(encoding="utf-8"))
+        if isinstance(item, Command) and item.skip is None
+    ]
     assert len(skipped) * 4 < len(ran), [f"{i.page}:{i.line}" for i in skipped]
 
 
 def test_only_the_quickstart_sets_up_the_environment():
     for page in pages():
         for item in page_items(page, (REPO / page).read_text(encoding="utf-8")):
-            if isinstance(item, Command) and item.skip is None and any(
-                    is_environment(" ".join(argv)) for argv in steps(item)):
+            if (
+                isinstance(item, Command)
+                and item.skip is None
+                and any(is_environment(" ".join(argv)) for argv in steps(item))
+            ):
                 assert page == "README.md", f"{page}:{item.line}"
 
 
 # --- the runner itself: a page that lies fails ---------------------------------------------------------
 
+
 def test_a_command_that_exits_otherwise_than_documented_fails(fresh, tmp_path):
     page = tmp_path / "page.md"
-    for body, ok in (("claims tags  # exit 2", True), ("claims tags", False),
-                     ("claims import data/rl_loop.json\nclaims trace 32,000", True),
-                     ("claims import data/rl_loop.json\nclaims trace 987654321  # exit 1", True),
-                     ("claims import data/rl_loop.json\nclaims trace 987654321", False)):
+    for body, ok in (
+        ("claims tags  # exit 2", True),
+        ("claims tags", False),
+        ("claims import data/rl_loop.json\nclaims trace 32,000", True),
+        ("claims import data/rl_loop.json\nclaims trace 987654321  # exit 1", True),
+        ("claims import data/rl_loop.json\nclaims trace 987654321", False),
+    ):
         page.write_text(f"# A page\n\n```sh\n{body}\n```\n", encoding="utf-8")
         run = Run(home=fresh.home, work=fresh.work, env=dict(fresh.env))
         shutil.rmtree(fresh.home)
@@ -123,17 +149,39 @@ def test_a_command_that_exits_otherwise_than_documented_fails(fresh, tmp_path):
 
 
 def test_the_conventions_are_read_as_written():
-    body = ('claims export  # exit 1: blocked\n'
-            'claims serve --by "Ada #1"  # not run by the docs test: starts a server\n'
-            'claims sources add k --url https://example.org/k \\\n    --kind report --title "T"\n')
+    body = (
+        "claims export  # exit 1: blocked\n"
+        'claims serve --by "Ada #1"  # not run by the docs test: starts a server\n'
+        'claims sources add k --url https://example.org/k \\\n    --kind report --title "T"\n'
+    )
     commands = block_commands("p.md", 3, body, console=False)
-    assert [(c.line, c.expect, c.skip) for c in commands] == [(3, 1, None), (4, 0, "starts a server"), (5, 0, None)]
+    assert [(c.line, c.expect, c.skip) for c in commands] == [
+        (3, 1, None),
+        (4, 0, "starts a server"),
+        (5, 0, None),
+    ]
     assert commands[1].text == 'claims serve --by "Ada #1"'
-    assert steps(commands[2]) == [["claims", "sources", "add", "k", "--url", "https://example.org/k", "--kind",
-                                   "report", "--title", "T"]]
-    block = block_commands("p.md", 1, f"# {NOT_RUN} needs a PostgreSQL server\nclaims db upgrade\n", console=False)
+    assert steps(commands[2]) == [
+        [
+            "claims",
+            "sources",
+            "add",
+            "k",
+            "--url",
+            "https://example.org/k",
+            "--kind",
+            "report",
+            "--title",
+            "T",
+        ]
+    ]
+    block = block_commands(
+        "p.md", 1, f"# {NOT_RUN} needs a PostgreSQL server\nclaims db upgrade\n", console=False
+    )
     assert [c.skip for c in block] == ["needs a PostgreSQL server"]
-    console = block_commands("p.md", 1, "$ claims trace 2,048  # exit 1\nno figure matches\n", console=True)
+    console = block_commands(
+        "p.md", 1, "$ claims trace 2,048  # exit 1\nno figure matches\n", console=True
+    )
     assert [(c.text, c.expect) for c in console] == [("claims trace 2,048", 1)]
     titled = page_items("p.md", '```latex title="paper.tex"\n466 interruptions\n```\n')
     assert titled == [FileBlock("p.md", 2, "paper.tex", "466 interruptions\n")]

@@ -22,11 +22,11 @@ from tests.conftest import reread
 from tests.latex import needs_tex
 
 
-
-
 def prepare(engine, mode="gate", layout="list", strict=False, **filters):
     with db.session_scope(engine) as session:
-        return export.prepare(session, ClaimFilter(**filters), policy=Policy(strict=strict), mode=mode, layout=layout)
+        return export.prepare(
+            session, ClaimFilter(**filters), policy=Policy(strict=strict), mode=mode, layout=layout
+        )
 
 
 def test_gate_refuses_when_any_selected_claim_is_unsafe(engine):
@@ -47,7 +47,10 @@ def test_skip_unsafe_writes_the_rest_and_draft_writes_all_marked(engine):
     assert skipped.manifest["left_out_unsafe"] == 1 and not skipped.draft
     draft = prepare(engine, mode="draft")
     assert [(r.key, r.paper_safe) for r in draft.rows] == [
-        ("widget.pretrain", True), ("widget.context", True), ("gadget.fleet", False)]
+        ("widget.pretrain", True),
+        ("widget.context", True),
+        ("gadget.fleet", False),
+    ]
     assert draft.draft and draft.manifest["not_re_read"] == 1
 
 
@@ -83,8 +86,14 @@ def test_manifest_names_revision_policy_counts_and_a_content_hash(engine):
 def test_markdown_list_and_grid(engine):
     text = render(prepare(engine, mode="draft"), "markdown")
     assert text.startswith("**DRAFT**")
-    assert "| Widget-7 | Pretrain | Widget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens. | 3,072 H100, 21.5T tokens | [Widget technical report](https://example.org/widget) |" in text
-    assert "| Gadget | Agentic RL | Gadget runs 40–60K sandboxes at once. † | 40–60K sandboxes † | Lab notes |" in text
+    assert (
+        "| Widget-7 | Pretrain | Widget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens. | 3,072 H100, 21.5T tokens | [Widget technical report](https://example.org/widget) |"
+        in text
+    )
+    assert (
+        "| Gadget | Agentic RL | Gadget runs 40–60K sandboxes at once. † | 40–60K sandboxes † | Lab notes |"
+        in text
+    )
     assert "† not re-read" in text and "sha256 " in text
     grid = render(prepare(engine, mode="skip-unsafe", layout="grid"), "markdown")
     assert "| Subject | Pretrain | Midtrain |" in grid
@@ -94,9 +103,17 @@ def test_markdown_list_and_grid(engine):
 
 def test_latex_uses_booktabs_cite_keys_escaping_and_daggers(engine):
     text = render(prepare(engine, mode="draft"), "latex")
-    for piece in ("\\toprule", "\\midrule", "\\bottomrule", "\\cite{widget2026}",
-                  "8K $\\rightarrow$ 256K", "40--60K sandboxes$^{\\dagger}$", "\\textbf{DRAFT}",
-                  "% claimsdb export: content_sha256: ", "\\usepackage{url}"):
+    for piece in (
+        "\\toprule",
+        "\\midrule",
+        "\\bottomrule",
+        "\\cite{widget2026}",
+        "8K $\\rightarrow$ 256K",
+        "40--60K sandboxes$^{\\dagger}$",
+        "\\textbf{DRAFT}",
+        "% claimsdb export: content_sha256: ",
+        "\\usepackage{url}",
+    ):
         assert piece in text, piece
     grid = render(prepare(engine, layout="grid", subject="widget"), "latex")
     assert "Subject & Pretrain & Midtrain \\\\" in grid and "DRAFT" not in grid
@@ -106,7 +123,9 @@ def test_a_note_is_cited_only_when_asked(engine):
     """lab-notes is the only source of widget.context and gadget.fleet: no reference, unless cite_notes."""
     for layout in ("list", "grid"):
         plain = render(prepare(engine, mode="draft", layout=layout), "latex")
-        assert "\\cite{widget2026}" in plain and "lab-notes" not in plain.split("% needs", 1)[1], layout
+        assert "\\cite{widget2026}" in plain and "lab-notes" not in plain.split("% needs", 1)[1], (
+            layout
+        )
         asked = render(export_with_notes(engine, layout), "latex")
         assert "\\cite{lab-notes}" in asked, layout
     assert prepare(engine, mode="draft").uncited == (2, ["widget.context", "gadget.fleet"])
@@ -116,23 +135,49 @@ def test_a_note_is_cited_only_when_asked(engine):
 
 def export_with_notes(engine, layout):
     with db.session_scope(engine) as session:
-        return export.prepare(session, ClaimFilter(), policy=Policy(), mode="draft", layout=layout, cite_notes=True)
+        return export.prepare(
+            session, ClaimFilter(), policy=Policy(), mode="draft", layout=layout, cite_notes=True
+        )
 
 
-def test_the_grid_cites_each_cell_once_per_run_of_the_same_sources_and_never_joins_with_a_full_stop(engine):
+def test_the_grid_cites_each_cell_once_per_run_of_the_same_sources_and_never_joins_with_a_full_stop(
+    engine,
+):
     with db.session_scope(engine) as session:
-        store.add_claim(session, {"key": "widget.phases", "subject": "Widget-7", "stage": "Pretrain",
-                                  "statement": "Widget-7 ran two pretraining phases.", "tag": "agent-reported",
-                                  "basis": "b", "label": "two phases."},
-                        source="widget-report", actor="bo")
-        store.add_claim(session, {"key": "widget.mix", "subject": "Widget-7", "stage": "Pretrain",
-                                  "statement": "Widget-7 mixed code in late.", "tag": "agent-reported",
-                                  "basis": "b", "label": "code late."},
-                        source="lab-notes", actor="bo")
+        store.add_claim(
+            session,
+            {
+                "key": "widget.phases",
+                "subject": "Widget-7",
+                "stage": "Pretrain",
+                "statement": "Widget-7 ran two pretraining phases.",
+                "tag": "agent-reported",
+                "basis": "b",
+                "label": "two phases.",
+            },
+            source="widget-report",
+            actor="bo",
+        )
+        store.add_claim(
+            session,
+            {
+                "key": "widget.mix",
+                "subject": "Widget-7",
+                "stage": "Pretrain",
+                "statement": "Widget-7 mixed code in late.",
+                "tag": "agent-reported",
+                "basis": "b",
+                "label": "code late.",
+            },
+            source="lab-notes",
+            actor="bo",
+        )
     grid = render(prepare(engine, mode="draft", layout="grid", subject="widget"), "latex")
     row = next(line for line in grid.splitlines() if line.startswith("Widget-7 &"))
     dag = "$^{\\dagger}$"
-    assert f"& 3,072 H100, 21.5T tokens; two phases{dag}~\\cite{{widget2026}}; code late{dag} &" in row, row
+    assert (
+        f"& 3,072 H100, 21.5T tokens; two phases{dag}~\\cite{{widget2026}}; code late{dag} &" in row
+    ), row
     assert ".;" not in grid and ".~\\cite" not in grid
 
 
@@ -146,29 +191,84 @@ def test_bibtex_has_an_entry_for_each_cited_reference(engine):
     text = render(prepare(engine, mode="skip-unsafe"), "bibtex")
     widget = entries(text)["widget2026"]
     assert widget.startswith("@techreport\n")  # a report with its publisher and year
-    for field in ("author = {{Widget Lab}}", "title = {{Widget technical report}}", "year = 2026",
-                  "institution = {Widget Lab}", "note = {\\url{https://example.org/widget}}",
-                  "url = {https://example.org/widget}"):
+    for field in (
+        "author = {{Widget Lab}}",
+        "title = {{Widget technical report}}",
+        "year = 2026",
+        "institution = {Widget Lab}",
+        "note = {\\url{https://example.org/widget}}",
+        "url = {https://example.org/widget}",
+    ):
         assert field in widget, (field, widget)
-    assert list(entries(text)) == ["widget2026"]  # lab-notes, widget.context's only source, is a note
+    assert list(entries(text)) == [
+        "widget2026"
+    ]  # lab-notes, widget.context's only source, is a note
     assert "21.5T" not in text
-    assert list(entries(render(export_with_notes(engine, "list"), "bibtex"))) == ["lab-notes", "widget2026"]
+    assert list(entries(render(export_with_notes(engine, "list"), "bibtex"))) == [
+        "lab-notes",
+        "widget2026",
+    ]
 
 
-@pytest.mark.parametrize("source, kind, fields, absent", [
-    ({"kind": "report", "title": "LongCat technical report"}, "misc",
-     ["key = {LongCat technical report}", "title = {{LongCat technical report}}"], ["author", "year"]),
-    ({"kind": "blog", "title": "Production LLM pipelines", "publisher": "Ai2", "url": "https://example.org/b",
-      "accessed": "2026-11-30"}, "misc",
-     ["key = {Production LLM pipelines}", "organization = {Ai2}", "title = {{Production LLM pipelines}}",
-      "howpublished = {Ai2, \\url{https://example.org/b}}", "note = {Accessed 2026-11-30}"], ["author", "publisher"]),
-    ({"kind": "paper", "title": "\\LaTeX{} at ~50B", "authors": "Ada Lovelace", "date": "2026-05-01"}, "misc",
-     ["author = {Ada Lovelace}", "title = {{{}\\textbackslash{}LaTeX\\textbraceleft{}\\textbraceright{} at $\\sim$50B}}",
-      "year = 2026"], ["key", "journal"]),
-    ({"kind": "report", "title": "R", "authors": "Ada Lovelace", "publisher": "Lab", "date": "2025"}, "techreport",
-     ["author = {Ada Lovelace}", "institution = {Lab}", "year = 2025"], ["key", "organization"]),
-])
-def test_bibtex_entries_keep_their_titles_case_and_name_someone_to_sort_by(source, kind, fields, absent):
+@pytest.mark.parametrize(
+    "source, kind, fields, absent",
+    [
+        (
+            {"kind": "report", "title": "LongCat technical report"},
+            "misc",
+            ["key = {LongCat technical report}", "title = {{LongCat technical report}}"],
+            ["author", "year"],
+        ),
+        (
+            {
+                "kind": "blog",
+                "title": "Production LLM pipelines",
+                "publisher": "Ai2",
+                "url": "https://example.org/b",
+                "accessed": "2026-11-30",
+            },
+            "misc",
+            [
+                "key = {Production LLM pipelines}",
+                "organization = {Ai2}",
+                "title = {{Production LLM pipelines}}",
+                "howpublished = {Ai2, \\url{https://example.org/b}}",
+                "note = {Accessed 2026-11-30}",
+            ],
+            ["author", "publisher"],
+        ),
+        (
+            {
+                "kind": "paper",
+                "title": "\\LaTeX{} at ~50B",
+                "authors": "Ada Lovelace",
+                "date": "2026-05-01",
+            },
+            "misc",
+            [
+                "author = {Ada Lovelace}",
+                "title = {{{}\\textbackslash{}LaTeX\\textbraceleft{}\\textbraceright{} at $\\sim$50B}}",
+                "year = 2026",
+            ],
+            ["key", "journal"],
+        ),
+        (
+            {
+                "kind": "report",
+                "title": "R",
+                "authors": "Ada Lovelace",
+                "publisher": "Lab",
+                "date": "2025",
+            },
+            "techreport",
+            ["author = {Ada Lovelace}", "institution = {Lab}", "year = 2025"],
+            ["key", "organization"],
+        ),
+    ],
+)
+def test_bibtex_entries_keep_their_titles_case_and_name_someone_to_sort_by(
+    source, kind, fields, absent
+):
     from claimsdb.exporters.bibtex import _bibtex_entry
 
     entry, written = _bibtex_entry({"url": None, **source})
@@ -183,20 +283,36 @@ def test_biblatex_writes_online_entries_with_dates_and_no_url_command(engine):
     text = render(prepare(engine, mode="skip-unsafe"), "biblatex")
     widget = entries(text)["widget2026"]
     assert widget.startswith("@online\n")
-    for field in ("organization = {Widget Lab}", "title = {{Widget technical report}}", "date = {2026-05}",
-                  "url = {https://example.org/widget}"):
+    for field in (
+        "organization = {Widget Lab}",
+        "title = {{Widget technical report}}",
+        "date = {2026-05}",
+        "url = {https://example.org/widget}",
+    ):
         assert field in widget, (field, widget)
-    assert "\\url" not in text and "key = " not in text and "howpublished" not in text and "publisher" not in text
+    assert (
+        "\\url" not in text
+        and "key = " not in text
+        and "howpublished" not in text
+        and "publisher" not in text
+    )
 
 
 def test_csv_and_json_carry_a_paper_safe_column(engine):
     text = render(prepare(engine, mode="draft"), "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [(r["key"], r["paper_safe"], r["marker"]) for r in rows] == [
-        ("widget.pretrain", "true", ""), ("widget.context", "true", ""), ("gadget.fleet", "false", "not re-read")]
+        ("widget.pretrain", "true", ""),
+        ("widget.context", "true", ""),
+        ("gadget.fleet", "false", "not re-read"),
+    ]
     doc = json.loads(render(prepare(engine, mode="draft"), "json"))
     assert doc["draft"] is True and doc["manifest"]["mode"] == "draft"
-    assert [(r["key"], r["paper_safe"], r["marker"]) for r in doc["rows"]][-1] == ("gadget.fleet", False, "not re-read")
+    assert [(r["key"], r["paper_safe"], r["marker"]) for r in doc["rows"]][-1] == (
+        "gadget.fleet",
+        False,
+        "not re-read",
+    )
     grid = json.loads(render(prepare(engine, mode="draft", layout="grid"), "json"))
     (life_cycle,) = grid["grids"]
     gadget = next(s for s in life_cycle["subjects"] if s["subject"] == "Gadget")
@@ -205,17 +321,27 @@ def test_csv_and_json_carry_a_paper_safe_column(engine):
 
 # --- the property: no flag or format lets an unsafe figure out unmarked -------------------------
 
-TAG_TRUST = {"spot-checked": "verified", "note-2026-09-21": "secondary", "prior-note": "secondary",
-             "agent-reported": "unverified"}
-claim_strategy = st.fixed_dictionaries({
-    "tag": st.sampled_from(sorted(TAG_TRUST)),
-    "status": st.sampled_from(["active", "active", "active", "withdrawn", "superseded"]),
-    "subject": st.sampled_from(["Alpha", "Beta", "Gamma"]),
-    "stage": st.sampled_from(["Pretrain", "Serve", "weight sync", None]),
-    "has_figure": st.booleans(),
-})
+TAG_TRUST = {
+    "spot-checked": "verified",
+    "note-2026-09-21": "secondary",
+    "prior-note": "secondary",
+    "agent-reported": "unverified",
+}
+claim_strategy = st.fixed_dictionaries(
+    {
+        "tag": st.sampled_from(sorted(TAG_TRUST)),
+        "status": st.sampled_from(["active", "active", "active", "withdrawn", "superseded"]),
+        "subject": st.sampled_from(["Alpha", "Beta", "Gamma"]),
+        "stage": st.sampled_from(["Pretrain", "Serve", "weight sync", None]),
+        "has_figure": st.booleans(),
+    }
+)
 MARK = {"markdown": "†", "latex": "\\dag", "quarto": "[unverified]"}
-SEPARATORS = {"markdown": re.compile(r"\||; |\n"), "latex": re.compile(r"&|\\\\|; |\n"), "quarto": re.compile(r"\n")}
+SEPARATORS = {
+    "markdown": re.compile(r"\||; |\n"),
+    "latex": re.compile(r"&|\\\\|; |\n"),
+    "quarto": re.compile(r"\n"),
+}
 FIGURE_ONLY = ("macros", "quarto")  # formats that carry figures, not statements
 
 
@@ -227,15 +353,23 @@ def template_db(tmp_path_factory, stores):
     stores.drop(path)
 
 
-def build_database(stores, template: str, workdir: Path, claims: list[dict]) -> tuple[str, list[dict]]:
+def build_database(
+    stores, template: str, workdir: Path, claims: list[dict]
+) -> tuple[str, list[dict]]:
     path = stores.copy(template, workdir)
     records = []
     for i, c in enumerate(claims):
         token = f"{10_007 + 13 * i:,} H100"
         record = {
-            "key": f"c{i}", "subject": c["subject"], "stage": c["stage"],
-            "statement": f"Claim {i} states {token}." if c["has_figure"] else f"Claim {i} has words only, token{i}z.",
-            "tag": c["tag"], "basis": "generated", "status": c["status"],
+            "key": f"c{i}",
+            "subject": c["subject"],
+            "stage": c["stage"],
+            "statement": f"Claim {i} states {token}."
+            if c["has_figure"]
+            else f"Claim {i} has words only, token{i}z.",
+            "tag": c["tag"],
+            "basis": "generated",
+            "status": c["status"],
             "figures": [token] if c["has_figure"] else [],
             "evidence": [{"source": "src", "locator": None, "quote": None}],
         }
@@ -244,11 +378,20 @@ def build_database(stores, template: str, workdir: Path, claims: list[dict]) -> 
         if TAG_TRUST[c["tag"]] == "verified":
             record["reread"] = reread("src")
         records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
-    replacement = {"key": "replacement", "subject": "Other", "statement": "A claim that replaces others.",
-                   "tag": "spot-checked", "basis": "generated", "status": "withdrawn",
-                   "evidence": [{"source": "src"}], "reread": reread("src")}
-    doc = {"sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
-           "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement]}
+    replacement = {
+        "key": "replacement",
+        "subject": "Other",
+        "statement": "A claim that replaces others.",
+        "tag": "spot-checked",
+        "basis": "generated",
+        "status": "withdrawn",
+        "evidence": [{"source": "src"}],
+        "reread": reread("src"),
+    }
+    doc = {
+        "sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
+        "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement],
+    }
     data = workdir / "data.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
     engine = db.open_engine(path)
@@ -268,16 +411,20 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
     token = record["token"]
     if by_key_only(fmt, layout, record):
         rows = [row for row in csv.reader(io.StringIO(text)) if record["key"] in row[4].split()]
-        assert rows and all(record["key"] in row[5].split() and "(no figure) †" in row[3] for row in rows), rows
+        assert rows and all(
+            record["key"] in row[5].split() and "(no figure) †" in row[3] for row in rows
+        ), rows
         assert token not in text
         return
     assert token in text, f"{token} missing from a draft {fmt} {layout}"
     if fmt in MARK:
         for m in re.finditer(re.escape(token), text):
-            rest = text[m.end():]
+            rest = text[m.end() :]
             cut = SEPARATORS[fmt].search(rest)
             segment = rest[: cut.start()] if cut else rest
-            assert MARK[fmt] in segment, f"{token} unmarked in {fmt} {layout}: {text[m.start():m.start() + 80]!r}"
+            assert MARK[fmt] in segment, (
+                f"{token} unmarked in {fmt} {layout}: {text[m.start() : m.start() + 80]!r}"
+            )
     elif fmt == "macros":
         for line in text.splitlines():
             if token in line and not line.startswith("%"):
@@ -287,24 +434,39 @@ def assert_marked(text: str, fmt: str, layout: str, record: dict) -> None:
         for row in rows[1:]:
             if any(token in cell for cell in row) and layout == "list":
                 assert row[-2:] == ["false", "not re-read"], row
-            elif token in row[3] and layout == "grid":  # the cell: grid, subject, column, cell, keys, not_re_read
+            elif (
+                token in row[3] and layout == "grid"
+            ):  # the cell: grid, subject, column, cell, keys, not_re_read
                 assert record["key"] in row[-1].split(), row
                 parts = [part for part in row[3].split("; ") if token in part]
                 assert parts and all(part.endswith("†") for part in parts), row
     elif fmt == "json":
         doc = json.loads(text)
-        items = doc["rows"] if layout == "list" else [
-            item for g in doc["grids"] for s in g["subjects"] for cell in s["cells"].values() for item in cell]
+        items = (
+            doc["rows"]
+            if layout == "list"
+            else [
+                item
+                for g in doc["grids"]
+                for s in g["subjects"]
+                for cell in s["cells"].values()
+                for item in cell
+            ]
+        )
         hits = [i for i in items if i["key"] == record["key"]]
         assert hits and all(i["paper_safe"] is False and i["marker"] == "not re-read" for i in hits)
     elif fmt == "html":
         from tests.web.markup import holders, marked
 
-        assert all(marked(node) for node in holders(text, token)), f"{token} unmarked in html {layout}"
+        assert all(marked(node) for node in holders(text, token)), (
+            f"{token} unmarked in html {layout}"
+        )
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(claims=st.lists(claim_strategy, min_size=1, max_size=7))
 def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db, stores, claims):
     with tempfile.TemporaryDirectory() as tmp:
@@ -359,7 +521,10 @@ def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
     assert "\\@namedef{claims@fig@widget.pretrain@}{3,072 H100}" in text
     assert "\\@namedef{claims@fig@widget.pretrain@2}{21.5T tokens}" in text
     assert "\\@namedef{claims@fig@widget.context@1}{8K $\\rightarrow$ 256K}" in text
-    assert "\\@namedef{claims@fig@gadget.fleet@}{\\claims@unsafe{gadget.fleet}{40--60K sandboxes}}" in text
+    assert (
+        "\\@namedef{claims@fig@gadget.fleet@}{\\claims@unsafe{gadget.fleet}{40--60K sandboxes}}"
+        in text
+    )
     assert "\\PackageError{claims}{unknown claim or figure" in text
     with pytest.raises(ValueError, match="does not guard"):
         render(prepare(engine, mode="guarded"), "markdown")
@@ -368,7 +533,11 @@ def test_macros_define_every_figure_and_guard_the_unsafe_ones(engine):
 @pytest.mark.parametrize(
     "fmt, names, message",
     [
-        ("macros", [None, "}{x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y"], "cannot be written into LaTeX"),
+        (
+            "macros",
+            [None, "}{x}\\def\\claims@unsafe#1#2{#2}\\@namedef{y"],
+            "cannot be written into LaTeX",
+        ),
         ("macros", [None, "1"], "would both be exported as '1'"),
         ("macros", ["gpus", "gpus"], "would both be exported as 'gpus'"),
         ("quarto", [None, "fig"], "would both be exported as 'fig'"),
@@ -417,10 +586,18 @@ Widget-7 trained on {use}.
 def test_macros_compile_with_a_tex_engine(engine, tmp_path, use, draft, compiles, message):
     import subprocess
 
-    (tmp_path / "claims.tex").write_text(render(prepare(engine, mode="guarded"), "macros"), encoding="utf-8")
+    (tmp_path / "claims.tex").write_text(
+        render(prepare(engine, mode="guarded"), "macros"), encoding="utf-8"
+    )
     (tmp_path / "paper.tex").write_text(PAPER.format(draft=draft, use=use), encoding="utf-8")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120, errors="replace")
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        errors="replace",
+    )
     assert (run.returncode == 0) == compiles, run.stdout[-2000:]
     if message:
         assert message in run.stdout

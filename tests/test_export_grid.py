@@ -21,8 +21,17 @@ from tests.web.markup import parse
 
 GRID_FORMATS = ("markdown", "csv", "json", "latex", "html")
 NOTE_STAGES = ["Data", "Pretrain", "Midtrain", "Post-train", "Agentic RL", "Serve"]
-RL_TOPICS = {"trainer", "rollout", "weight sync", "queue / buffer", "sandbox fleet", "orchestrator", "placement",
-             "staleness", "train-inference mismatch"}
+RL_TOPICS = {
+    "trainer",
+    "rollout",
+    "weight sync",
+    "queue / buffer",
+    "sandbox fleet",
+    "orchestrator",
+    "placement",
+    "staleness",
+    "train-inference mismatch",
+}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +42,9 @@ def bundled(tmp_path_factory):
     with db.session_scope(engine) as session:
         store.import_files(session, [str(p) for p in DATA_FILES])
     with db.session_scope(engine) as session:
-        prepared = export.prepare(session, ClaimFilter(), policy=Policy(), mode="draft", layout="grid")
+        prepared = export.prepare(
+            session, ClaimFilter(), policy=Policy(), mode="draft", layout="grid"
+        )
     engine.dispose()
     return prepared
 
@@ -54,14 +65,26 @@ def test_the_bundled_grid_has_the_six_stages_in_the_notes_order_then_the_topics_
     # and so it is in every format: six stage columns, no "(no stage)", the topics under their own title
     text = render(bundled, "markdown")
     assert "| Subject | Data | Pretrain | Midtrain | Post-train | Agentic RL | Serve |\n" in text
-    assert text.index("Table: Life-cycle stages") < text.index("Table: Topics") < text.index("Table: Without a stage")
+    assert (
+        text.index("Table: Life-cycle stages")
+        < text.index("Table: Topics")
+        < text.index("Table: Without a stage")
+    )
     doc = json.loads(render(bundled, "json"))
-    assert [(g["title"], g["columns"]) for g in doc["grids"]][0] == ("Life-cycle stages", NOTE_STAGES)
+    assert [(g["title"], g["columns"]) for g in doc["grids"]][0] == (
+        "Life-cycle stages",
+        NOTE_STAGES,
+    )
     rows = list(csv.DictReader(io.StringIO(render(bundled, "csv"))))
     assert {r["column"] for r in rows if r["grid"] == "Life-cycle stages"} == set(NOTE_STAGES)
-    assert [r["column"] for r in rows if r["subject"] == "Llama 3" and r["grid"] == "Life-cycle stages"] == ["Data", "Pretrain", "Midtrain", "Post-train", "Serve"]
+    assert [
+        r["column"] for r in rows if r["subject"] == "Llama 3" and r["grid"] == "Life-cycle stages"
+    ] == ["Data", "Pretrain", "Midtrain", "Post-train", "Serve"]
     tex = render(bundled, "latex")
-    assert "Subject & Data & Pretrain & Midtrain \\\\" in tex and "Subject & Post-train & Agentic RL & Serve \\\\" in tex
+    assert (
+        "Subject & Data & Pretrain & Midtrain \\\\" in tex
+        and "Subject & Post-train & Agentic RL & Serve \\\\" in tex
+    )
     assert "\\textbf{Topics}" in tex and "weight sync" in tex
     for fmt in GRID_FORMATS:
         assert "(no stage)" not in render(bundled, fmt), fmt
@@ -79,7 +102,7 @@ def _without_footnotes(tex: str) -> str:
     for m in re.finditer(r"\\footnote\{", tex):
         if m.start() < at:
             continue
-        out.append(tex[at:m.start()])
+        out.append(tex[at : m.start()])
         depth, i = 1, m.end()
         while depth:
             depth += {"{": 1, "}": -1}.get(tex[i], 0) if tex[i - 1] != "\\" else 0
@@ -131,7 +154,12 @@ def test_no_grid_cell_of_any_format_holds_a_statement(bundled):
 def test_a_cell_shows_the_label_else_the_figures_as_written(bundled):
     by_key = {r.key: r for r in bundled.rows}
     assert export.cell_text(by_key["pipelines.llama3.data"]) == "curation, dedup, mixture"
-    assert export.cell_text(by_key["pipelines.glm5.pretrain"]) == "744B-A40B"  # the note's phrase is its figure
+    assert (
+        export.cell_text(by_key["pipelines.glm5.pretrain"]) == "744B-A40B"
+    )  # the note's phrase is its figure
     assert export.cell_text(by_key["rl.trainer.verl"]) is None
     text = render(bundled, "markdown")
-    assert "| Llama 3 | curation, dedup, mixture | 16K H100, 4D parallelism | long-context continuation, annealing |" in text
+    assert (
+        "| Llama 3 | curation, dedup, mixture | 16K H100, 4D parallelism | long-context continuation, annealing |"
+        in text
+    )

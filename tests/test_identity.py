@@ -14,7 +14,9 @@ def test_a_name_must_show_a_letter_or_digit_and_nothing_invisible(name, reason):
     with pytest.raises(InvalidName) as refused:
         identity.person_name(name, field="reader")
     assert reason in refused.value.message and refused.value.field == "reader"
-    assert refused.value.message.startswith("reader ")  # the domain's word for the field, not a flag
+    assert refused.value.message.startswith(
+        "reader "
+    )  # the domain's word for the field, not a flag
 
 
 @pytest.mark.parametrize("typed, recorded", ACCEPTED)
@@ -23,7 +25,9 @@ def test_a_name_is_recorded_trimmed_and_in_one_spelling(typed, recorded):
     assert identity.person_name(recorded) == recorded  # checking again changes nothing
 
 
-def test_the_reader_comes_from_the_env_then_the_settings_file_then_git(no_reader, tmp_path, monkeypatch):
+def test_the_reader_comes_from_the_env_then_the_settings_file_then_git(
+    no_reader, tmp_path, monkeypatch
+):
     assert identity.configured_reader() is None
     with pytest.raises(NoReader):
         identity.reader(None)
@@ -39,7 +43,9 @@ def test_the_reader_comes_from_the_env_then_the_settings_file_then_git(no_reader
     assert identity.reader(None) == "Barbara Liskov"
     monkeypatch.setenv("CLAIMS_READER", "")  # set empty: as if unset
     assert identity.reader(None) == "Ada Lovelace"
-    assert identity.reader("Edsger Dijkstra") == "Edsger Dijkstra"  # a name given wins over every setting
+    assert (
+        identity.reader("Edsger Dijkstra") == "Edsger Dijkstra"
+    )  # a name given wins over every setting
 
 
 def test_the_login_name_is_never_the_reader(no_reader, monkeypatch):
@@ -66,16 +72,23 @@ def test_a_set_name_that_is_no_name_is_refused_not_skipped(no_reader, tmp_path, 
         gitconfig.write_text("[user]\n\tname = \u200b\n", encoding="utf-8")
     with pytest.raises(InvalidName) as refused:
         identity.reader(None)
-    origin = {"env": "CLAIMS_READER", "settings": str(identity.config_path()), "git": "git config user.name"}[where]
+    origin = {
+        "env": "CLAIMS_READER",
+        "settings": str(identity.config_path()),
+        "git": "git config user.name",
+    }[where]
     assert refused.value.origin == origin and f"(from {origin})" in refused.value.message
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("reader = ", "not a TOML file"),
-    ('reeder = "Ada"\n', "unknown setting 'reeder'"),
-    ("reader = 42\n", "a name must be text"),
-    (b"reader = \"\xff\"\n", "not a TOML file"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("reader = ", "not a TOML file"),
+        ('reeder = "Ada"\n', "unknown setting 'reeder'"),
+        ("reader = 42\n", "a name must be text"),
+        (b'reader = "\xff"\n', "not a TOML file"),
+    ],
+)
 def test_a_settings_file_that_cannot_be_read_is_an_error(no_reader, text, reason):
     path = identity.config_path()
     path.parent.mkdir(parents=True)

@@ -15,7 +15,9 @@ def claimsdb_imports(module) -> set[str]:
     """Every claimsdb module a module imports, at its top or inside a function."""
     found = set()
     for node in ast.walk(ast.parse(Path(module.__file__).read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module == "claimsdb":  # from claimsdb import views
+        if (
+            isinstance(node, ast.ImportFrom) and node.module == "claimsdb"
+        ):  # from claimsdb import views
             found |= {f"claimsdb.{a.name}" for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("claimsdb."):
             found.add(node.module)

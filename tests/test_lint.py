@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from claimsdb import db
-from claimsdb.lint import linter
 from claimsdb.errors import BadQuery
-from claimsdb.lint import Finding, build_store, lint_files, lint_text
+from claimsdb.lint import Finding, build_store, lint_files, lint_text, linter
+from claimsdb.policy import Policy
 from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
-from claimsdb.policy import Policy
 from tests.conftest import DATA_FILES, reread
 
 DEFAULT, STRICT = Policy(), Policy(strict=True)
@@ -38,7 +37,9 @@ def engine(bundled, store):
 def run(engine):
     """lint_text against the store as it is now (the index is rebuilt on every call)."""
 
-    def lint_(text: str, kind: str = "txt", policy: Policy = DEFAULT, name: str = "paper") -> list[Finding]:
+    def lint_(
+        text: str, kind: str = "txt", policy: Policy = DEFAULT, name: str = "paper"
+    ) -> list[Finding]:
         with db.session_scope(engine) as session:
             index = build_store(session, policy)
         return lint_text(text, name=name, kind=kind, index=index)
@@ -53,7 +54,7 @@ def only(findings: list[Finding]) -> Finding:
 
 def at(text: str, finding: Finding) -> str:
     """The original text from the finding's line:col on."""
-    return text.split("\n")[finding.line - 1][finding.col - 1:]
+    return text.split("\n")[finding.line - 1][finding.col - 1 :]
 
 
 # --- the figures the brief names --------------------------------------------------------------------------
@@ -62,11 +63,21 @@ def at(text: str, finding: Finding) -> str:
 def test_kimi_k25_concurrent_tasks_is_an_error_naming_the_agent_reported_claim(run):
     text = "Our sandbox design follows Kimi K2.5, which keeps 100,000 concurrent tasks in flight.\n"
     f = only(run(text, "md"))
-    assert (f.severity, f.claims, f.tags) == ("error", ("rl.fleet.kimi-k25-tasks",), ("agent-reported",))
-    assert f.raw == "100,000 concurrent tasks" and at(text, f).startswith("100,000 concurrent tasks")
+    assert (f.severity, f.claims, f.tags) == (
+        "error",
+        ("rl.fleet.kimi-k25-tasks",),
+        ("agent-reported",),
+    )
+    assert f.raw == "100,000 concurrent tasks" and at(text, f).startswith(
+        "100,000 concurrent tasks"
+    )
     assert "agent-reported (unverified)" in f.message
-    assert "claims reread rl.fleet.kimi-k25-tasks --source PAGE" in f.message  # it cites only the note
-    assert "stored as up to, written as exact" in f.message  # the comparator differs; it still matches
+    assert (
+        "claims reread rl.fleet.kimi-k25-tasks --source PAGE" in f.message
+    )  # it cites only the note
+    assert (
+        "stored as up to, written as exact" in f.message
+    )  # the comparator differs; it still matches
     assert "\n" not in f.message
     assert f.to_dict()["claims"] == ["rl.fleet.kimi-k25-tasks"] and f.to_dict()["line"] == 1
 
@@ -79,7 +90,15 @@ def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(ru
         ("466 interruptions", "error", ("pipelines.obs.llama3-failures",)),
     ]
     assert "claims reread pipelines.obs.llama3-failures --source llama3-report" in errors[1].message
-    reread = claims("reread", "pipelines.obs.llama3-failures", "--source", "llama3-report", "--by", "Ada", "--yes")
+    reread = claims(
+        "reread",
+        "pipelines.obs.llama3-failures",
+        "--source",
+        "llama3-report",
+        "--by",
+        "Ada",
+        "--yes",
+    )
     assert reread.exit_code == 0, reread.output
     assert run(text, "tex") == []
 
@@ -92,13 +111,18 @@ def test_16k_h100_and_16000_h100_gpus_match_the_same_claim(run):
         ("16K H100", ("pipelines.llama3.pretrain",), ("note-2026-09-21",)),
         ("16,000 H100 GPUs", ("pipelines.llama3.pretrain",), ("note-2026-09-21",)),
     ]
-    assert all(f.severity == "error" and "not paper-safe under the strict policy" in f.message for f in strict)
+    assert all(
+        f.severity == "error" and "not paper-safe under the strict policy" in f.message
+        for f in strict
+    )
 
 
 @pytest.mark.slow
 def test_units_and_counted_things_must_agree_when_both_sides_have_them(run):
-    text = ("DeepSeek-V3 had 16,000 A100 GPUs. Llama 3 saw 466 restarts. DeepSeek-V3 ran 2,048 H800. "
-            "Of those, Llama 3 logged 466.\n")
+    text = (
+        "DeepSeek-V3 had 16,000 A100 GPUs. Llama 3 saw 466 restarts. DeepSeek-V3 ran 2,048 H800. "
+        "Of those, Llama 3 logged 466.\n"
+    )
     found = [(f.raw, f.severity, f.claims) for f in run(text, policy=STRICT)]
     assert found == [
         ("16,000 A100 GPUs", "note", ()),  # another accelerator
@@ -110,12 +134,22 @@ def test_units_and_counted_things_must_agree_when_both_sides_have_them(run):
 
 def test_ranges_transitions_and_ratios_match_their_own_kind(run):
     # Under the strict policy the secondary claims show as errors, so every match is visible.
-    text = ("DeepSeek-V4 saw 32–33T tokens, not 32–34T tokens. DeepSeek-V4's 32.5T tokens fall inside the "
-            "range. DeepSeek-V3's context went 32K → 128K. INTELLECT-3 split 16:44, never 44:16.\n")
+    text = (
+        "DeepSeek-V4 saw 32–33T tokens, not 32–34T tokens. DeepSeek-V4's 32.5T tokens fall inside the "
+        "range. DeepSeek-V3's context went 32K → 128K. INTELLECT-3 split 16:44, never 44:16.\n"
+    )
     found = [(f.raw, f.severity, f.claims, f.verdict) for f in run(text, policy=STRICT)]
     assert [f[:3] for f in found] == [
-        ("32–33T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # a range with the same ends
-        ("32–34T tokens", "error", ("pipelines.deepseek-v4.pretrain",)),  # an overlapping range: contained
+        (
+            "32–33T tokens",
+            "error",
+            ("pipelines.deepseek-v4.pretrain",),
+        ),  # a range with the same ends
+        (
+            "32–34T tokens",
+            "error",
+            ("pipelines.deepseek-v4.pretrain",),
+        ),  # an overlapping range: contained
         # a number inside a stored range does not state it: a warning while the claim is not paper-safe
         ("32.5T tokens", "warning", ("pipelines.deepseek-v4.pretrain",)),
         ("32K → 128K", "error", ("pipelines.deepseek-v3.midtrain",)),  # a transition
@@ -136,31 +170,73 @@ def test_an_untracked_figure_is_a_note(run):
 @pytest.mark.parametrize(
     "kind, text",
     [
-        ("txt", "In 2024 the DeepSeek team shipped it; in 2019-2023 and around 2020 nothing; the 2020s changed.\n"),
+        (
+            "txt",
+            "In 2024 the DeepSeek team shipped it; in 2019-2023 and around 2020 nothing; the 2020s changed.\n",
+        ),
         ("txt", "In 2024 Llama 3 shipped; in 2020 researchers disagreed.\n"),
         ("txt", "It appeared on March 15, 2024, on 5 June 2023, in May 2022 and on 2024-03-05.\n"),
-        ("tex", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$, $$y = 7777$$,\n"
-                "\\(z = 4096\\) and \\[w = 12\\].\n"),
-        ("tex", "We follow\n\\begin{align}\n  a &= 2048 \\\\\n  b &= 7777\n\\end{align}\nclosely.\n"),
-        ("md", "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$ and $$y = 7777$$ for every step.\n"),
+        (
+            "tex",
+            "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$, $$y = 7777$$,\n"
+            "\\(z = 4096\\) and \\[w = 12\\].\n",
+        ),
+        (
+            "tex",
+            "We follow\n\\begin{align}\n  a &= 2048 \\\\\n  b &= 7777\n\\end{align}\nclosely.\n",
+        ),
+        (
+            "md",
+            "Training is stable: $x = 2048$, $16 \\cdot 2048 = 32768$ and $$y = 7777$$ for every step.\n",
+        ),
         ("txt", "Prior sweeps [12] and [3, 4] and [13-15] agree.\n"),
-        ("tex", "Prior sweeps~\\cite{llama3,kimi2025} and \\citep[p.~33]{survey:2048} and \\citet{b:7777} agree.\n"),
-        ("md", "Prior sweeps [@llama3; see @kimi2025, with 7777 runs] and [12] agree, see @fig-12 and [^1].\n\n"
-               "[^1]: Noted.\n"),
-        ("txt", "See Section 3.2, Sec. 4, §3.5, Table 5, Fig. 2, Figure 3, Eq. 7, Eq. (8), Appendix 2, Chapter 3.\n"),
+        (
+            "tex",
+            "Prior sweeps~\\cite{llama3,kimi2025} and \\citep[p.~33]{survey:2048} and \\citet{b:7777} agree.\n",
+        ),
+        (
+            "md",
+            "Prior sweeps [@llama3; see @kimi2025, with 7777 runs] and [12] agree, see @fig-12 and [^1].\n\n"
+            "[^1]: Noted.\n",
+        ),
+        (
+            "txt",
+            "See Section 3.2, Sec. 4, §3.5, Table 5, Fig. 2, Figure 3, Eq. 7, Eq. (8), Appendix 2, Chapter 3.\n",
+        ),
         ("txt", "Tables 12 and 13 and Sections 5.1, 5.2 and 5.3 hold the rest.\n"),
-        ("tex", "See Section~\\ref{sec:12}, Table~\\ref{tab:7777} and \\eqref{eq:2048}.\\label{sec:77}\n"),
-        ("txt", "The logs are at https://example.org/runs/2048/16000/7777.html and www.example.org/12345.\n"),
-        ("tex", "Logs: \\url{example.org/runs/7777} and \\href{example.org/runs/12345}{the logs}.\n"),
-        ("md", "Logs: [the runs](https://example.org/7777 \"run 12345\") and <https://example.org/31337>.\n"),
-        ("html", "<p>Logs: <a href=\"https://example.org/7777\" data-n=\"12345\">the runs</a>.</p>\n"),
-        ("tex", "Kimi K2.5 keeps \\claim{rl.fleet.kimi-k25-tasks} tasks and \\claim[2]{pipelines.llama3.pretrain}.\n"),
+        (
+            "tex",
+            "See Section~\\ref{sec:12}, Table~\\ref{tab:7777} and \\eqref{eq:2048}.\\label{sec:77}\n",
+        ),
+        (
+            "txt",
+            "The logs are at https://example.org/runs/2048/16000/7777.html and www.example.org/12345.\n",
+        ),
+        (
+            "tex",
+            "Logs: \\url{example.org/runs/7777} and \\href{example.org/runs/12345}{the logs}.\n",
+        ),
+        (
+            "md",
+            'Logs: [the runs](https://example.org/7777 "run 12345") and <https://example.org/31337>.\n',
+        ),
+        ("html", '<p>Logs: <a href="https://example.org/7777" data-n="12345">the runs</a>.</p>\n'),
+        (
+            "tex",
+            "Kimi K2.5 keeps \\claim{rl.fleet.kimi-k25-tasks} tasks and \\claim[2]{pipelines.llama3.pretrain}.\n",
+        ),
         ("qmd", "Kimi K2.5 keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} concurrent tasks.\n"),
         ("tex", "% We used 7,777 GPUs here, 2048 of them busy.\nA quiet paragraph.\n"),
-        ("md", "---\ntitle: Scaling to 7777 GPUs\nbudget: 12345\n---\nUse `--max-seqs 7777` here.\n\n"
-               "```python\nbatch = 12345\n```\n\n## 12.3 Results\n\n11. First point.\n12. Second point.\n"),
-        ("html", "<html><head><title>7777</title><style>p{margin:12345px}</style></head><body>"
-                 "<script>var n = 31337;</script><p>Nothing here.</p></body></html>\n"),
+        (
+            "md",
+            "---\ntitle: Scaling to 7777 GPUs\nbudget: 12345\n---\nUse `--max-seqs 7777` here.\n\n"
+            "```python\nbatch = 12345\n```\n\n## 12.3 Results\n\n11. First point.\n12. Second point.\n",
+        ),
+        (
+            "html",
+            "<html><head><title>7777</title><style>p{margin:12345px}</style></head><body>"
+            "<script>var n = 31337;</script><p>Nothing here.</p></body></html>\n",
+        ),
         ("txt", "Mercor keeps 4 in flight and 3 of them finish; two stages, one model.\n"),
     ],
 )
@@ -189,19 +265,23 @@ def test_small_bare_integers_match_nothing_but_small_figures_with_units_do(run):
 
 
 def test_line_and_col_point_into_the_original_file_through_markup(run):
-    tex = ("\\documentclass{article}\n\\begin{document}\n% 7,777 GPUs in a comment\n"
-           "\tAs $a=1$ shows, \\textbf{Kimi~K2.5} keeps \\emph{100{,}000} concurrent tasks.\n"
-           "We used 7,777~GPUs.\n\\end{document}\n")
+    tex = (
+        "\\documentclass{article}\n\\begin{document}\n% 7,777 GPUs in a comment\n"
+        "\tAs $a=1$ shows, \\textbf{Kimi~K2.5} keeps \\emph{100{,}000} concurrent tasks.\n"
+        "We used 7,777~GPUs.\n\\end{document}\n"
+    )
     kimi, gpus = run(tex, "tex")
     assert (kimi.line, kimi.col, kimi.raw) == (4, 49, "100,000 concurrent tasks")
     assert at(tex, kimi).startswith("100{,}000}")
-    assert (gpus.line, gpus.col, gpus.raw) == (5, 9, "7,777 GPUs") and at(tex, gpus).startswith("7,777~GPUs")
+    assert (gpus.line, gpus.col, gpus.raw) == (5, 9, "7,777 GPUs") and at(tex, gpus).startswith(
+        "7,777~GPUs"
+    )
 
     md = "---\ntitle: x\n---\n\n# 2 Methods\n\n| Model | Environments |\n|---|---|\n| *LongCat* | **32K** |\n"
     f = only(run(md, "md"))
     assert (f.line, f.col, f.raw, f.claims) == (9, 17, "32K", ("rl.fleet.longcat-environments",))
 
-    html = "<html><body>\n<p class=\"x\">Llama&#8209;3 had <b>466</b>&nbsp;interruptions.</p>\n</body></html>\n"
+    html = '<html><body>\n<p class="x">Llama&#8209;3 had <b>466</b>&nbsp;interruptions.</p>\n</body></html>\n'
     f = only(run(html, "html"))
     assert (f.line, f.col, f.claims) == (2, 35, ("pipelines.obs.llama3-failures",))
     assert at(html, f).startswith("466</b>")
@@ -225,10 +305,19 @@ def test_lint_files_takes_the_kind_from_the_extension(engine, tmp_path):
         paths.append(str(tmp_path / name))
     with db.session_scope(engine) as session:
         findings = lint_files(session, paths, DEFAULT).findings
-    expected_lines = {"paper.tex": 2, "paper.md": 3, "paper.qmd": 5, "paper.html": 1, "paper.txt": 1}
+    expected_lines = {
+        "paper.tex": 2,
+        "paper.md": 3,
+        "paper.qmd": 5,
+        "paper.html": 1,
+        "paper.txt": 1,
+    }
     for path in paths:
         mine = [f for f in findings if f.file == path]
-        assert [(f.raw, f.severity) for f in mine] == [("7,777 GPUs", "note"), ("100,000 concurrent tasks", "error")]
+        assert [(f.raw, f.severity) for f in mine] == [
+            ("7,777 GPUs", "note"),
+            ("100,000 concurrent tasks", "error"),
+        ]
         assert {f.line for f in mine} == {expected_lines[Path(path).name]}
     assert [f.col for f in findings if f.file.endswith(".txt")] == [9, 42]
 
@@ -255,14 +344,22 @@ def test_a_number_matching_claims_of_several_subjects_keeps_the_one_named_in_the
     # DeepSeek-V3's 32K -> 128K (both secondary).
     text = "LongCat scales its pool to 32K environments. Llama 4 also reached 32K GPUs during pretraining.\n"
     f = only(run(text))
-    assert (f.raw, f.severity, f.claims) == ("32K environments", "error", ("rl.fleet.longcat-environments",))
+    assert (f.raw, f.severity, f.claims) == (
+        "32K environments",
+        "error",
+        ("rl.fleet.longcat-environments",),
+    )
     assert f.col == 28
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["Llama 4", "Llama-4", "llama4", "LLaMA 4 Maverick", "Llama\u20114"])
+@pytest.mark.parametrize(
+    "name", ["Llama 4", "Llama-4", "llama4", "LLaMA 4 Maverick", "Llama\u20114"]
+)
 def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
-    retag = claims("retag", "pipelines.llama4.pretrain", "agent-reported", "--reason", "test", "--by", "Ada")
+    retag = claims(
+        "retag", "pipelines.llama4.pretrain", "agent-reported", "--reason", "test", "--by", "Ada"
+    )
     assert retag.exit_code == 0, retag.output
     f = only(run(f"By then {name} had reached 32K GPUs at peak.\n"))
     assert f.claims == ("pipelines.llama4.pretrain",)
@@ -272,16 +369,34 @@ def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
 @pytest.mark.parametrize("name", ["Kimi K2", "Kimi-K2", "kimi k2", "KIMI\u2011K2"])
 def test_the_full_name_beats_a_shorter_subject_inside_it(run, claims, name):
     # 1T is both Kimi K2 / K3's model size and the model the "Kimi" checkpoint engine syncs (spot-checked).
-    retag = claims("retag", "pipelines.kimi-k2-k3.post-train", "agent-reported", "--reason", "test", "--by", "Ada")
+    retag = claims(
+        "retag",
+        "pipelines.kimi-k2-k3.post-train",
+        "agent-reported",
+        "--reason",
+        "test",
+        "--by",
+        "Ada",
+    )
     assert retag.exit_code == 0, retag.output
     f = only(run(f"Here {name} has 1T parameters.\n"))
     assert f.claims == ("pipelines.kimi-k2-k3.post-train",)
 
 
 def test_a_distinctive_word_of_the_subject_is_enough(run, claims):
-    retag = claims("retag", "pipelines.deepseek-v4.midtrain", "agent-reported", "--reason", "test", "--by", "Ada")
+    retag = claims(
+        "retag",
+        "pipelines.deepseek-v4.midtrain",
+        "agent-reported",
+        "--reason",
+        "test",
+        "--by",
+        "Ada",
+    )
     assert retag.exit_code == 0, retag.output
-    f = only(run("DeepSeek's long-context stage went to a 1M context.\n"))  # 1M is also Kimi's and Nemotron's
+    f = only(
+        run("DeepSeek's long-context stage went to a 1M context.\n")
+    )  # 1M is also Kimi's and Nemotron's
     assert f.claims == ("pipelines.deepseek-v4.midtrain",)
     # no subject named: the figure is nobody's, so it is an untracked note
     assert [f.severity for f in run("The long-context stage went to a 1M context.\n")] == ["note"]
@@ -293,7 +408,9 @@ def test_a_distinctive_word_of_the_subject_is_enough(run, claims):
 @pytest.mark.slow
 def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
     assert run("Llama 3 trained on 16K H100.\n") == []
-    withdrawn = claims("withdraw", "pipelines.llama3.pretrain", "--reason", "miscounted", "--by", "Ada")
+    withdrawn = claims(
+        "withdraw", "pipelines.llama3.pretrain", "--reason", "miscounted", "--by", "Ada"
+    )
     assert withdrawn.exit_code == 0, withdrawn.output
     f = only(run("Llama 3 trained on 16K H100.\n"))
     assert (f.severity, f.claims) == ("error", ("pipelines.llama3.pretrain",))
@@ -304,19 +421,39 @@ def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
 def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_json, tmp_path):
     page = tmp_path / "orchard.html"
     page.write_text("<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8")
-    doc = {"sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report", "path": str(page)}],
-           "claims": [{"key": "orchard.gpus", "subject": "Orchard-9", "statement": "Orchard-9 trained on 4,096 GPUs.",
-                       "tag": "spot-checked", "basis": "test", "figures": ["4,096 GPUs"],
-                       "evidence": [{"source": "orchard-page", "quote": "We trained Orchard-9 on 4,096 GPUs."}],
-                       "reread": reread("orchard-page", quote="We trained Orchard-9 on 4,096 GPUs.")}]}
+    doc = {
+        "sources": [
+            {"key": "orchard-page", "title": "Orchard", "kind": "report", "path": str(page)}
+        ],
+        "claims": [
+            {
+                "key": "orchard.gpus",
+                "subject": "Orchard-9",
+                "statement": "Orchard-9 trained on 4,096 GPUs.",
+                "tag": "spot-checked",
+                "basis": "test",
+                "figures": ["4,096 GPUs"],
+                "evidence": [
+                    {"source": "orchard-page", "quote": "We trained Orchard-9 on 4,096 GPUs."}
+                ],
+                "reread": reread("orchard-page", quote="We trained Orchard-9 on 4,096 GPUs."),
+            }
+        ],
+    }
     assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
     text = "Orchard-9 trained on 4,096 GPUs.\n"
     assert run(text) == []
-    verified = claims("verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots", "--local-root", tmp_path)
+    verified = claims(
+        "verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots", "--local-root", tmp_path
+    )
     assert verified.exit_code == 1, verified.output  # figure-changed
     f = only(run(text))
     assert (f.severity, f.claims, f.tags) == ("warning", ("orchard.gpus",), ("spot-checked",))
-    assert "stale" in f.message and "figure-changed" in f.message and "claims verify orchard.gpus" in f.message
+    assert (
+        "stale" in f.message
+        and "figure-changed" in f.message
+        and "claims verify orchard.gpus" in f.message
+    )
     strict = only(run(text, policy=STRICT))
     assert (strict.severity, strict.claims) == ("error", ("orchard.gpus",))
 
@@ -327,30 +464,63 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
 def orchard(claims, write_json, tag: str) -> None:
     """Two claims of the tests' own subject: an upper bound ("< 30 s") and a change ("4K → 128K tokens"),
     under `tag` (spot-checked ones carry a person's re-read)."""
-    quotes = {"orchard.restart": "Orchard-9 restarts a failed node in under 30 s.",
-              "orchard.context": "Orchard-9's context grew from 4K to 128K tokens."}
+    quotes = {
+        "orchard.restart": "Orchard-9 restarts a failed node in under 30 s.",
+        "orchard.context": "Orchard-9's context grew from 4K to 128K tokens.",
+    }
     figures = {"orchard.restart": "< 30 s", "orchard.context": "4K → 128K tokens"}
-    doc = {"sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report", "url": "https://example.org/o"}],
-           "claims": [{"key": key, "subject": "Orchard-9", "statement": quote, "tag": tag, "basis": "test",
-                       "figures": [figures[key]], "evidence": [{"source": "orchard-page", "quote": quote}],
-                       **({"reread": reread("orchard-page", quote=quote)} if tag == "spot-checked" else {})}
-                      for key, quote in quotes.items()]}
+    doc = {
+        "sources": [
+            {
+                "key": "orchard-page",
+                "title": "Orchard",
+                "kind": "report",
+                "url": "https://example.org/o",
+            }
+        ],
+        "claims": [
+            {
+                "key": key,
+                "subject": "Orchard-9",
+                "statement": quote,
+                "tag": tag,
+                "basis": "test",
+                "figures": [figures[key]],
+                "evidence": [{"source": "orchard-page", "quote": quote}],
+                **(
+                    {"reread": reread("orchard-page", quote=quote)} if tag == "spot-checked" else {}
+                ),
+            }
+            for key, quote in quotes.items()
+        ],
+    }
     result = claims("import", write_json(doc, "orchard.json"))
     assert result.exit_code == 0, result.output
 
 
-def test_a_bound_written_as_a_value_is_the_same_figure_and_the_message_says_how_it_is_stored(run, claims, write_json):
+def test_a_bound_written_as_a_value_is_the_same_figure_and_the_message_says_how_it_is_stored(
+    run, claims, write_json
+):
     orchard(claims, write_json, "agent-reported")
     bound = only(run("Orchard-9 restarts a failed node in 30 s.\n"))
     assert (bound.severity, bound.claims) == ("error", ("orchard.restart",))
     assert "stored as below, written as exact" in bound.message
-    same = only(run("Orchard-9 restarts a failed node in under 30 s.\n"))  # the same comparator: nothing to say
-    assert (same.severity, same.claims) == ("error", ("orchard.restart",)) and "stored as" not in same.message
-    orchard(claims, write_json, "spot-checked")  # re-read: both pass, the bound and the step of the change
+    same = only(
+        run("Orchard-9 restarts a failed node in under 30 s.\n")
+    )  # the same comparator: nothing to say
+    assert (same.severity, same.claims) == (
+        "error",
+        ("orchard.restart",),
+    ) and "stored as" not in same.message
+    orchard(
+        claims, write_json, "spot-checked"
+    )  # re-read: both pass, the bound and the step of the change
     assert run("Orchard-9 restarts a failed node in 30 s. Its context reached 128K tokens.\n") == []
 
 
-def test_lint_decides_on_the_verdicts_flags_never_on_their_words(run, claims, write_json, monkeypatch):
+def test_lint_decides_on_the_verdicts_flags_never_on_their_words(
+    run, claims, write_json, monkeypatch
+):
     """The reasons reworded, lint says and decides the same; the flags dropped, it does not."""
     orchard(claims, write_json, "agent-reported")
     text = "Orchard-9 restarts a failed node in 30 s.\n"
@@ -358,11 +528,17 @@ def test_lint_decides_on_the_verdicts_flags_never_on_their_words(run, claims, wr
 
     def reworded(*args, **kwargs):
         v = real(*args, **kwargs)
-        return dataclasses.replace(v, reason=v.reason.replace("stored as", "kept as").replace("step", "stage"))
+        return dataclasses.replace(
+            v, reason=v.reason.replace("stored as", "kept as").replace("step", "stage")
+        )
 
     monkeypatch.setattr(linter, "match", reworded)
     assert "(kept as below, written as exact)" in only(run(text)).message
-    monkeypatch.setattr(linter, "match", lambda *a, **k: dataclasses.replace(reworded(*a, **k), comparators_differ=False))
+    monkeypatch.setattr(
+        linter,
+        "match",
+        lambda *a, **k: dataclasses.replace(reworded(*a, **k), comparators_differ=False),
+    )
     assert "kept as" not in only(run(text)).message
 
 
@@ -371,7 +547,9 @@ def test_a_step_of_a_safe_change_passes_by_its_flag(run, claims, write_json, mon
     text = "Orchard-9's context reached 128K tokens.\n"
     assert run(text) == []
     real = linter.match
-    monkeypatch.setattr(linter, "match", lambda *a, **k: dataclasses.replace(real(*a, **k), step=False))
+    monkeypatch.setattr(
+        linter, "match", lambda *a, **k: dataclasses.replace(real(*a, **k), step=False)
+    )
     assert only(run(text)).claims == ("orchard.context",)  # without the flag it is only "contained"
 
 
@@ -390,7 +568,10 @@ def test_a_fifty_page_manuscript_costs_linear_work(run, engine, monkeypatch):
     hours, shares = [13, 17, 19, 23, 29, 31, 37], [33, 37, 61, 67, 73]  # no claim states these
 
     def manuscript(pages: int) -> str:
-        return "\n\n".join(paragraph.format(n=3001 + 2 * i, h=hours[i % 7], p=shares[i % 5]) for i in range(pages * 12))
+        return "\n\n".join(
+            paragraph.format(n=3001 + 2 * i, h=hours[i % 7], p=shares[i % 5])
+            for i in range(pages * 12)
+        )
 
     with db.session_scope(engine) as session:
         index = build_store(session, DEFAULT)

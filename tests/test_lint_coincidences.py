@@ -40,29 +40,42 @@ def test_bare_benchmark_cells_are_not_the_stores_figures(lint_md):
     # "21" and "24" were MFU 21% -> 24%, "54" Llama 3's 54 days, "11" WeirdML's family, "51" EdgeBench's.
     report = lint_md(BENCHMARK_TABLE)
     assert report.count("error") == 0 and report.count("warning") == 0, report.findings
-    assert {f.raw for f in report.findings} <= {"54", "51", "49", "21", "24", "11"}  # untracked notes at most
+    assert {f.raw for f in report.findings} <= {
+        "54",
+        "51",
+        "49",
+        "21",
+        "24",
+        "11",
+    }  # untracked notes at most
 
 
 @pytest.mark.slow
 def test_bare_cells_under_a_subject_named_column_are_still_bare(lint_md):
     # A column named after a subject does not make "54" that subject's "54 days": a bare number never
     # matches a figure with a unit.
-    table = BENCHMARK_TABLE.replace("Baseline A", "Llama 3").replace("Baseline B", "Open Athena 535B")
+    table = BENCHMARK_TABLE.replace("Baseline A", "Llama 3").replace(
+        "Baseline B", "Open Athena 535B"
+    )
     assert lint_md(table).count("error") == 0
 
 
 @pytest.mark.slow
 def test_version_numbers_are_not_inside_a_stored_range(lint_md):
     # "2–4×" (agent-reported speedups) used to hold every bare number between 2 and 4.
-    text = ("We fine-tune Llama 3.1 with Python 3.12 and compare against Qwen 2.5; the asynchronous stacks "
-            "report speedups, and our own pipeline reached 3.3 on the scale.\n")
+    text = (
+        "We fine-tune Llama 3.1 with Python 3.12 and compare against Qwen 2.5; the asynchronous stacks "
+        "report speedups, and our own pipeline reached 3.3 on the scale.\n"
+    )
     report = lint_md(text, "txt")
     assert report.count("error") == 0, report.findings
 
 
 def test_a_unit_phrase_ends_in_its_noun(lint_md):
     # The unit used to become "diverse", making a stored, paper-safe figure an untracked note.
-    report = lint_md("We pre-train DeepSeek-V3 on 14.8 trillion diverse and high-quality tokens.\n", "txt")
+    report = lint_md(
+        "We pre-train DeepSeek-V3 on 14.8 trillion diverse and high-quality tokens.\n", "txt"
+    )
     assert report.findings == [] and report.passed == 1
 
 
@@ -86,7 +99,9 @@ def test_what_a_bare_number_counts_may_stand_before_it(lint_md):
 
 
 def test_a_different_value_of_the_same_measure_is_a_warning(lint_md):
-    report = lint_md("Kimi K2.5 runs 10,000 concurrent tasks. DeepSeek-V3 was trained on 15T tokens.\n", "txt")
+    report = lint_md(
+        "Kimi K2.5 runs 10,000 concurrent tasks. DeepSeek-V3 was trained on 15T tokens.\n", "txt"
+    )
     assert [(f.severity, f.claims, f.verdict) for f in report.findings] == [
         ("warning", ("rl.fleet.kimi-k25-tasks",), "different"),
         ("warning", ("pipelines.deepseek-v3.data",), "different"),
@@ -96,8 +111,14 @@ def test_a_different_value_of_the_same_measure_is_a_warning(lint_md):
 
 def test_table_cells_are_judged_with_their_headers(lint_md):
     table = "| System | Environments |\n|---|---|\n| LongCat | 32,000 |\n| Other lab | 32,000 |\n"
-    longcat, other = lint_md(table).findings  # the row names LongCat, the column says what it counts
-    assert (longcat.severity, longcat.claims, longcat.line) == ("error", ("rl.fleet.longcat-environments",), 3)
+    longcat, other = lint_md(
+        table
+    ).findings  # the row names LongCat, the column says what it counts
+    assert (longcat.severity, longcat.claims, longcat.line) == (
+        "error",
+        ("rl.fleet.longcat-environments",),
+        3,
+    )
     assert (other.severity, other.line) == ("note", 4)
 
 

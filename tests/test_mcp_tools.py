@@ -12,7 +12,13 @@ from typer.testing import CliRunner
 from claimsdb.agents import SoftwareAgent
 from claimsdb.cli.app import app
 from claimsdb.errors import (
-    AgentCannotVouch, BadQuery, DatabaseProblem, InvalidName, InvalidRecord, ReadOnly, TooManyWrites,
+    AgentCannotVouch,
+    BadQuery,
+    DatabaseProblem,
+    InvalidName,
+    InvalidRecord,
+    ReadOnly,
+    TooManyWrites,
 )
 from claimsdb.mcp_tools import TOOLS, VOUCHING, ClaimsTools
 from tests.conftest import SAMPLE, show_json, store_digest
@@ -54,8 +60,11 @@ def tools(store):
 
 
 def add(tools: ClaimsTools, statement: str, figures: list[str], subject: str = "Gadget", **more):
-    return tools.call("add_claim", {"subject": subject, "statement": statement, "figures": figures, **PAGE, **more},
-                      client=CLIENT)
+    return tools.call(
+        "add_claim",
+        {"subject": subject, "statement": statement, "figures": figures, **PAGE, **more},
+        client=CLIENT,
+    )
 
 
 def test_adding_a_claim_the_store_holds_says_so_in_words_for_an_agent(tools, store):
@@ -63,8 +72,12 @@ def test_adding_a_claim_the_store_holds_says_so_in_words_for_an_agent(tools, sto
     before = store_digest(store)
     with pytest.raises(BadQuery) as refused:
         add(tools, "Gadget runs 77K sandboxes.", ["77K sandboxes"])
-    assert refused.value.message.startswith(f"the store holds this claim already, as {first['key']!r}")
-    assert "data file" not in refused.value.message and "--" not in refused.value.message  # no file, no flag
+    assert refused.value.message.startswith(
+        f"the store holds this claim already, as {first['key']!r}"
+    )
+    assert (
+        "data file" not in refused.value.message and "--" not in refused.value.message
+    )  # no file, no flag
     assert store_digest(store) == before
 
 
@@ -79,13 +92,17 @@ def test_every_vouching_field_is_refused_by_name(tools, store, field):
 
 
 def test_a_reading_tool_names_an_unknown_field_and_checks_types_and_bounds(tools):
-    with pytest.raises(InvalidRecord, match="field 'tag': unknown field \\(allowed: figure, limit\\)"):
+    with pytest.raises(
+        InvalidRecord, match="field 'tag': unknown field \\(allowed: figure, limit\\)"
+    ):
         tools.call("trace", {"figure": "466", "tag": "x"})
     with pytest.raises(InvalidRecord, match="field 'limit': must be a whole number, not bool"):
         tools.call("trace", {"figure": "466", "limit": True})
     with pytest.raises(InvalidRecord, match="field 'offset': must be 0 or more, not -1"):
         tools.call("search", {"offset": -1})
-    with pytest.raises(InvalidRecord, match="field 'figure': is 2,001 characters long; the most allowed is 2,000"):
+    with pytest.raises(
+        InvalidRecord, match="field 'figure': is 2,001 characters long; the most allowed is 2,000"
+    ):
         tools.call("trace", {"figure": "1" * 2001})
     with pytest.raises(InvalidRecord, match="takes an object of named arguments"):
         tools.call("show", ["widget.pretrain"])
@@ -119,47 +136,75 @@ def test_read_only_lists_and_runs_no_write(store):
         add(tools, "Gadget runs 70K sandboxes.", ["70K sandboxes"])
 
 
-@pytest.mark.parametrize("client, version, message", [
-    ("probe\u202e", "1", "MCP client name 'probe\\u202e': a name cannot hold U+202E"),
-    ("probe", "1\n2", "MCP client version '1\\n2': a name cannot hold U+000A"),
-    ("x" * 81, "1", "a name has at most 80 characters"),
-    ("import", "1", "'import' is what the tool's own acts are recorded as"),
-])
-def test_a_client_that_names_itself_with_what_cannot_be_shown_adds_nothing(tools, store, client, version, message):
+@pytest.mark.parametrize(
+    "client, version, message",
+    [
+        ("probe\u202e", "1", "MCP client name 'probe\\u202e': a name cannot hold U+202E"),
+        ("probe", "1\n2", "MCP client version '1\\n2': a name cannot hold U+000A"),
+        ("x" * 81, "1", "a name has at most 80 characters"),
+        ("import", "1", "'import' is what the tool's own acts are recorded as"),
+    ],
+)
+def test_a_client_that_names_itself_with_what_cannot_be_shown_adds_nothing(
+    tools, store, client, version, message
+):
     before = store_digest(store)
     with pytest.raises(InvalidName) as refused:
-        tools.call("add_claim", {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE},
-                   client=(client, version))
+        tools.call(
+            "add_claim",
+            {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE},
+            client=(client, version),
+        )
     assert message in refused.value.message
     assert store_digest(store) == before
 
 
 def test_an_unnamed_client_and_nobody_named_are_said_so(store, claims):
     tools = ClaimsTools(store)
-    key = tools.call("add_claim", {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE})["key"]
+    key = tools.call(
+        "add_claim", {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE}
+    )["key"]
     event = show_json(claims, key)["events"][0]
     assert event["actor"] == "an unnamed MCP client over MCP"
     assert event["detail"]["agent"]["on_behalf_of"] is None
     assert SoftwareAgent.of_detail(event["detail"]).describe() == (
-        "MCP client an unnamed MCP client, on behalf of nobody named")
-    assert SoftwareAgent.of_detail({"record": "'x'"}) is None and SoftwareAgent.of_detail("not a dict") is None
+        "MCP client an unnamed MCP client, on behalf of nobody named"
+    )
+    assert (
+        SoftwareAgent.of_detail({"record": "'x'"}) is None
+        and SoftwareAgent.of_detail("not a dict") is None
+    )
 
 
 def test_the_answer_sorts_duplicates_from_contradictions_of_the_same_subject_only(tools):
     # SAMPLE: gadget.fleet states 40–60K sandboxes (Gadget); widget.pretrain 3,072 H100 (Widget-7)
-    answer = add(tools, "GADGET runs 50K sandboxes on 3,072 H100.", ["50K sandboxes", "3,072 H100", "90K sandboxes"])
+    answer = add(
+        tools,
+        "GADGET runs 50K sandboxes on 3,072 H100.",
+        ["50K sandboxes", "3,072 H100", "90K sandboxes"],
+    )
     found = [(e["relation"], e["figure"], e["claim"]["key"]) for e in answer["existing"]]
-    assert found == [("duplicate", "50K sandboxes", "gadget.fleet"), ("contradiction", "90K sandboxes", "gadget.fleet")]
+    assert found == [
+        ("duplicate", "50K sandboxes", "gadget.fleet"),
+        ("contradiction", "90K sandboxes", "gadget.fleet"),
+    ]
     other = add(tools, "Gadget runs 40 nodes.", ["40"])  # a bare number is no sandbox count
     assert other["existing"] == []
     first = add(tools, "Überlingen runs 12 nodes.", ["12 nodes"], subject="Überlingen")["key"]
-    again = add(tools, "Überlingen runs 13 nodes.", ["13 nodes"], subject="Überlingen")  # SQLite folds ASCII only
-    assert [(e["relation"], e["claim"]["key"]) for e in again["existing"]] == [("contradiction", first)]
+    again = add(
+        tools, "Überlingen runs 13 nodes.", ["13 nodes"], subject="Überlingen"
+    )  # SQLite folds ASCII only
+    assert [(e["relation"], e["claim"]["key"]) for e in again["existing"]] == [
+        ("contradiction", first)
+    ]
 
 
 def test_search_pages_and_counts(tools):
     first = tools.call("search", {"limit": 2})
-    assert first["total"] == 3 and [c["key"] for c in first["claims"]] == ["gadget.fleet", "widget.context"]
+    assert first["total"] == 3 and [c["key"] for c in first["claims"]] == [
+        "gadget.fleet",
+        "widget.context",
+    ]
     assert first["next_offset"] == 2
     last = tools.call("search", {"offset": 2})
     assert [c["key"] for c in last["claims"]] == ["widget.pretrain"] and last["next_offset"] is None
@@ -168,8 +213,12 @@ def test_search_pages_and_counts(tools):
 
 def test_resources_are_the_unverified_list_then_each_claim(tools):
     page, following = tools.resources()
-    assert [r.uri for r in page] == ["claims://unverified", "claims://claim/gadget.fleet", "claims://claim/widget.context",
-                                     "claims://claim/widget.pretrain"]
+    assert [r.uri for r in page] == [
+        "claims://unverified",
+        "claims://claim/gadget.fleet",
+        "claims://claim/widget.context",
+        "claims://claim/widget.pretrain",
+    ]
     assert following is None and tools.resources(3) == ([], None)
     assert tools.read("claims://unverified")["total"] == 1
     assert tools.read("claims://claim/widget.pretrain")["tag"] == "spot-checked"
@@ -180,13 +229,36 @@ def test_resources_are_the_unverified_list_then_each_claim(tools):
 def test_reads_of_a_missing_database_say_so_and_the_first_write_creates_it(db_path):
     tools = ClaimsTools(str(db_path))
     assert tools.open() is False
-    with pytest.raises(DatabaseProblem, match=f"no claims database at {db_path} yet: the first claim added creates it"):
+    with pytest.raises(
+        DatabaseProblem,
+        match=f"no claims database at {db_path} yet: the first claim added creates it",
+    ):
         tools.call("trace", {"figure": "466"})
     assert not db_path.exists()
-    with pytest.raises(InvalidRecord, match="cannot parse figure"):  # a refused first claim makes no store
-        tools.call("add_claim", {"subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["zz"],
-                                 "source": "https://example.org/orchard", "locator": "§1", "quote": "12 nodes"})
+    with pytest.raises(
+        InvalidRecord, match="cannot parse figure"
+    ):  # a refused first claim makes no store
+        tools.call(
+            "add_claim",
+            {
+                "subject": "Orchard",
+                "statement": "Orchard runs 12 nodes.",
+                "figures": ["zz"],
+                "source": "https://example.org/orchard",
+                "locator": "§1",
+                "quote": "12 nodes",
+            },
+        )
     assert not db_path.exists() and tools.open() is False
-    added = tools.call("add_claim", {"subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
-                                     "source": "https://example.org/orchard", "locator": "§1", "quote": "12 nodes"})
+    added = tools.call(
+        "add_claim",
+        {
+            "subject": "Orchard",
+            "statement": "Orchard runs 12 nodes.",
+            "figures": ["12 nodes"],
+            "source": "https://example.org/orchard",
+            "locator": "§1",
+            "quote": "12 nodes",
+        },
+    )
     assert db_path.exists() and tools.call("show", {"key": added["key"]})["trust"] == "unverified"

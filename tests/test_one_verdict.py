@@ -48,9 +48,15 @@ def store_db(tmp_path_factory, stores):
         "tags": [{"name": "agent-reported", "trust": "unverified"}],
         "sources": [{"key": "n", "title": "Notes", "kind": "note"}],
         "claims": [
-            {"key": f"case.{i:03d}", "subject": subject_of(i), "statement": f"{subject_of(i)} states {c.stored}.",
-             "tag": "agent-reported", "basis": "test", "evidence": [{"source": "n"}],
-             "figures": [{"raw": c.stored, "name": c.name} if c.name else c.stored]}
+            {
+                "key": f"case.{i:03d}",
+                "subject": subject_of(i),
+                "statement": f"{subject_of(i)} states {c.stored}.",
+                "tag": "agent-reported",
+                "basis": "test",
+                "evidence": [{"source": "n"}],
+                "figures": [{"raw": c.stored, "name": c.name} if c.name else c.stored],
+            }
             for i, c in enumerate(CASES)
         ],
     }
@@ -81,14 +87,21 @@ def test_lint_reaches_the_tables_verdict(store_db, i, case):
     report = lint_report(sentence(i, case), name="case", kind="txt", store=store)
     mine = [f for f in report.findings if f"case.{i:03d}" in f.claims]
     verdict = mine[0].verdict if mine else "unrelated"
-    assert verdict == case.verdict, [(f.raw, f.severity, f.claims, f.message) for f in report.findings]
+    assert verdict == case.verdict, [
+        (f.raw, f.severity, f.claims, f.message) for f in report.findings
+    ]
 
 
 @numbered(lambda c: c.subject and not _textual(c))
 def test_verify_reaches_the_tables_verdict(i, case):
     page = f"Notes.\n{sentence(i, case)}The end.\n"
-    loc = locate(page, quote=None, figures=[parse(case.stored)], hint=f"{subject_of(i)} states {case.stored}",
-                 names=[case.name])
+    loc = locate(
+        page,
+        quote=None,
+        figures=[parse(case.stored)],
+        hint=f"{subject_of(i)} states {case.stored}",
+        names=[case.name],
+    )
     (report,) = loc.figures
     expected = {"same": "found", "rounded": "rounded"}.get(case.verdict, "missing")
     assert report.status == expected, (loc.outcome, report)
@@ -96,7 +109,9 @@ def test_verify_reaches_the_tables_verdict(i, case):
 
 def _a_query(c) -> bool:
     stored, written = parse(c.stored), parse(c.written)
-    bare_against_unit = not (written.unit or written.counted) and bool(stored.unit or stored.counted)
+    bare_against_unit = not (written.unit or written.counted) and bool(
+        stored.unit or stored.counted
+    )
     return c.subject and not c.words and not c.name and not _textual(c) and not bare_against_unit
 
 
@@ -108,8 +123,13 @@ def test_trace_reaches_the_tables_verdict(store_db, i, case):
     with db.session_scope(engine) as session:
         result = queries.trace(session, case.written)
     key = f"case.{i:03d}"
-    labels = {"stated": "same", "rounded": "rounded", "step": "contained", "inside range": "contained",
-              "close value": "different"}
+    labels = {
+        "stated": "same",
+        "rounded": "rounded",
+        "step": "contained",
+        "inside range": "contained",
+        "close value": "different",
+    }
     mine = [m for m in result["matches"] + result["nearest"] if m["claim"]["key"] == key]
     verdict = labels.get(mine[0]["match"], "unrelated") if mine else "unrelated"
     if verdict == "unrelated" and case.verdict == "different" and result["matches"]:

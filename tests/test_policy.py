@@ -23,13 +23,28 @@ def varied(claims, store, write_json, tmp_path):
     """The bundled data, plus: a spot-checked claim whose latest verification no longer finds it (stale),
     one changed since its re-read, and a withdrawn one."""
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    assert claims("reread", "pipelines.llama3.pretrain", "--source", "llama3-report", "--by", "Ada",
-                  "--yes").exit_code == 0
-    assert claims("withdraw", "rl.bench.weirdml", "--reason", "dropped", "--by", "Ada").exit_code == 0
+    assert (
+        claims(
+            "reread",
+            "pipelines.llama3.pretrain",
+            "--source",
+            "llama3-report",
+            "--by",
+            "Ada",
+            "--yes",
+        ).exit_code
+        == 0
+    )
+    assert (
+        claims("withdraw", "rl.bench.weirdml", "--reason", "dropped", "--by", "Ada").exit_code == 0
+    )
     # a verification that no longer finds the checkpoint engine's figure: the re-read claim is stale
-    run_sql(store, "INSERT INTO verification (claim_id, source_id, at, outcome) SELECT c.id, e.source_id, "
-                   "'2026-12-01T00:00:00+00:00', 'figure-changed' FROM claim c JOIN evidence e ON e.claim_id = c.id "
-                   "WHERE c.key = 'rl.weight-sync.kimi-checkpoint-engine' AND e.position = 0")
+    run_sql(
+        store,
+        "INSERT INTO verification (claim_id, source_id, at, outcome) SELECT c.id, e.source_id, "
+        "'2026-12-01T00:00:00+00:00', 'figure-changed' FROM claim c JOIN evidence e ON e.claim_id = c.id "
+        "WHERE c.key = 'rl.weight-sync.kimi-checkpoint-engine' AND e.position = 0",
+    )
     # the re-read Llama 3 claim's statement changes in its data file: not covered by its re-read any more
     doc = json.loads(DATA_FILES[0].read_text(encoding="utf-8"))
     (llama,) = [c for c in doc["claims"] if c["key"] == "pipelines.llama3.pretrain"]
@@ -48,29 +63,42 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
         verdict = {v.key: policy.allows(v) for v in read}
         reasons = {b.kind for v in read for b in policy.blockers(v)}
         # every reason a claim can be blocked for is among these claims (the fixture made sure)
-        assert reasons >= ({"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"})
+        assert reasons >= (
+            {"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"}
+        )
         drafted = export.prepare(session, ClaimFilter(), policy=policy, mode="draft")
         exported = {r.key: r.paper_safe for r in drafted.rows}
-        assert exported == {k: ok for k, ok in verdict.items() if k != "rl.bench.weirdml"}  # withdrawn: never
+        assert exported == {
+            k: ok for k, ok in verdict.items() if k != "rl.bench.weirdml"
+        }  # withdrawn: never
         store = build_store(session, policy)
         assert {c.key: c.paper_safe for c in store.claims} == verdict
         active = {v.key for v in read if v.status == "active"}
         blocked = {k for k in active if not verdict[k]}
         memo = Memo()  # active claims, as the grid shows by default; every subject on one page
-        grid = pages.grid_page(session, memo, Filters(), Paging(1, pages.GRID_MOST, pages.GRID_SIZE), policy, "/")
+        grid = pages.grid_page(
+            session, memo, Filters(), Paging(1, pages.GRID_MOST, pages.GRID_SIZE), policy, "/"
+        )
         assert grid["pager"].pages == 1 and grid["unsafe"] == len(blocked)  # counted in SQL
         assert {i.key: i.safe for i in grid["items"]} == {k: verdict[k] for k in active}
         queue = Queue(session, ClaimFilter(), policy, outdated=memo.facts(session).outdated)
         waiting, found = [], queue.find()
-        while found.view is not None and found.view.key not in waiting:  # walked to the end, and round
+        while (
+            found.view is not None and found.view.key not in waiting
+        ):  # walked to the end, and round
             waiting.append(found.view.key)
             found = queue.find(after=found.view.key)
         assert set(waiting) == blocked and queue.total() == len(blocked) and found.passed_over == 0
     assert verdict["pipelines.llama3.pretrain"] is False  # changed since its re-read
-    assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (not strict)  # stale: blocked only when strict
+    assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (
+        not strict
+    )  # stale: blocked only when strict
 
 
 def test_the_reread_hint_is_one_command():
-    assert reread_command("a.b", "llama3-report", "team.db") == "claims reread a.b --source llama3-report --db team.db"
+    assert (
+        reread_command("a.b", "llama3-report", "team.db")
+        == "claims reread a.b --source llama3-report --db team.db"
+    )
     hint = reread_command("a.b", None)
     assert hint.startswith("claims reread a.b --source PAGE (it cites no primary page yet")

@@ -10,8 +10,6 @@ from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownCla
 from claimsdb.models import Claim
 
 
-
-
 def do(engine, fn, *args, **kwargs):
     with db.session_scope(engine) as session:
         return fn(session, *args, **kwargs)
@@ -23,14 +21,28 @@ def tag_of(engine, key):
 
 
 def test_reread_sets_spot_checked_and_records_who_where_and_what(engine):
-    result = do(engine, provenance.reread, "widget.context", actor="ada", source="widget-report",
-                locator="§4", quote="8K to 256K", note="checked the table too")
+    result = do(
+        engine,
+        provenance.reread,
+        "widget.context",
+        actor="ada",
+        source="widget-report",
+        locator="§4",
+        quote="8K to 256K",
+        note="checked the table too",
+    )
     assert (result["tag_before"], result["tag_after"]) == ("note-2026-10-04", "spot-checked")
     assert tag_of(engine, "widget.context") == "spot-checked"
     last = do(engine, queries.history, "widget.context")["events"][-1]
     assert last["kind"] == "reread" and last["actor"] == "ada" and last["origin"] == "widget-report"
-    assert last["detail"] == {"source": "widget-report", "url": "https://example.org/widget", "locator": "§4",
-                              "quote": "8K to 256K", "note": "checked the table too", "linked": True}
+    assert last["detail"] == {
+        "source": "widget-report",
+        "url": "https://example.org/widget",
+        "locator": "§4",
+        "quote": "8K to 256K",
+        "note": "checked the table too",
+        "linked": True,
+    }
     assert last["at"].endswith("+00:00")  # UTC
 
 
@@ -47,8 +59,18 @@ def test_reread_defaults_to_the_primary_page_and_refuses_notes(engine):
 
 
 def test_retag_needs_a_known_tag_and_a_reason(engine):
-    result = do(engine, provenance.retag, "widget.context", "prior-note", actor="bo", reason="from the March note")
-    assert (result["tag_before"], result["tag_after"]) == ("note-2026-10-04", "prior-note")  # same trust: allowed
+    result = do(
+        engine,
+        provenance.retag,
+        "widget.context",
+        "prior-note",
+        actor="bo",
+        reason="from the March note",
+    )
+    assert (result["tag_before"], result["tag_after"]) == (
+        "note-2026-10-04",
+        "prior-note",
+    )  # same trust: allowed
     with pytest.raises(BadQuery, match="unknown tag"):
         do(engine, provenance.retag, "widget.context", "gossip", actor="bo", reason="x")
     with pytest.raises(BadQuery, match="^reason must not be empty$"):
@@ -71,12 +93,21 @@ REFUSED_FIELDS = [
 ]
 
 
-@pytest.mark.parametrize("field, fn, kwargs", REFUSED_FIELDS, ids=[f"{f}-{fn.__name__}" for f, fn, _ in REFUSED_FIELDS])
+@pytest.mark.parametrize(
+    "field, fn, kwargs", REFUSED_FIELDS, ids=[f"{f}-{fn.__name__}" for f, fn, _ in REFUSED_FIELDS]
+)
 def test_a_refused_value_names_its_field_never_a_flag(engine, field, fn, kwargs):
     before = do(engine, queries.history, "widget.pretrain")["events"]
     args = (kwargs["tag"],) if "tag" in kwargs else ()
     with pytest.raises(InvalidField) as refused:
-        do(engine, fn, "widget.pretrain", *args, actor="ada", **{k: v for k, v in kwargs.items() if k != "tag"})
+        do(
+            engine,
+            fn,
+            "widget.pretrain",
+            *args,
+            actor="ada",
+            **{k: v for k, v in kwargs.items() if k != "tag"},
+        )
     assert refused.value.field == field and refused.value.message.startswith(f"{field} ")
     assert "--" not in refused.value.message
     assert refused.value.named("Where").startswith("Where ")
@@ -86,22 +117,42 @@ def test_a_refused_value_names_its_field_never_a_flag(engine, field, fn, kwargs)
 def test_a_missing_page_or_file_names_its_field(engine, tmp_path):
     with pytest.raises(InvalidField) as no_page:
         do(engine, provenance.reread, "gadget.fleet", actor="ada")  # cites only lab notes
-    assert no_page.value.field == "source" and no_page.value.message.startswith("source is needed: gadget.fleet ")
+    assert no_page.value.field == "source" and no_page.value.message.startswith(
+        "source is needed: gadget.fleet "
+    )
     with pytest.raises(InvalidField) as no_file:
-        do(engine, sources.add_source, {"key": "x", "title": "X", "kind": "paper", "path": str(tmp_path / "none.pdf")})
-    assert no_file.value.field == "path" and no_file.value.message == f"path {tmp_path / 'none.pdf'}: no such file"
+        do(
+            engine,
+            sources.add_source,
+            {"key": "x", "title": "X", "kind": "paper", "path": str(tmp_path / "none.pdf")},
+        )
+    assert (
+        no_file.value.field == "path"
+        and no_file.value.message == f"path {tmp_path / 'none.pdf'}: no such file"
+    )
 
 
 @pytest.mark.parametrize("target", ["prior-note", "spot-checked"])
 def test_retag_never_raises_trust_only_a_reread_does(engine, target):
-    with pytest.raises(RetagRaisesTrust, match=r"retag cannot raise gadget.fleet .*: only a re-read raises trust$") as refused:
+    with pytest.raises(
+        RetagRaisesTrust, match=r"retag cannot raise gadget.fleet .*: only a re-read raises trust$"
+    ) as refused:
         do(engine, provenance.retag, "gadget.fleet", target, actor="bo", reason="looked")
-    assert refused.value.with_reread().endswith("; if you re-read the page: claims reread gadget.fleet --source PAGE "
-                                                "--locator WHERE --quote TEXT")  # each door adds it its own way
+    assert refused.value.with_reread().endswith(
+        "; if you re-read the page: claims reread gadget.fleet --source PAGE "
+        "--locator WHERE --quote TEXT"
+    )  # each door adds it its own way
     assert tag_of(engine, "gadget.fleet") == "agent-reported"
     with pytest.raises(BadQuery, match="retag cannot raise"):
         do(engine, provenance.retag, "widget.context", "spot-checked", actor="bo", reason="looked")
-    lowered = do(engine, provenance.retag, "widget.pretrain", "agent-reported", actor="bo", reason="page moved")
+    lowered = do(
+        engine,
+        provenance.retag,
+        "widget.pretrain",
+        "agent-reported",
+        actor="bo",
+        reason="page moved",
+    )
     assert lowered["tag_after"] == "agent-reported"  # lowering is always allowed
 
 
@@ -109,7 +160,10 @@ def test_withdraw_and_supersede_are_statuses_never_deletes(engine):
     do(engine, provenance.withdraw, "gadget.fleet", actor="bo", reason="wrong system")
     do(engine, provenance.supersede, "widget.context", by="widget.pretrain", actor="bo")
     with db.session_scope(engine) as session:
-        rows = {c.key: (c.status, c.status_reason, c.superseded_by) for c in session.scalars(select(Claim))}
+        rows = {
+            c.key: (c.status, c.status_reason, c.superseded_by)
+            for c in session.scalars(select(Claim))
+        }
     assert rows["gadget.fleet"] == ("withdrawn", "wrong system", None)
     assert rows["widget.context"] == ("superseded", None, "widget.pretrain")
     assert len(rows) == 3
@@ -140,14 +194,24 @@ def test_import_keeps_a_rereads_tag_and_a_persons_status(engine, write_json, sam
     do(engine, provenance.withdraw, "widget.context", actor="bo", reason="merged")
     with db.session_scope(engine) as session:
         plan = store.import_files(session, [str(write_json(sample))])
-    assert sorted((c.key, c.field) for c in plan.conflicts) == [("gadget.fleet", "tag"), ("widget.context", "status")]
+    assert sorted((c.key, c.field) for c in plan.conflicts) == [
+        ("gadget.fleet", "tag"),
+        ("widget.context", "status"),
+    ]
     assert tag_of(engine, "gadget.fleet") == "spot-checked"
     assert do(engine, queries.history, "widget.context")["status"] == "withdrawn"
 
 
 def test_a_later_retag_by_a_person_is_also_kept(engine, write_json, sample):
     do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
-    do(engine, provenance.retag, "gadget.fleet", "prior-note", actor="bo", reason="the page was the March note")
+    do(
+        engine,
+        provenance.retag,
+        "gadget.fleet",
+        "prior-note",
+        actor="bo",
+        reason="the page was the March note",
+    )
     with db.session_scope(engine) as session:
         store.import_files(session, [str(write_json(sample))])
     assert tag_of(engine, "gadget.fleet") == "prior-note"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import time
+
+import pytest
 
 from claimsdb import records
 from claimsdb.errors import InvalidRecord
@@ -17,7 +17,11 @@ def test_json_file_loads_with_parsed_figures(write_json, sample):
     data = load(write_json(sample))
     assert [c.key for c in data.claims] == ["widget.pretrain", "widget.context", "gadget.fleet"]
     gpus, tokens = data.claims[0].figures
-    assert (gpus.quantity.value, gpus.quantity.counted, gpus.quantity.unit) == (3072, "H100", "GPUs")
+    assert (gpus.quantity.value, gpus.quantity.counted, gpus.quantity.unit) == (
+        3072,
+        "H100",
+        "GPUs",
+    )
     assert (tokens.quantity.value, tokens.quantity.unit) == (21.5e12, "tokens")
     assert data.claims[1].figures[0].quantity.kind == "transition"
     assert data.claims[2].figures[0].quantity.low == 40_000
@@ -54,28 +58,106 @@ def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write
         (lambda d: d["claims"][1].pop("tag"), "'widget.context'", "tag", "required"),
         (lambda d: d["claims"][0].update(statement=""), "'widget.pretrain'", "statement", "empty"),
         (lambda d: d["claims"][0].update(key="Bad Key"), "'Bad Key'", "key", "not a key"),
-        (lambda d: d["claims"][0].update(status="deleted"), "'widget.pretrain'", "status", "not one of"),
-        (lambda d: d["claims"][0].update(tga="spot-checked"), "'widget.pretrain'", "tga", "unknown field"),
-        (lambda d: d["claims"][2].update(figures=["sandboxes galore"]), "'gadget.fleet'", "figures[0]", "cannot parse"),
-        (lambda d: d["claims"][2].update(figures=[{"raw": "3", "value": "three"}]), "'gadget.fleet'", "figures[0].value", "number"),
-        (lambda d: d["claims"][2].update(figures=[{"raw": "5–9", "low": 10}]), "'gadget.fleet'", "figures[0]", "above high"),
-        (lambda d: d["claims"][0]["evidence"][0].pop("source"), "'widget.pretrain'", "evidence[0].source", "source key"),
+        (
+            lambda d: d["claims"][0].update(status="deleted"),
+            "'widget.pretrain'",
+            "status",
+            "not one of",
+        ),
+        (
+            lambda d: d["claims"][0].update(tga="spot-checked"),
+            "'widget.pretrain'",
+            "tga",
+            "unknown field",
+        ),
+        (
+            lambda d: d["claims"][2].update(figures=["sandboxes galore"]),
+            "'gadget.fleet'",
+            "figures[0]",
+            "cannot parse",
+        ),
+        (
+            lambda d: d["claims"][2].update(figures=[{"raw": "3", "value": "three"}]),
+            "'gadget.fleet'",
+            "figures[0].value",
+            "number",
+        ),
+        (
+            lambda d: d["claims"][2].update(figures=[{"raw": "5–9", "low": 10}]),
+            "'gadget.fleet'",
+            "figures[0]",
+            "above high",
+        ),
+        (
+            lambda d: d["claims"][0]["evidence"][0].pop("source"),
+            "'widget.pretrain'",
+            "evidence[0].source",
+            "source key",
+        ),
         (lambda d: d["sources"][1].update(url="ftp://x"), "'widget-report'", "url", "http"),
         (lambda d: d["sources"][0].update(kind="tweet"), "'lab-notes'", "kind", "not one of"),
-        (lambda d: d["tags"][0].update(trust="trusted"), "'note-2026-10-04'", "trust", "not one of"),
+        (
+            lambda d: d["tags"][0].update(trust="trusted"),
+            "'note-2026-10-04'",
+            "trust",
+            "not one of",
+        ),
         (lambda d: d["claims"].append("just text"), "claims[3]", None, "must be an object"),
-        (lambda d: d["claims"][0].update(aliases="Widget"), "'widget.pretrain'", "aliases", "list of names"),
-        (lambda d: d["claims"][0].update(aliases=["W7", "w7"]), "'widget.pretrain'", "aliases[1]", "given twice"),
-        (lambda d: d["claims"][0].update(aliases=["7-7"]), "'widget.pretrain'", "aliases[0]", "no letter"),
-        (lambda d: d["claims"][0].update(aliases=["two\nlines"]), "'widget.pretrain'", "aliases[0]", "one line"),
+        (
+            lambda d: d["claims"][0].update(aliases="Widget"),
+            "'widget.pretrain'",
+            "aliases",
+            "list of names",
+        ),
+        (
+            lambda d: d["claims"][0].update(aliases=["W7", "w7"]),
+            "'widget.pretrain'",
+            "aliases[1]",
+            "given twice",
+        ),
+        (
+            lambda d: d["claims"][0].update(aliases=["7-7"]),
+            "'widget.pretrain'",
+            "aliases[0]",
+            "no letter",
+        ),
+        (
+            lambda d: d["claims"][0].update(aliases=["two\nlines"]),
+            "'widget.pretrain'",
+            "aliases[0]",
+            "one line",
+        ),
         (lambda d: d["claims"][0].update(aliases=[""]), "'widget.pretrain'", "aliases[0]", "empty"),
-        (lambda d: d["claims"][0].update(aliases=[f"W{i}" for i in range(21)]), "'widget.pretrain'", "aliases",
-         "most allowed is 20"),
-        (lambda d: d["claims"][0].update(label="x" * 101), "'widget.pretrain'", "label", "most allowed is 100"),
-        (lambda d: d["claims"][0].update(label="two\nlines"), "'widget.pretrain'", "label", "one line"),
-        (lambda d: d["claims"][0].update(label=["a"]), "'widget.pretrain'", "label", "must be text"),
-        (lambda d: d["claims"][1].update(label=d["claims"][1]["statement"]), "'widget.context'", "label",
-         "as long as the statement"),
+        (
+            lambda d: d["claims"][0].update(aliases=[f"W{i}" for i in range(21)]),
+            "'widget.pretrain'",
+            "aliases",
+            "most allowed is 20",
+        ),
+        (
+            lambda d: d["claims"][0].update(label="x" * 101),
+            "'widget.pretrain'",
+            "label",
+            "most allowed is 100",
+        ),
+        (
+            lambda d: d["claims"][0].update(label="two\nlines"),
+            "'widget.pretrain'",
+            "label",
+            "one line",
+        ),
+        (
+            lambda d: d["claims"][0].update(label=["a"]),
+            "'widget.pretrain'",
+            "label",
+            "must be text",
+        ),
+        (
+            lambda d: d["claims"][1].update(label=d["claims"][1]["statement"]),
+            "'widget.context'",
+            "label",
+            "as long as the statement",
+        ),
     ],
 )
 def test_bad_records_name_file_record_and_field(write_json, sample, mutate, record, field, reason):
@@ -119,21 +201,35 @@ def test_csv_rows_become_claims_with_one_evidence(tmp_path):
 
 def test_csv_bad_row_names_its_line(tmp_path):
     path = tmp_path / "flat.csv"
-    path.write_text("key,subject,statement,tag,basis,source\n,Thing,Says,prior-note,why,lab-notes\n", encoding="utf-8")
+    path.write_text(
+        "key,subject,statement,tag,basis,source\n,Thing,Says,prior-note,why,lab-notes\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InvalidRecord) as info:
         load(path)
     assert (info.value.record, info.value.field) == ("row 2", "key")
 
 
 def test_the_schema_states_the_importers_limits():
-    schema = json.loads((REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8")
+    )
     defs, claim = schema["$defs"], schema["$defs"]["claim"]["properties"]
     assert defs["key"]["maxLength"] == defs["citeKey"]["maxLength"] == records.MAX_KEY
     assert defs["oneLine"]["maxLength"] == records.MAX_LINE
-    assert defs["text"]["maxLength"] == defs["tag"]["properties"]["description"]["maxLength"] == records.MAX_TEXT
+    assert (
+        defs["text"]["maxLength"]
+        == defs["tag"]["properties"]["description"]["maxLength"]
+        == records.MAX_TEXT
+    )
     assert defs["short"]["maxLength"] == defs["figureName"]["maxLength"] == records.MAX_FIGURE
     steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
-    assert claim["figures"]["maxItems"] == claim["evidence"]["maxItems"] == steps["maxItems"] == records.MAX_ITEMS
+    assert (
+        claim["figures"]["maxItems"]
+        == claim["evidence"]["maxItems"]
+        == steps["maxItems"]
+        == records.MAX_ITEMS
+    )
     assert claim["aliases"]["maxItems"] == records.MAX_ALIASES
     assert claim["label"]["anyOf"][0]["maxLength"] == records.MAX_LABEL
     assert str(records.MAX_DEPTH) in schema["description"]
@@ -141,7 +237,9 @@ def test_the_schema_states_the_importers_limits():
 
 def test_nesting_is_counted_in_linear_time_even_in_hostile_text(tmp_path):
     path = tmp_path / "quotes.json"
-    path.write_text('"a\\' * 20_000, encoding="utf-8")  # every quote escaped: one string that never ends
+    path.write_text(
+        '"a\\' * 20_000, encoding="utf-8"
+    )  # every quote escaped: one string that never ends
     start = time.perf_counter()
     with pytest.raises(InvalidRecord, match="not valid JSON"):
         load(path)
@@ -158,7 +256,9 @@ def test_no_printable_character_is_one_text_fields_refuse():
     printable = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isprintable())
     assert FORBIDDEN_CHARS.search(printable) is None
     assert "\n" not in printable and "\r" not in printable
-    assert len(printable) > 100_000  # the check above ran over the printable characters, not none of them
+    assert (
+        len(printable) > 100_000
+    )  # the check above ran over the printable characters, not none of them
 
 
 def test_nesting_is_counted_outside_strings_on_both_ways_of_finding_them():
@@ -179,6 +279,10 @@ def test_nesting_is_counted_outside_strings_on_both_ways_of_finding_them():
         if '\\"' in text:
             continue
         tried += 1
-        brackets = records._NOT_BRACKET.sub  # (the pattern leaves a lone backslash at the very end; no bracket)
-        assert brackets("", records._PLAIN_STRING.sub("", text)) == brackets("", records._JSON_STRING.sub("", text)), text
+        brackets = (
+            records._NOT_BRACKET.sub
+        )  # (the pattern leaves a lone backslash at the very end; no bracket)
+        assert brackets("", records._PLAIN_STRING.sub("", text)) == brackets(
+            "", records._JSON_STRING.sub("", text)
+        ), text
     assert tried > 1000

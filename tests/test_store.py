@@ -29,8 +29,12 @@ def run_import(engine, *paths, dry_run=False):
 def events(engine, key):
     with db.session_scope(engine) as session:
         claim = session.scalars(select(Claim).where(Claim.key == key)).one()
-        return [(e.kind, e.actor, e.tag_before, e.tag_after) for e in session.scalars(
-            select(Event).where(Event.claim_id == claim.id).order_by(Event.id))]
+        return [
+            (e.kind, e.actor, e.tag_before, e.tag_after)
+            for e in session.scalars(
+                select(Event).where(Event.claim_id == claim.id).order_by(Event.id)
+            )
+        ]
 
 
 def claim_row(engine, key):
@@ -41,7 +45,10 @@ def claim_row(engine, key):
 def test_first_import_adds_everything_with_an_imported_event(engine, write_json, sample):
     plan = run_import(engine, write_json(sample))
     assert plan.added == ["widget.pretrain", "widget.context", "gadget.fleet"]
-    assert plan.tags_added == ["note-2026-10-04"] and set(plan.sources_added) == {"lab-notes", "widget-report"}
+    assert plan.tags_added == ["note-2026-10-04"] and set(plan.sources_added) == {
+        "lab-notes",
+        "widget-report",
+    }
     assert events(engine, "widget.context") == [("imported", "import", None, "note-2026-10-04")]
     with db.session_scope(engine) as session:
         raws = session.scalars(select(Figure.raw).order_by(Figure.id)).all()
@@ -67,10 +74,18 @@ def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_js
     assert plan.updated == {"widget.pretrain": ["figures", "statement"]}
     assert claim_row(engine, "widget.pretrain").statement.startswith("Widget-7 used")
     kinds = events(engine, "widget.pretrain")
-    assert kinds == [("imported", "import", None, "spot-checked"), ("reread", "Grace Hopper", "spot-checked", "spot-checked"),
-                     ("updated", "import", None, None)]
+    assert kinds == [
+        ("imported", "import", None, "spot-checked"),
+        ("reread", "Grace Hopper", "spot-checked", "spot-checked"),
+        ("updated", "import", None, None),
+    ]
     with db.session_scope(engine) as session:
-        figs = session.scalars(select(Figure.raw).join(Claim).where(Claim.key == "widget.pretrain").order_by(Figure.position)).all()
+        figs = session.scalars(
+            select(Figure.raw)
+            .join(Claim)
+            .where(Claim.key == "widget.pretrain")
+            .order_by(Figure.position)
+        ).all()
     assert figs == ["3,072 H100", "21.5T tokens", "~90 days"]
 
 
@@ -94,13 +109,20 @@ def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sa
     plan = run_import(engine, write_json(sample))
     assert plan.updated == {"gadget.fleet": ["tag"]} and plan.conflicts == []
     assert claim_row(engine, "gadget.fleet").tag == "prior-note"
-    assert events(engine, "gadget.fleet")[-1] == ("updated", "import", "agent-reported", "prior-note")
+    assert events(engine, "gadget.fleet")[-1] == (
+        "updated",
+        "import",
+        "agent-reported",
+        "prior-note",
+    )
 
 
 def record_person_reread(engine, key, actor="ada"):
     """A person's re-read of the claim in the widget report (which becomes evidence of it)."""
     with db.session_scope(engine) as session:
-        provenance.reread(session, key, actor=actor, source="widget-report", note="seen on the page")
+        provenance.reread(
+            session, key, actor=actor, source="widget-report", note="seen on the page"
+        )
 
 
 def test_an_import_never_overrides_a_tag_a_person_set(engine, write_json, sample):
@@ -111,22 +133,34 @@ def test_an_import_never_overrides_a_tag_a_person_set(engine, write_json, sample
     assert claim_row(engine, "gadget.fleet").tag == "spot-checked"
     (conflict,) = plan.conflicts
     assert (conflict.key, conflict.field, conflict.kept, conflict.offered) == (
-        "gadget.fleet", "tag", "spot-checked", "agent-reported")
+        "gadget.fleet",
+        "tag",
+        "spot-checked",
+        "agent-reported",
+    )
     assert "ada" in conflict.why
     assert "gadget.fleet" in plan.unchanged
     assert [e[0] for e in events(engine, "gadget.fleet")] == ["imported", "reread"]
 
 
-def test_a_person_owned_tag_survives_a_data_change_while_the_data_still_updates(engine, write_json, sample):
+def test_a_person_owned_tag_survives_a_data_change_while_the_data_still_updates(
+    engine, write_json, sample
+):
     run_import(engine, write_json(sample))
     record_person_reread(engine, "gadget.fleet")
     sample["claims"][2]["statement"] = "Gadget runs 40–60K sandboxes concurrently."
     plan = run_import(engine, write_json(sample))
     assert plan.updated == {"gadget.fleet": ["statement"]}
     assert [(c.field, c.applied) for c in plan.conflicts] == [("tag", False), ("statement", True)]
-    assert "re-read by ada" in plan.conflicts[1].why and "claims reread gadget.fleet" in plan.conflicts[1].why
+    assert (
+        "re-read by ada" in plan.conflicts[1].why
+        and "claims reread gadget.fleet" in plan.conflicts[1].why
+    )
     row = claim_row(engine, "gadget.fleet")
-    assert (row.tag, row.statement) == ("spot-checked", "Gadget runs 40–60K sandboxes concurrently.")
+    assert (row.tag, row.statement) == (
+        "spot-checked",
+        "Gadget runs 40–60K sandboxes concurrently.",
+    )
 
 
 def test_dry_run_plans_but_writes_nothing(engine, write_json, sample, store):
@@ -143,18 +177,39 @@ def test_dry_run_plans_but_writes_nothing(engine, write_json, sample, store):
 
 BAD_CASES = {
     "unknown tag": (lambda d: d["claims"][0].update(tag="hearsay"), "tag", "unknown tag 'hearsay'"),
-    "unknown source": (lambda d: d["claims"][0]["evidence"][0].update(source="nowhere"), "evidence[0].source", "unknown source"),
-    "duplicate key": (lambda d: d["claims"].append(dict(d["claims"][0])), "key", "duplicate claim key"),
-    "unparseable figure": (lambda d: d["claims"][1].update(figures=["12..5K"]), "figures[0]", "cannot parse"),
-    "retrust a tag": (lambda d: d["tags"].append({"name": "agent-reported", "trust": "verified"}), "trust", "cannot change"),
+    "unknown source": (
+        lambda d: d["claims"][0]["evidence"][0].update(source="nowhere"),
+        "evidence[0].source",
+        "unknown source",
+    ),
+    "duplicate key": (
+        lambda d: d["claims"].append(dict(d["claims"][0])),
+        "key",
+        "duplicate claim key",
+    ),
+    "unparseable figure": (
+        lambda d: d["claims"][1].update(figures=["12..5K"]),
+        "figures[0]",
+        "cannot parse",
+    ),
+    "retrust a tag": (
+        lambda d: d["tags"].append({"name": "agent-reported", "trust": "verified"}),
+        "trust",
+        "cannot change",
+    ),
     "unknown superseding claim": (
-        lambda d: d["claims"][0].update(status="superseded", superseded_by="no.such"), "superseded_by", "unknown claim"),
+        lambda d: d["claims"][0].update(status="superseded", superseded_by="no.such"),
+        "superseded_by",
+        "unknown claim",
+    ),
 }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", BAD_CASES)
-def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engine, write_json, sample, store, case):
+def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(
+    engine, write_json, sample, store, case
+):
     run_import(engine, write_json(sample, "good.json"))
     # A good file in the same call, whose new claim must not land either.
     good_too = {"claims": [{**sample["claims"][2], "key": "gadget.second"}]}
@@ -173,7 +228,10 @@ def test_a_bad_record_aborts_the_whole_import_and_leaves_the_file_unchanged(engi
 def test_duplicate_key_across_two_files_names_both(engine, write_json, sample):
     first = write_json(sample, "a.json")
     second = write_json({"claims": [sample["claims"][0]]}, "b.json")
-    with pytest.raises(InvalidRecord, match=r"b\.json, record 'widget\.pretrain', field 'key': duplicate claim key \(also in .*a\.json\)"):
+    with pytest.raises(
+        InvalidRecord,
+        match=r"b\.json, record 'widget\.pretrain', field 'key': duplicate claim key \(also in .*a\.json\)",
+    ):
         run_import(engine, first, second)
 
 
@@ -185,10 +243,16 @@ def test_claims_may_cite_sources_and_tags_already_in_the_database(engine, write_
 
 
 def test_superseded_status_from_data_is_stored(engine, write_json, sample):
-    sample["claims"][1].update(status="superseded", superseded_by="widget.pretrain", status_reason="merged")
+    sample["claims"][1].update(
+        status="superseded", superseded_by="widget.pretrain", status_reason="merged"
+    )
     run_import(engine, write_json(sample))
     row = claim_row(engine, "widget.context")
-    assert (row.status, row.superseded_by, row.status_reason) == ("superseded", "widget.pretrain", "merged")
+    assert (row.status, row.superseded_by, row.status_reason) == (
+        "superseded",
+        "widget.pretrain",
+        "merged",
+    )
 
 
 # --- streamed imports: batches, digests of unchanged records --------------------------------------
@@ -201,8 +265,16 @@ def write_lines(tmp_path, records, name="claims.jsonl"):
 
 
 def numbered(i, **extra):
-    return {"key": f"c.{i:03d}", "subject": "S", "statement": f"S used {i + 1} GPUs.", "tag": "agent-reported",
-            "basis": "b", "figures": [f"{i + 1} GPUs"], "evidence": [{"source": "widget-report"}], **extra}
+    return {
+        "key": f"c.{i:03d}",
+        "subject": "S",
+        "statement": f"S used {i + 1} GPUs.",
+        "tag": "agent-reported",
+        "basis": "b",
+        "figures": [f"{i + 1} GPUs"],
+        "evidence": [{"source": "widget-report"}],
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -212,7 +284,9 @@ def small_batches(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("small_batches")
-def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, write_json, sample, tmp_path, store):
+def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(
+    engine, write_json, sample, tmp_path, store
+):
     run_import(engine, write_json(sample))
     engine.dispose()
     before = store_digest(store)
@@ -227,17 +301,28 @@ def test_a_bad_record_in_a_later_batch_leaves_the_database_as_it_was(engine, wri
 def test_checks_that_span_batches(engine, write_json, sample, tmp_path):
     run_import(engine, write_json(sample))
     # a claim may be superseded by one that comes batches later
-    lines = [numbered(0, status="superseded", superseded_by="c.009")] + [numbered(i) for i in range(1, 10)]
+    lines = [numbered(0, status="superseded", superseded_by="c.009")] + [
+        numbered(i) for i in range(1, 10)
+    ]
     plan = run_import(engine, write_lines(tmp_path, lines))
     assert len(plan.added) == 10 and claim_row(engine, "c.000").superseded_by == "c.009"
     with pytest.raises(InvalidRecord, match="duplicate claim key"):
-        run_import(engine, write_lines(tmp_path, [numbered(i) for i in range(5)] + [numbered(1)], "dup.jsonl"))
+        run_import(
+            engine,
+            write_lines(tmp_path, [numbered(i) for i in range(5)] + [numbered(1)], "dup.jsonl"),
+        )
     with pytest.raises(InvalidRecord, match="unknown claim 'c.999'"):
-        run_import(engine, write_lines(tmp_path, [numbered(20, status="superseded", superseded_by="c.999")], "s.jsonl"))
+        run_import(
+            engine,
+            write_lines(
+                tmp_path, [numbered(20, status="superseded", superseded_by="c.999")], "s.jsonl"
+            ),
+        )
 
 
-def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_changed(engine, write_json, sample,
-                                                                                 monkeypatch):
+def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_changed(
+    engine, write_json, sample, monkeypatch
+):
     path = write_json(sample)
     run_import(engine, path)
     with db.session_scope(engine) as session:
@@ -245,12 +330,19 @@ def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_chan
     assert all(digests.values())
     validated = []
     original = store.records.Entry.record
-    monkeypatch.setattr(store.records.Entry, "record",
-                        lambda self: (self.kind == "claim" and validated.append(self.key)) or original(self))
+    monkeypatch.setattr(
+        store.records.Entry,
+        "record",
+        lambda self: (self.kind == "claim" and validated.append(self.key)) or original(self),
+    )
     plan = run_import(engine, path)
     assert validated == [] and sorted(plan.unchanged) == sorted(digests)  # nothing read again
-    with db.session_scope(engine) as session:  # a person lowers a tag: the next import reads that record
-        provenance.retag(session, "widget.pretrain", "prior-note", actor="bo", reason="the March note")
+    with db.session_scope(
+        engine
+    ) as session:  # a person lowers a tag: the next import reads that record
+        provenance.retag(
+            session, "widget.pretrain", "prior-note", actor="bo", reason="the March note"
+        )
     plan = run_import(engine, path)
     assert validated == ["widget.pretrain"] and [c.field for c in plan.conflicts] == ["tag"]
     monkeypatch.setattr(store.records, "_rules_digest", lambda: "rules-of-a-newer-claimsdb")
@@ -260,7 +352,9 @@ def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_chan
 
 
 @pytest.mark.slow
-def test_a_dry_run_streams_like_an_import_and_is_rolled_back(engine, write_json, sample, tmp_path, store):
+def test_a_dry_run_streams_like_an_import_and_is_rolled_back(
+    engine, write_json, sample, tmp_path, store
+):
     run_import(engine, write_json(sample))
     engine.dispose()
     before = store_digest(store)

@@ -13,7 +13,16 @@ branch_labels = None
 depends_on = None
 
 OLD = ("confirmed", "reworded", "figure-changed", "not-found", "unreachable")
-NEW = ("confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check", "unreachable")
+NEW = (
+    "confirmed",
+    "reworded",
+    "rounded",
+    "partial",
+    "figure-changed",
+    "not-found",
+    "nothing-to-check",
+    "unreachable",
+)
 
 
 def _check(outcomes: tuple[str, ...]) -> str:

@@ -131,11 +131,11 @@ POSTGRES_FUNCTIONS = {
 }
 POSTGRES_TRIGGERS = {
     "event_extends_chain": "CREATE TRIGGER event_extends_chain BEFORE INSERT ON event "
-                           "FOR EACH ROW EXECUTE FUNCTION event_extends_chain()",
+    "FOR EACH ROW EXECUTE FUNCTION event_extends_chain()",
     "claim_follows_history": "CREATE TRIGGER claim_follows_history BEFORE UPDATE OR DELETE ON claim "
-                             "FOR EACH ROW EXECUTE FUNCTION claim_follows_history()",
+    "FOR EACH ROW EXECUTE FUNCTION claim_follows_history()",
     "tag_trust_fixed": "CREATE TRIGGER tag_trust_fixed BEFORE UPDATE OR DELETE ON tag "
-                       "FOR EACH ROW EXECUTE FUNCTION tag_trust_fixed()",
+    "FOR EACH ROW EXECUTE FUNCTION tag_trust_fixed()",
 }
 
 
@@ -154,8 +154,10 @@ def _event_triggers(create: bool) -> None:
                     "BEGIN SELECT RAISE(ABORT, 'the event history is append-only'); END"
                 )
     elif create:
-        op.execute("CREATE TRIGGER event_append_only BEFORE UPDATE OR DELETE ON event "
-                   "FOR EACH ROW EXECUTE FUNCTION event_append_only()")
+        op.execute(
+            "CREATE TRIGGER event_append_only BEFORE UPDATE OR DELETE ON event "
+            "FOR EACH ROW EXECUTE FUNCTION event_append_only()"
+        )
     else:
         op.execute("DROP TRIGGER IF EXISTS event_append_only ON event")
 
@@ -173,20 +175,34 @@ def _status_changes(detail: dict, kind: str) -> tuple[str, str] | None:
 
 def _backfill(bind) -> list[dict]:
     """Fill the new event columns for every existing event; return the evidence rows to link re-reads."""
-    claims = {r.id: r for r in bind.execute(sa.text("SELECT id, key, subject, statement, status FROM claim"))}
+    claims = {
+        r.id: r
+        for r in bind.execute(sa.text("SELECT id, key, subject, statement, status FROM claim"))
+    }
     source_ids = dict(bind.execute(sa.text("SELECT key, id FROM source")).all())
     source_keys = {v: k for k, v in source_ids.items()}
     figures: dict[int, list] = {}
-    for r in bind.execute(sa.text("SELECT claim_id, raw, name FROM figure ORDER BY claim_id, position")):
+    for r in bind.execute(
+        sa.text("SELECT claim_id, raw, name FROM figure ORDER BY claim_id, position")
+    ):
         figures.setdefault(r.claim_id, []).append((r.raw, r.name))
     evidence: dict[int, list] = {}
-    for r in bind.execute(sa.text(
-        "SELECT claim_id, source_id, position, locator, quote FROM evidence ORDER BY claim_id, position"
-    )):
-        evidence.setdefault(r.claim_id, []).append([r.position, source_keys[r.source_id], r.locator, r.quote])
-    events = [dict(r._mapping) for r in bind.execute(sa.text(
-        "SELECT id, claim_id, at, kind, actor, tag_before, tag_after, origin, detail FROM event ORDER BY id"
-    ))]
+    for r in bind.execute(
+        sa.text(
+            "SELECT claim_id, source_id, position, locator, quote FROM evidence ORDER BY claim_id, position"
+        )
+    ):
+        evidence.setdefault(r.claim_id, []).append(
+            [r.position, source_keys[r.source_id], r.locator, r.quote]
+        )
+    events = [
+        dict(r._mapping)
+        for r in bind.execute(
+            sa.text(
+                "SELECT id, claim_id, at, kind, actor, tag_before, tag_after, origin, detail FROM event ORDER BY id"
+            )
+        )
+    ]
     by_claim: dict[int, list[dict]] = {}
     for e in events:
         e["detail_json"] = json.loads(e["detail"]) if e["detail"] else {}
@@ -200,13 +216,26 @@ def _backfill(bind) -> list[dict]:
                 continue
             d = e["detail_json"]
             locator, quote = d.get("locator"), d.get("quote")
-            already = any(src == e["origin"] and (loc, q) == (locator, quote) for _, src, loc, q in cited) or (
-                locator is None and quote is None and any(src == e["origin"] for _, src, _l, _q in cited))
+            already = any(
+                src == e["origin"] and (loc, q) == (locator, quote) for _, src, loc, q in cited
+            ) or (
+                locator is None
+                and quote is None
+                and any(src == e["origin"] for _, src, _l, _q in cited)
+            )
             if not already:
                 position = max((p for p, *_ in cited), default=-1) + 1
                 cited.append([position, e["origin"], locator, quote])
-                new_evidence.append({"claim_id": claim_id, "source_id": source_ids[e["origin"]], "position": position,
-                                     "locator": locator, "quote": quote, "event_id": e["id"]})
+                new_evidence.append(
+                    {
+                        "claim_id": claim_id,
+                        "source_id": source_ids[e["origin"]],
+                        "position": position,
+                        "locator": locator,
+                        "quote": quote,
+                        "event_id": e["id"],
+                    }
+                )
         # status_after: the status each status-setting event left behind
         changes = [(e, _status_changes(e["detail_json"], e["kind"])) for e in evs]
         later = next((c for _, c in changes if c is not None), None)
@@ -216,11 +245,15 @@ def _backfill(bind) -> list[dict]:
             elif e["kind"] == "imported":
                 e["status_after"] = later[0] if later else claims[claim_id].status
         # content: the latest event that wrote content carries the claim's content as it is now
-        last = next((e for e in reversed(evs) if e["kind"] in ("imported", "updated", "reread")), None)
+        last = next(
+            (e for e in reversed(evs) if e["kind"] in ("imported", "updated", "reread")), None
+        )
         if last is not None:
             c = claims[claim_id]
             last["content_sha256"] = content_digest(
-                c.subject, c.statement, figures.get(claim_id, []),
+                c.subject,
+                c.statement,
+                figures.get(claim_id, []),
                 [(src, loc, q) for _, src, loc, q in sorted(cited)],
             )
 
@@ -231,8 +264,10 @@ def _backfill(bind) -> list[dict]:
         e["prev_sha256"] = prev
         e["sha256"] = prev = event_digest(claims[e["claim_id"]].key, e)
         bind.execute(
-            sa.text("UPDATE event SET status_after = :status_after, content_sha256 = :content_sha256, "
-                    "prev_sha256 = :prev_sha256, sha256 = :sha256 WHERE id = :id"),
+            sa.text(
+                "UPDATE event SET status_after = :status_after, content_sha256 = :content_sha256, "
+                "prev_sha256 = :prev_sha256, sha256 = :sha256 WHERE id = :id"
+            ),
             {k: e[k] for k in ("status_after", "content_sha256", "prev_sha256", "sha256", "id")},
         )
     return new_evidence
@@ -244,13 +279,17 @@ def upgrade() -> None:
     for name in ("status_after", "content_sha256", "prev_sha256", "sha256"):
         op.add_column("event", sa.Column(name, sqlmodel.sql.sqltypes.AutoString(), nullable=True))
     op.add_column("source", sa.Column("authors", sqlmodel.sql.sqltypes.AutoString(), nullable=True))
-    op.add_column("source", sa.Column("accessed", sqlmodel.sql.sqltypes.AutoString(), nullable=True))
+    op.add_column(
+        "source", sa.Column("accessed", sqlmodel.sql.sqltypes.AutoString(), nullable=True)
+    )
 
     new_evidence = _backfill(bind)
 
     # Nothing refers to event yet, so SQLite may rebuild it to make sha256 NOT NULL.
     with op.batch_alter_table("event") as batch:
-        batch.alter_column("sha256", existing_type=sqlmodel.sql.sqltypes.AutoString(), nullable=False)
+        batch.alter_column(
+            "sha256", existing_type=sqlmodel.sql.sqltypes.AutoString(), nullable=False
+        )
     with op.batch_alter_table("evidence") as batch:
         batch.add_column(sa.Column("event_id", sa.Integer(), nullable=True))
         batch.create_foreign_key("fk_evidence_event_id_event", "event", ["event_id"], ["id"])
@@ -275,7 +314,11 @@ def downgrade() -> None:
             op.execute(f"DROP TRIGGER IF EXISTS {name}")
     else:
         for name in POSTGRES_TRIGGERS:
-            table = {"event_extends_chain": "event", "claim_follows_history": "claim", "tag_trust_fixed": "tag"}[name]
+            table = {
+                "event_extends_chain": "event",
+                "claim_follows_history": "claim",
+                "tag_trust_fixed": "tag",
+            }[name]
             op.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
             op.execute(f"DROP FUNCTION IF EXISTS {name}()")
     op.execute("DELETE FROM evidence WHERE event_id IS NOT NULL")

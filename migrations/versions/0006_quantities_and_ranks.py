@@ -52,6 +52,7 @@ POSTGRES_FUNCTION = """
       RETURN NEW;
     END $$"""
 
+
 def _check(kinds) -> str:
     return "kind IN (" + ", ".join(f"'{k}'" for k in kinds) + ")"
 
@@ -64,9 +65,15 @@ def _event_kinds(kinds) -> None:
         op.drop_constraint("ck_event_kind", "event", type_="check")
         op.create_check_constraint("ck_event_kind", "event", _check(kinds))
         return
-    triggers = dict(op.get_bind().execute(sa.text(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (tbl_name = 'event' OR sql LIKE '%FROM event%')"
-    )).all())
+    triggers = dict(
+        op.get_bind()
+        .execute(
+            sa.text(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (tbl_name = 'event' OR sql LIKE '%FROM event%')"
+            )
+        )
+        .all()
+    )
     for name in triggers:
         op.execute(f"DROP TRIGGER {name}")
     with op.batch_alter_table("evidence", recreate="always") as batch:
@@ -93,20 +100,30 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("quantity") as batch:
         batch.create_index(batch.f("ix_quantity_key"), ["key"], unique=True)
-    op.add_column("event", sa.Column("rank_after", sqlmodel.sql.sqltypes.AutoString(), nullable=True))
+    op.add_column(
+        "event", sa.Column("rank_after", sqlmodel.sql.sqltypes.AutoString(), nullable=True)
+    )
     _event_kinds(NEW_KINDS)
     # claim is the parent of four tables, so SQLite cannot rebuild it: the columns are added in place.
     ranks = "rank IN ('preferred', 'normal', 'deprecated')"
     if bind.dialect.name == "sqlite":
         op.execute("ALTER TABLE claim ADD COLUMN quantity_id INTEGER REFERENCES quantity (id)")
-        op.execute(f"ALTER TABLE claim ADD COLUMN rank VARCHAR NOT NULL DEFAULT 'normal' "
-                   f"CONSTRAINT ck_claim_rank CHECK ({ranks})")
+        op.execute(
+            f"ALTER TABLE claim ADD COLUMN rank VARCHAR NOT NULL DEFAULT 'normal' "
+            f"CONSTRAINT ck_claim_rank CHECK ({ranks})"
+        )
         op.execute(SQLITE_RANK_TRIGGER)
     else:
         op.add_column("claim", sa.Column("quantity_id", sa.Integer(), nullable=True))
-        op.create_foreign_key("fk_claim_quantity_id_quantity", "claim", "quantity", ["quantity_id"], ["id"])
-        op.add_column("claim", sa.Column("rank", sqlmodel.sql.sqltypes.AutoString(), nullable=False,
-                                         server_default="normal"))
+        op.create_foreign_key(
+            "fk_claim_quantity_id_quantity", "claim", "quantity", ["quantity_id"], ["id"]
+        )
+        op.add_column(
+            "claim",
+            sa.Column(
+                "rank", sqlmodel.sql.sqltypes.AutoString(), nullable=False, server_default="normal"
+            ),
+        )
         op.alter_column("claim", "rank", server_default=None)
         op.create_check_constraint("ck_claim_rank", "claim", ranks)
         op.execute(POSTGRES_FUNCTION)

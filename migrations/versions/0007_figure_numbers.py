@@ -23,7 +23,20 @@ down_revision = "0006"
 branch_labels = None
 depends_on = None
 
-FIGURE_FIELDS = ("raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted")
+FIGURE_FIELDS = (
+    "raw",
+    "kind",
+    "comparator",
+    "value",
+    "low",
+    "high",
+    "start",
+    "end",
+    "steps",
+    "active",
+    "unit",
+    "counted",
+)
 
 
 def upgrade() -> None:
@@ -41,8 +54,14 @@ def upgrade() -> None:
     op.create_index("ix_figure_number_claim_id", "figure_number", ["claim_id"], unique=False)
     op.create_index("ix_figure_number_reach", "figure_number", ["tier", "lo", "hi"], unique=False)
     op.add_column("claim", sa.Column("record_sha256", sa.String(), nullable=True))
-    for index, table in (("ix_figure_value", "figure"), ("ix_figure_low", "figure"), ("ix_figure_claim_id", "figure"),
-                         ("ix_evidence_claim_id", "evidence"), ("ix_claim_subject", "claim"), ("ix_claim_stage", "claim")):
+    for index, table in (
+        ("ix_figure_value", "figure"),
+        ("ix_figure_low", "figure"),
+        ("ix_figure_claim_id", "figure"),
+        ("ix_evidence_claim_id", "evidence"),
+        ("ix_claim_subject", "claim"),
+        ("ix_claim_stage", "claim"),
+    ):
         op.drop_index(index, table_name=table)
     if op.get_bind().dialect.name == "sqlite":
         op.execute("DROP TRIGGER IF EXISTS claim_insert_guard")
@@ -52,7 +71,15 @@ def upgrade() -> None:
         m = dict(r._mapping)
         m["steps"] = json.loads(m["steps"]) if m["steps"] else []
         for lo, hi, tier in reach(as_quantity({k: m[k] for k in FIGURE_FIELDS})):
-            rows.append({"claim_id": m["claim_id"], "position": m["position"], "lo": lo, "hi": hi, "tier": tier})
+            rows.append(
+                {
+                    "claim_id": m["claim_id"],
+                    "position": m["position"],
+                    "lo": lo,
+                    "hi": hi,
+                    "tier": tier,
+                }
+            )
     if rows:
         table = sa.table("figure_number", *(sa.column(c) for c in rows[0]))
         op.bulk_insert(table, rows)

@@ -40,8 +40,10 @@ SEAL_ACTOR = "claimsdb"
 SEAL_REASON = "the upgrade to schema 0009 recorded the stored record as it stood"
 CHUNK = 2000
 NUMBERS = ("value", "low", "high", "start", "end", "active")
-REPLACED = ("claims are never replaced: an INSERT over an existing claim (INSERT OR REPLACE, REPLACE, "
-            "an upsert) is refused")
+REPLACED = (
+    "claims are never replaced: an INSERT over an existing claim (INSERT OR REPLACE, REPLACE, "
+    "an upsert) is refused"
+)
 
 SQLITE_CLAIM_GUARD = f"""
     CREATE TRIGGER claim_insert_guard BEFORE INSERT ON claim BEGIN
@@ -56,23 +58,32 @@ POSTGRES_CLAIM_GUARD = f"""
       END IF;
       RETURN NEW;
     END $$"""
-POSTGRES_CLAIM_TRIGGER = ("CREATE TRIGGER claim_insert_guard BEFORE INSERT ON claim "
-                          "FOR EACH ROW EXECUTE FUNCTION claim_insert_guard()")
+POSTGRES_CLAIM_TRIGGER = (
+    "CREATE TRIGGER claim_insert_guard BEFORE INSERT ON claim "
+    "FOR EACH ROW EXECUTE FUNCTION claim_insert_guard()"
+)
 
 
 def _kinds(bind) -> list[str]:
     """The event kinds the database allows now (read from its own constraint, so that a revision
     before this one that added a kind keeps it)."""
     if bind.dialect.name == "sqlite":
-        table = bind.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'event'")).scalar()
+        table = bind.execute(
+            sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'event'")
+        ).scalar()
         found = re.search(r"ck_event_kind\s+CHECK\s*\((.*?)\)\s*\)", table, re.S)
     else:
-        definition = bind.execute(sa.text(
-            "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ck_event_kind'")).scalar()
+        definition = bind.execute(
+            sa.text(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ck_event_kind'"
+            )
+        ).scalar()
         found = re.search(r"(.*)", definition, re.S) if definition else None
     kinds = re.findall(r"'([^']+)'", found.group(1)) if found else []
     if not kinds:
-        raise RuntimeError("cannot read the event kinds the database allows (constraint ck_event_kind)")
+        raise RuntimeError(
+            "cannot read the event kinds the database allows (constraint ck_event_kind)"
+        )
     return kinds
 
 
@@ -92,7 +103,9 @@ def _event_table(kinds) -> None:
         op.drop_constraint("ck_event_kind", "event", type_="check")
         op.create_check_constraint("ck_event_kind", "event", _check(kinds))
         return
-    triggers = dict(bind.execute(sa.text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")).all())
+    triggers = dict(
+        bind.execute(sa.text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")).all()
+    )
     for name in triggers:
         op.execute(f"DROP TRIGGER {name}")
     with op.batch_alter_table("evidence", recreate="always") as batch:
@@ -113,15 +126,26 @@ _parse = lru_cache(maxsize=4096)(parse)
 def _not_as_parsed(position: int, row) -> dict | None:
     """How a stored figure differs from what the parser now reads in its raw text (None: it does not)."""
     columns = ("kind", "comparator", *NUMBERS, "steps", "unit", "counted")
-    stored = {**{k: row[k] for k in columns}, "steps": json.loads(row["steps"]) if row["steps"] else []}
+    stored = {
+        **{k: row[k] for k in columns},
+        "steps": json.loads(row["steps"]) if row["steps"] else [],
+    }
     try:
         q = _parse(row["raw"])
     except FigureError as exc:
-        return {"figure": position + 1, "raw": row["raw"], "parser": f"cannot read it: {exc.reason}",
-                "stored": {k: v for k, v in stored.items() if v not in (None, [])}}
+        return {
+            "figure": position + 1,
+            "raw": row["raw"],
+            "parser": f"cannot read it: {exc.reason}",
+            "stored": {k: v for k, v in stored.items() if v not in (None, [])},
+        }
     parsed = {k: list(q.steps) if k == "steps" else getattr(q, k) for k in columns}
     differs = {k: [stored[k], parsed[k]] for k in parsed if _norm(stored[k]) != _norm(parsed[k])}
-    return {"figure": position + 1, "raw": row["raw"], "stored_and_parsed": differs} if differs else None
+    return (
+        {"figure": position + 1, "raw": row["raw"], "stored_and_parsed": differs}
+        if differs
+        else None
+    )
 
 
 def _norm(value):
@@ -134,28 +158,61 @@ def _norm(value):
 
 def _seal(bind) -> None:
     """Append a sealed event to every claim, recording its stored record as it stands."""
-    claims = bind.execute(sa.text("SELECT id, key, stage, basis, section, quantity_id FROM claim ORDER BY id")).all()
+    claims = bind.execute(
+        sa.text("SELECT id, key, stage, basis, section, quantity_id FROM claim ORDER BY id")
+    ).all()
     if not claims:
         return
     columns = ", ".join(f'"{c}"' for c in STORED_FIGURE_COLUMNS)  # "end" is a keyword
     figures: dict[int, list] = {}
-    for r in bind.execute(sa.text(f"SELECT claim_id, position, {columns} FROM figure ORDER BY claim_id, position")):
+    for r in bind.execute(
+        sa.text(f"SELECT claim_id, position, {columns} FROM figure ORDER BY claim_id, position")
+    ):
         figures.setdefault(r.claim_id, []).append(r._mapping)
     prev = bind.execute(sa.text("SELECT sha256 FROM event ORDER BY id DESC LIMIT 1")).scalar()
     at = utcnow()
-    event = sa.table("event", *(sa.column(c) for c in (
-        "claim_id", "at", "kind", "actor", "tag_before", "tag_after", "status_after", "rank_after", "origin", "detail",
-        "content_sha256", "stored_sha256", "prev_sha256", "sha256")))
+    event = sa.table(
+        "event",
+        *(
+            sa.column(c)
+            for c in (
+                "claim_id",
+                "at",
+                "kind",
+                "actor",
+                "tag_before",
+                "tag_after",
+                "status_after",
+                "rank_after",
+                "origin",
+                "detail",
+                "content_sha256",
+                "stored_sha256",
+                "prev_sha256",
+                "sha256",
+            )
+        ),
+    )
     rows = []
     for c in claims:
         rows_of = figures.get(c.id, [])
         differ = [d for d in (_not_as_parsed(i, f) for i, f in enumerate(rows_of)) if d is not None]
         detail = {"reason": SEAL_REASON, **({"figures_not_as_parsed": differ} if differ else {})}
-        row = {"claim_id": c.id, "at": at, "kind": SEALED, "actor": SEAL_ACTOR, "tag_before": None, "tag_after": None,
-               "status_after": None, "rank_after": None, "origin": None,
-               "detail": json.dumps(detail, ensure_ascii=False), "content_sha256": None,
-               "stored_sha256": stored_digest(c.stage, c.basis, c.section, c.quantity_id, rows_of),
-               "prev_sha256": prev}
+        row = {
+            "claim_id": c.id,
+            "at": at,
+            "kind": SEALED,
+            "actor": SEAL_ACTOR,
+            "tag_before": None,
+            "tag_after": None,
+            "status_after": None,
+            "rank_after": None,
+            "origin": None,
+            "detail": json.dumps(detail, ensure_ascii=False),
+            "content_sha256": None,
+            "stored_sha256": stored_digest(c.stage, c.basis, c.section, c.quantity_id, rows_of),
+            "prev_sha256": prev,
+        }
         row["sha256"] = prev = event_digest(c.key, row)
         rows.append(row)
         if len(rows) == CHUNK:

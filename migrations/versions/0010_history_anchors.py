@@ -31,16 +31,24 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name == "sqlite":
         for action in ("UPDATE", "DELETE"):
-            op.execute(f"CREATE TRIGGER anchor_no_{action.lower()} BEFORE {action} ON anchor "
-                       f"BEGIN SELECT RAISE(ABORT, '{MESSAGE}'); END")
+            op.execute(
+                f"CREATE TRIGGER anchor_no_{action.lower()} BEFORE {action} ON anchor "
+                f"BEGIN SELECT RAISE(ABORT, '{MESSAGE}'); END"
+            )
     else:
-        op.execute("CREATE FUNCTION anchor_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-                   f"$$ BEGIN RAISE EXCEPTION '{MESSAGE}'; END $$")
-        op.execute("CREATE TRIGGER anchor_append_only BEFORE UPDATE OR DELETE ON anchor "
-                   "FOR EACH ROW EXECUTE FUNCTION anchor_append_only()")
+        op.execute(
+            "CREATE FUNCTION anchor_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+            f"$$ BEGIN RAISE EXCEPTION '{MESSAGE}'; END $$"
+        )
+        op.execute(
+            "CREATE TRIGGER anchor_append_only BEFORE UPDATE OR DELETE ON anchor "
+            "FOR EACH ROW EXECUTE FUNCTION anchor_append_only()"
+        )
         # TRUNCATE skips row triggers: refuse it with a statement trigger
-        op.execute("CREATE TRIGGER anchor_no_truncate BEFORE TRUNCATE ON anchor "
-                   "FOR EACH STATEMENT EXECUTE FUNCTION anchor_append_only()")
+        op.execute(
+            "CREATE TRIGGER anchor_no_truncate BEFORE TRUNCATE ON anchor "
+            "FOR EACH STATEMENT EXECUTE FUNCTION anchor_append_only()"
+        )
 
 
 def downgrade() -> None:

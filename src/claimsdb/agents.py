@@ -27,8 +27,10 @@ from claimsdb.identity import person_name
 
 PROTOCOL = "MCP"
 DETAIL_KEY = "agent"  # where an event's detail holds the software agent
-NOBODY = ("nobody: the server was started without --by and with no reader set on its machine "
-          "(CLAIMS_READER, the settings file or git's user.name)")
+NOBODY = (
+    "nobody: the server was started without --by and with no reader set on its machine "
+    "(CLAIMS_READER, the settings file or git's user.name)"
+)
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,17 @@ class SoftwareAgent:
     protocol: str = PROTOCOL
 
     @classmethod
-    def named(cls, client: object, client_version: object, *, name: str | None, person: str | None) -> SoftwareAgent:
+    def named(
+        cls, client: object, client_version: object, *, name: str | None, person: str | None
+    ) -> SoftwareAgent:
         """The agent of a write, its client's self-description checked as any recorded name is (InvalidName
         otherwise). An empty name or version counts as none given."""
-        return cls(_checked(client, "MCP client name"), _checked(client_version, "MCP client version"), name, person)
+        return cls(
+            _checked(client, "MCP client name"),
+            _checked(client_version, "MCP client version"),
+            name,
+            person,
+        )
 
     @property
     def software(self) -> str:
@@ -64,8 +73,13 @@ class SoftwareAgent:
 
     def detail(self) -> dict[str, Any]:
         """The agent as the event's detail records it."""
-        out: dict[str, Any] = {"protocol": self.protocol, "client": self.client, "client_version": self.client_version,
-                               "name": self.name, "on_behalf_of": self.person}
+        out: dict[str, Any] = {
+            "protocol": self.protocol,
+            "client": self.client,
+            "client_version": self.client_version,
+            "name": self.name,
+            "on_behalf_of": self.person,
+        }
         if self.person is None:
             out["on_behalf_of_note"] = NOBODY
         return out
@@ -76,10 +90,17 @@ class SoftwareAgent:
         if not isinstance(detail, dict) or not isinstance(detail.get(DETAIL_KEY), dict):
             return None
         raw = detail[DETAIL_KEY]
-        text = {k: raw.get(k) if isinstance(raw.get(k), str) else None
-                for k in ("client", "client_version", "name", "on_behalf_of", "protocol")}
-        return cls(text["client"], text["client_version"], text["name"], text["on_behalf_of"],
-                   text["protocol"] or PROTOCOL)
+        text = {
+            k: raw.get(k) if isinstance(raw.get(k), str) else None
+            for k in ("client", "client_version", "name", "on_behalf_of", "protocol")
+        }
+        return cls(
+            text["client"],
+            text["client_version"],
+            text["name"],
+            text["on_behalf_of"],
+            text["protocol"] or PROTOCOL,
+        )
 
     def describe(self) -> str:
         """One line for `claims history`'s details."""

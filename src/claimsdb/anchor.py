@@ -32,8 +32,18 @@ from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
 from claimsdb.models import Event, utcnow
 
-__all__ = ["ANCHOR_FILE", "FORMAT", "Anchor", "ensure", "load", "problem", "record", "recorded_problems", "save",
-           "take"]
+__all__ = [
+    "ANCHOR_FILE",
+    "FORMAT",
+    "Anchor",
+    "ensure",
+    "load",
+    "problem",
+    "record",
+    "recorded_problems",
+    "save",
+    "take",
+]
 
 ANCHOR_FILE = "claims.anchor"
 FORMAT = "claimsdb-anchor/1"
@@ -49,7 +59,13 @@ class Anchor:
     at: str  # when the anchor was taken (UTC, ISO 8601)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "head": self.head, "length": self.length, "event_id": self.event_id, "at": self.at}
+        return {
+            "format": FORMAT,
+            "head": self.head,
+            "length": self.length,
+            "event_id": self.event_id,
+            "at": self.at,
+        }
 
     def describe(self) -> str:
         return f"{self.length} events, head {self.head[:16]}"
@@ -66,8 +82,15 @@ def take(session: Session) -> Anchor | None:
 
 def record(session: Session, anchor: Anchor, actor: str) -> None:
     """Keep the anchor in the database's own append-only table too."""
-    session.add(AnchorRow(at=anchor.at, actor=actor, event_id=anchor.event_id, length=anchor.length,
-                          head=anchor.head))
+    session.add(
+        AnchorRow(
+            at=anchor.at,
+            actor=actor,
+            event_id=anchor.event_id,
+            length=anchor.length,
+            head=anchor.head,
+        )
+    )
 
 
 def problem(session: Session, anchor: Anchor) -> str | None:
@@ -77,13 +100,21 @@ def problem(session: Session, anchor: Anchor) -> str | None:
         return f"the anchored event {anchor.event_id} is gone: the history was cut below it"
     if row.sha256 != anchor.head:
         return f"event {anchor.event_id} is not the anchored one: the history was rewritten or replaced"
-    length = session.execute(select(func.count()).select_from(Event).where(Event.id <= anchor.event_id)).scalar()
+    length = session.execute(
+        select(func.count()).select_from(Event).where(Event.id <= anchor.event_id)
+    ).scalar()
     if length != anchor.length:
-        return (f"the history holds {length} events up to the anchored one, the anchor counted {anchor.length}: "
-                "events before it were removed or inserted")
+        return (
+            f"the history holds {length} events up to the anchored one, the anchor counted {anchor.length}: "
+            "events before it were removed or inserted"
+        )
     prev = None
-    rows = session.execute(select(Event.id, Event.sha256, Event.prev_sha256).where(Event.id <= anchor.event_id)
-                           .order_by(Event.id).execution_options(yield_per=_CHUNK))
+    rows = session.execute(
+        select(Event.id, Event.sha256, Event.prev_sha256)
+        .where(Event.id <= anchor.event_id)
+        .order_by(Event.id)
+        .execution_options(yield_per=_CHUNK)
+    )
     for event_id, sha, prev_sha in rows:
         if prev_sha != prev:
             return f"event {event_id} does not follow the event before it: the history before the anchor was edited"
@@ -96,8 +127,10 @@ def ensure(session: Session, anchors: list[tuple[str, Anchor]]) -> None:
     for name, anchor in anchors:
         why = problem(session, anchor)
         if why:
-            raise BrokenHistory(f"{name}: the history no longer holds the anchored head ({anchor.describe()}, "
-                                f"taken {anchor.at[:19]}): {why}; run `claims db check --anchor {name}`")
+            raise BrokenHistory(
+                f"{name}: the history no longer holds the anchored head ({anchor.describe()}, "
+                f"taken {anchor.at[:19]}): {why}; run `claims db check --anchor {name}`"
+            )
 
 
 def recorded_problems(session: Session) -> tuple[int, list[str]]:
@@ -129,11 +162,15 @@ def load(path: str | Path) -> Anchor:
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        raise BadQuery(f"{path}: not an anchor file (not JSON): write one with `claims db anchor`") from None
+        raise BadQuery(
+            f"{path}: not an anchor file (not JSON): write one with `claims db anchor`"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadQuery(f"{path}: not an anchor file (format is not {FORMAT})")
     head, length, event_id, at = (data.get(k) for k in ("head", "length", "event_id", "at"))
-    if not (isinstance(head, str) and len(head) == 64 and all(c in "0123456789abcdef" for c in head)):
+    if not (
+        isinstance(head, str) and len(head) == 64 and all(c in "0123456789abcdef" for c in head)
+    ):
         raise BadQuery(f"{path}: head: not a SHA-256 digest")
     for name, value in (("length", length), ("event_id", event_id)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -28,16 +28,37 @@ HEAD_REVISION = "0012"
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
-        "event_no_update", "event_no_delete", "event_insert_guard",
-        "snapshot_no_update", "snapshot_no_delete", "snapshot_insert_guard",
-        "verification_no_update", "verification_no_delete", "verification_insert_guard",
-        "claim_insert_guard", "claim_no_delete", "claim_key_fixed", "claim_tag_follows_history",
-        "claim_status_follows_history", "claim_rank_follows_history", "tag_insert_guard", "tag_no_delete",
-        "tag_trust_fixed", "anchor_no_update", "anchor_no_delete",
+        "event_no_update",
+        "event_no_delete",
+        "event_insert_guard",
+        "snapshot_no_update",
+        "snapshot_no_delete",
+        "snapshot_insert_guard",
+        "verification_no_update",
+        "verification_no_delete",
+        "verification_insert_guard",
+        "claim_insert_guard",
+        "claim_no_delete",
+        "claim_key_fixed",
+        "claim_tag_follows_history",
+        "claim_status_follows_history",
+        "claim_rank_follows_history",
+        "tag_insert_guard",
+        "tag_no_delete",
+        "tag_trust_fixed",
+        "anchor_no_update",
+        "anchor_no_delete",
     ),
     "postgresql": (
-        "event_append_only", "event_extends_chain", "snapshot_append_only", "verification_append_only",
-        "claim_insert_guard", "claim_follows_history", "tag_trust_fixed", "anchor_append_only", "anchor_no_truncate",
+        "event_append_only",
+        "event_extends_chain",
+        "snapshot_append_only",
+        "verification_append_only",
+        "claim_insert_guard",
+        "claim_follows_history",
+        "tag_trust_fixed",
+        "anchor_append_only",
+        "anchor_no_truncate",
     ),
 }
 
@@ -62,9 +83,13 @@ def resolve_url(db: str | None = None) -> str:
             raise DatabaseProblem(f"not a database URL: {db!r} ({exc})") from None
         backend = url.get_backend_name()
         if backend not in ("sqlite", "postgresql"):
-            raise DatabaseProblem(f"claims stores its data in SQLite or PostgreSQL, not {backend} ({describe_url(db)})")
+            raise DatabaseProblem(
+                f"claims stores its data in SQLite or PostgreSQL, not {backend} ({describe_url(db)})"
+            )
         if url.drivername in ("postgresql", "postgres"):
-            db = url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)  # psycopg 3
+            db = url.set(drivername="postgresql+psycopg").render_as_string(
+                hide_password=False
+            )  # psycopg 3
         return db
     return f"sqlite:///{Path(db).expanduser().resolve()}"
 
@@ -134,8 +159,10 @@ def describe_database_error(exc: Exception) -> str:
     """A database error as the user can act on it (the CLI adds exit 2)."""
     reason = str(getattr(exc, "orig", None) or exc)
     if "database is locked" in reason or "database table is locked" in reason:
-        return (f"the database is locked by another claims (or sqlite3) writing to it; waited "
-                f"{BUSY_TIMEOUT_S:g} s for it to finish: try again when it has")
+        return (
+            f"the database is locked by another claims (or sqlite3) writing to it; waited "
+            f"{BUSY_TIMEOUT_S:g} s for it to finish: try again when it has"
+        )
     return f"database: {reason}"
 
 
@@ -155,7 +182,9 @@ def current_revision(engine: Engine) -> str | None:
             has_table = conn.execute(
                 text("SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'")
                 if engine.dialect.name == "sqlite"
-                else text("SELECT 1 FROM information_schema.tables WHERE table_name='alembic_version'")
+                else text(
+                    "SELECT 1 FROM information_schema.tables WHERE table_name='alembic_version'"
+                )
             ).first()
             if not has_table:
                 return None
@@ -163,7 +192,9 @@ def current_revision(engine: Engine) -> str | None:
     except OperationalError as exc:
         if "locked" in str(exc.orig):
             raise DatabaseProblem(describe_database_error(exc)) from None
-        raise DatabaseProblem(f"cannot open the database {describe_url(str(engine.url))}: {exc.orig}") from None
+        raise DatabaseProblem(
+            f"cannot open the database {describe_url(str(engine.url))}: {exc.orig}"
+        ) from None
 
 
 def installed_triggers(connection) -> set[str]:
@@ -171,7 +202,9 @@ def installed_triggers(connection) -> set[str]:
         rows = connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
     else:
         # a trigger switched off (ALTER TABLE ... DISABLE TRIGGER) counts as missing
-        rows = connection.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D'"))
+        rows = connection.execute(
+            text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D'")
+        )
     return {r[0] for r in rows}
 
 
@@ -259,7 +292,9 @@ def _make_folder(url: str) -> None:
 MAX_PARAMETERS = 999
 
 
-def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns: Sequence[str] | None = None) -> None:
+def insert_rows(
+    session: Session, table, rows: list[dict] | list[tuple], columns: Sequence[str] | None = None
+) -> None:
     """INSERT many rows through the driver's executemany: the plain DB-API call, for the big inserts of
     an import, where building each row's SQL parameters through SQLAlchemy costs more than the insert.
     Rows are dicts (each with the first row's keys), or tuples in the order of `columns`.
@@ -281,11 +316,14 @@ def insert_rows(session: Session, table, rows: list[dict] | list[tuple], columns
     per = max(1, MAX_PARAMETERS // len(columns))
     whole = len(rows) - len(rows) % per
     if whole:
-        connection.exec_driver_sql(head + ", ".join([one] * per),
-                                   [tuple(chain.from_iterable(rows[i : i + per])) for i in range(0, whole, per)])
+        connection.exec_driver_sql(
+            head + ", ".join([one] * per),
+            [tuple(chain.from_iterable(rows[i : i + per])) for i in range(0, whole, per)],
+        )
     if whole < len(rows):
-        connection.exec_driver_sql(head + ", ".join([one] * (len(rows) - whole)),
-                                   tuple(chain.from_iterable(rows[whole:])))
+        connection.exec_driver_sql(
+            head + ", ".join([one] * (len(rows) - whole)), tuple(chain.from_iterable(rows[whole:]))
+        )
 
 
 def parameter_mark(connection) -> str:
@@ -296,13 +334,19 @@ def parameter_mark(connection) -> str:
 _CURSORS = count()  # server-side cursors open at once need their own names
 
 
-def stream_rows(session: Session, sql: str, params: Sequence = (), size: int = 5000) -> Iterator[tuple]:
+def stream_rows(
+    session: Session, sql: str, params: Sequence = (), size: int = 5000
+) -> Iterator[tuple]:
     """The rows of one query through the driver itself, as plain tuples, `size` at a time: a server-side
     cursor on PostgreSQL (a client-side one would hold every row), SQLite's own stepping elsewhere. Its
     SQL is given as is (quote reserved words; the driver's parameter mark: `parameter_mark`)."""
     connection = session.connection()
     raw = connection.connection.dbapi_connection
-    cursor = raw.cursor(name=f"claims_{next(_CURSORS)}") if connection.dialect.name == "postgresql" else raw.cursor()
+    cursor = (
+        raw.cursor(name=f"claims_{next(_CURSORS)}")
+        if connection.dialect.name == "postgresql"
+        else raw.cursor()
+    )
     try:
         cursor.execute(sql, tuple(params))
         while part := cursor.fetchmany(size):
@@ -318,13 +362,19 @@ def _pick(rows: Sequence, keys: Sequence) -> list[tuple]:
     return list(map(itemgetter(*keys), rows))
 
 
-def _without_null_columns(table, columns: Sequence[str], rows: list[tuple]) -> tuple[Sequence[str], list[tuple]]:
+def _without_null_columns(
+    table, columns: Sequence[str], rows: list[tuple]
+) -> tuple[Sequence[str], list[tuple]]:
     """Leave out of the INSERT each column that is NULL in every row and would be NULL if left out
     (nullable, no default, not the key): the same rows are stored, with fewer values to bind. Binding
     is most of an insert's time in the driver, and a data set's figures and events leave many columns
     empty (7 of a figure's 15 on the benchmark's data)."""
-    empty = [i for i, name in enumerate(columns)
-             if _defaults_to_null(table.c[name]) and all(map(is_, map(itemgetter(i), rows), repeat(None)))]
+    empty = [
+        i
+        for i, name in enumerate(columns)
+        if _defaults_to_null(table.c[name])
+        and all(map(is_, map(itemgetter(i), rows), repeat(None)))
+    ]
     if not empty or len(empty) == len(columns):
         return columns, rows
     kept = [i for i in range(len(columns)) if i not in empty]
@@ -334,7 +384,12 @@ def _without_null_columns(table, columns: Sequence[str], rows: list[tuple]) -> t
 def _defaults_to_null(column) -> bool:
     """Whether the database stores NULL in a column an INSERT leaves out (a test holds every table of
     the migrated schema to what the models declare here)."""
-    return column.nullable and not column.primary_key and column.server_default is None and column.default is None
+    return (
+        column.nullable
+        and not column.primary_key
+        and column.server_default is None
+        and column.default is None
+    )
 
 
 # Claims written by one command after which PostgreSQL's planner statistics are refreshed at once.
@@ -364,7 +419,9 @@ def analyze(connection: Connection) -> None:
     from claimsdb.models import SQLModel  # the claims tables, declared
 
     quote = connection.dialect.identifier_preparer.quote
-    connection.exec_driver_sql(f"ANALYZE {', '.join(quote(t.name) for t in SQLModel.metadata.sorted_tables)}")
+    connection.exec_driver_sql(
+        f"ANALYZE {', '.join(quote(t.name) for t in SQLModel.metadata.sorted_tables)}"
+    )
 
 
 @contextmanager
@@ -400,7 +457,9 @@ def session_of(db: str | None, *, create: bool = False, keep_new: bool = True) -
     building = Path(name)
     engine, placed = None, False
     try:
-        engine = open_engine(make_url(url).set(database=str(building)).render_as_string(hide_password=False))
+        engine = open_engine(
+            make_url(url).set(database=str(building)).render_as_string(hide_password=False)
+        )
         with session_scope(engine) as session:
             yield session
         engine.dispose()
@@ -423,11 +482,15 @@ def _place(building: Path, path: Path) -> bool:
     try:
         os.link(building, path)
     except FileExistsError:
-        raise DatabaseProblem(f"{path} was created by another command while this one ran; nothing was written "
-                              "to it: run this command again") from None
+        raise DatabaseProblem(
+            f"{path} was created by another command while this one ran; nothing was written "
+            "to it: run this command again"
+        ) from None
     except OSError:  # a file system without hard links
         if path.exists():
-            raise DatabaseProblem(f"{path} was created by another command while this one ran; nothing was "
-                                  "written to it: run this command again") from None
+            raise DatabaseProblem(
+                f"{path} was created by another command while this one ran; nothing was "
+                "written to it: run this command again"
+            ) from None
         os.rename(building, path)
     return True

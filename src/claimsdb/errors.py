@@ -56,7 +56,11 @@ class InvalidEntry(InvalidRecord):
 
     def __init__(self, file: str, entry: str | None, field: str | None, reason: str):
         super().__init__(file, entry, field, reason)
-        where = file + (f", entry {entry}" if entry is not None else "") + (f", field {field!r}" if field else "")
+        where = (
+            file
+            + (f", entry {entry}" if entry is not None else "")
+            + (f", field {field!r}" if field else "")
+        )
         self.message = f"{where}: {reason}"
         self.args = (self.message,)
 
@@ -67,7 +71,15 @@ class AgentCannotVouch(InvalidRecord):
     claim or source that a person or a data file vouches for. `key` is the claim a person may re-read
     instead (None when the record is not a claim)."""
 
-    def __init__(self, file: str, record: str | None, field: str | None, reason: str, *, key: str | None = None):
+    def __init__(
+        self,
+        file: str,
+        record: str | None,
+        field: str | None,
+        reason: str,
+        *,
+        key: str | None = None,
+    ):
         self.key = key
         super().__init__(file, record, field, reason)
 
@@ -95,8 +107,10 @@ class TooManyWrites(ClaimsError):
 
     def __init__(self, limit: int, wait_s: float):
         self.limit, self.wait_s = limit, wait_s
-        super().__init__(f"at most {limit} claim(s) a minute may be added through this server, and that many "
-                         f"were added in the last minute; nothing was written: try again in {max(wait_s, 1):.0f} s")
+        super().__init__(
+            f"at most {limit} claim(s) a minute may be added through this server, and that many "
+            f"were added in the last minute; nothing was written: try again in {max(wait_s, 1):.0f} s"
+        )
 
 
 class UnknownClaim(ClaimsError):
@@ -193,8 +207,10 @@ class UnsafeIdentifier(ClaimsError):
 
     def __init__(self, what: str, value: object, language: str, allowed: str):
         self.what, self.value = what, value
-        super().__init__(f"{what} {shown(value)} cannot be written into {language}: use only {allowed}; "
-                         "nothing was written")
+        super().__init__(
+            f"{what} {shown(value)} cannot be written into {language}: use only {allowed}; "
+            "nothing was written"
+        )
 
 
 class ExportConflict(ClaimsError):
@@ -220,15 +236,20 @@ class NoReader(ClaimsError):
     """Nobody is named as the person recording, and nobody may be guessed (never the login name)."""
 
     def __init__(self, env: str, config: object):
-        self.ways = (f'set {env}="Your Name"', f'write reader = "Your Name" in {config}',
-                     'run git config --global user.name "Your Name"')
+        self.ways = (
+            f'set {env}="Your Name"',
+            f'write reader = "Your Name" in {config}',
+            'run git config --global user.name "Your Name"',
+        )
         super().__init__(self.told())
 
     def told(self, *first: str) -> str:
         """The message, with other ways to name the reader (the CLI's flag) listed first."""
         ways = (*first, *self.ways)
-        return (f"no reader's name is set, and the login name is never used: {', '.join(ways[:-1])}, "
-                f"or {ways[-1]}")
+        return (
+            f"no reader's name is set, and the login name is never used: {', '.join(ways[:-1])}, "
+            f"or {ways[-1]}"
+        )
 
 
 class BadSetting(ClaimsError):

@@ -42,7 +42,9 @@ _LATEX_NAME = re.compile(r"[A-Za-z0-9 ._-]*")
 # Characters no text field may hold and no output gets: control characters other than tab and line
 # breaks, lone surrogates (not encodable), and the bidirectional overrides and isolates that make a
 # terminal, PDF or web page show text in another order than it is stored.
-FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+FORBIDDEN_CHARS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _LINE_BREAKS = re.compile("[\t\n\r]")
 
 
@@ -58,15 +60,48 @@ def _clean(text: str) -> str:
 # encoding, which a TeX without cm-super draws as bitmaps (Type 3 fonts, which publishers' PDF checks
 # refuse). Square brackets are braced so that a cell starting with "[" after "\\" is not read as the
 # optional argument of the row end.
-_LATEX = str.maketrans({
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-    "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
-    ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
-    "→": r"$\rightarrow$", "←": r"$\leftarrow$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
-    "∼": r"$\sim$", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "±": r"$\pm$", "η": r"$\eta$", "µ": r"$\mu$",
-    "μ": r"$\mu$", "§": r"$\S$", "†": r"$\dagger$", "·": r"$\cdot$", "°": r"$^{\circ}$",
-    "“": "``", "”": "''", "‘": "`", "’": "'", "…": r"\dots{}",
-})
+_LATEX = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "{": r"\{",
+        "}": r"\}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "<": r"\textless{}",
+        ">": r"\textgreater{}",
+        "|": r"\textbar{}",
+        "[": "{[}",
+        "]": "{]}",
+        "→": r"$\rightarrow$",
+        "←": r"$\leftarrow$",
+        "–": "--",
+        "—": "---",
+        "−": "$-$",
+        "×": r"$\times$",
+        "∼": r"$\sim$",
+        "≈": r"$\approx$",
+        "≤": r"$\leq$",
+        "≥": r"$\geq$",
+        "±": r"$\pm$",
+        "η": r"$\eta$",
+        "µ": r"$\mu$",
+        "μ": r"$\mu$",
+        "§": r"$\S$",
+        "†": r"$\dagger$",
+        "·": r"$\cdot$",
+        "°": r"$^{\circ}$",
+        "“": "``",
+        "”": "''",
+        "‘": "`",
+        "’": "'",
+        "…": r"\dots{}",
+    }
+)
 
 
 # A tilde before a number means "about" ("~50B", "~ 2x", "~$5M"): printed as the tilde operator, $\sim$.
@@ -116,7 +151,12 @@ def bibtex_field(text: str) -> str:
 def bibtex_key(key: str, what: str) -> str:
     """An entry key, also used in `\\cite{}`: unchanged, or refused when it is not a safe key."""
     if not isinstance(key, str) or not CITE_KEY_PATTERN.fullmatch(key):
-        raise UnsafeIdentifier(what, key, "LaTeX and BibTeX", "letters, digits and _ : . + / -, starting with a letter or digit")
+        raise UnsafeIdentifier(
+            what,
+            key,
+            "LaTeX and BibTeX",
+            "letters, digits and _ : . + / -, starting with a letter or digit",
+        )
     return key
 
 
@@ -189,11 +229,23 @@ def csv_cell(value: object) -> str:
 
 # HTML's three, and every character that starts Markdown or pandoc inline syntax (emphasis, code,
 # links and images, tables, math, sub- and superscript, strike-through): shown as themselves.
-_MARKDOWN = str.maketrans({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;",
-    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "|": "\\|", "$": "\\$",
-    "~": "\\~", "^": "\\^",
-})
+_MARKDOWN = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "|": "\\|",
+        "$": "\\$",
+        "~": "\\~",
+        "^": "\\^",
+    }
+)
 
 
 def markdown_text(text: str) -> str:
@@ -209,7 +261,9 @@ def markdown_url(address: str | None) -> str | None:
 
 # --- YAML -----------------------------------------------------------------------------------------
 
-_YAML_MORE = {i: f"\\u{i:04x}" for i in [*range(0x7F, 0xA0), 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF]}
+_YAML_MORE = {
+    i: f"\\u{i:04x}" for i in [*range(0x7F, 0xA0), 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF]
+}
 
 
 def yaml_string(text: str) -> str:

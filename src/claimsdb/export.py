@@ -19,18 +19,17 @@ import pickle
 import tempfile
 from array import array
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import __version__, anchor, integrity
+from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
-from claimsdb import views
 from claimsdb.queries import ClaimFilter
 from claimsdb.views import ClaimView
 
@@ -50,7 +49,9 @@ class ExportRow:
     stage: str | None
     statement: str
     figures: list[str]  # as written
-    citations: list[dict[str, Any]]  # sources to cite: key, cite_key, title, url, kind, publisher, date, authors, accessed
+    citations: list[
+        dict[str, Any]
+    ]  # sources to cite: key, cite_key, title, url, kind, publisher, date, authors, accessed
     tag: str
     trust: str | None
     paper_safe: bool
@@ -63,9 +64,16 @@ class ExportRow:
 
     def canonical(self) -> dict[str, Any]:
         return {
-            "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
-            "label": self.label, "figures": self.figures, "citations": [c["cite_key"] for c in self.citations],
-            "tag": self.tag, "trust": self.trust, "paper_safe": self.paper_safe,
+            "key": self.key,
+            "subject": self.subject,
+            "stage": self.stage,
+            "statement": self.statement,
+            "label": self.label,
+            "figures": self.figures,
+            "citations": [c["cite_key"] for c in self.citations],
+            "tag": self.tag,
+            "trust": self.trust,
+            "paper_safe": self.paper_safe,
         }
 
 
@@ -82,15 +90,21 @@ class Rows:
         self._count = 0
         self.counts_by_tag: dict[str, int] = {}
         self.not_re_read = 0
-        self.stale: list[ExportRow] = []  # written rows the latest verification no longer finds: few
+        self.stale: list[
+            ExportRow
+        ] = []  # written rows the latest verification no longer finds: few
         self.notes_only: list[str] = []  # the first few written claims whose only sources are notes
         self.notes_only_count = 0
         self._canonical = hashlib.sha256()
 
     def append(self, row: ExportRow) -> None:
         # The digest of json.dumps([r.canonical() for r in rows], sort_keys=True), built a row at a time.
-        self._canonical.update(((", " if self._count else "[")
-                                + json.dumps(row.canonical(), sort_keys=True, ensure_ascii=False)).encode("utf-8"))
+        self._canonical.update(
+            (
+                (", " if self._count else "[")
+                + json.dumps(row.canonical(), sort_keys=True, ensure_ascii=False)
+            ).encode("utf-8")
+        )
         self._count += 1
         self.counts_by_tag[row.tag] = self.counts_by_tag.get(row.tag, 0) + 1
         self.not_re_read += not row.paper_safe
@@ -144,19 +158,27 @@ class Blocked(NamedTuple):
 @dataclass
 class Export:
     rows: Rows  # what is written
-    blocked: list[Blocked]  # the first LISTED_BLOCKED unsafe rows (written, marked, only in draft mode)
+    blocked: list[
+        Blocked
+    ]  # the first LISTED_BLOCKED unsafe rows (written, marked, only in draft mode)
     blocked_count: int  # every unsafe row
     mode: str
     layout: str
     policy: Policy
     manifest: dict[str, Any] = field(default_factory=dict)
     competing: dict[str, dict[str, Any]] = field(default_factory=dict)  # quantity -> used / others
-    cite_notes: bool = False  # a claim that cites only notes cites them in LaTeX and BibTeX (see references)
+    cite_notes: bool = (
+        False  # a claim that cites only notes cites them in LaTeX and BibTeX (see references)
+    )
 
     @property
     def undecided(self) -> dict[str, list[str]]:
         """Quantities with several values written because nobody preferred one."""
-        return {q: e["used"] for q, e in self.competing.items() if e["preferred"] is None and len(e["used"]) > 1}
+        return {
+            q: e["used"]
+            for q, e in self.competing.items()
+            if e["preferred"] is None and len(e["used"]) > 1
+        }
 
     @property
     def refused(self) -> bool:
@@ -188,9 +210,19 @@ def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if s["key"] in seen:
             continue
         seen.add(s["key"])
-        out.append({"key": s["key"], "cite_key": s["cite_key"] or s["key"], "title": s["title"],
-                    "url": s["url"], "kind": s["kind"], "publisher": s["publisher"], "date": s["date"],
-                    "authors": s.get("authors"), "accessed": s.get("accessed")})
+        out.append(
+            {
+                "key": s["key"],
+                "cite_key": s["cite_key"] or s["key"],
+                "title": s["title"],
+                "url": s["url"],
+                "kind": s["kind"],
+                "publisher": s["publisher"],
+                "date": s["date"],
+                "authors": s.get("authors"),
+                "accessed": s.get("accessed"),
+            }
+        )
     return out
 
 
@@ -201,7 +233,12 @@ def references(row: ExportRow, *, cite_notes: bool = False) -> list[dict[str, An
 
 
 def prepare(
-    session: Session, filters: ClaimFilter, *, policy: Policy, mode: str = "gate", layout: str = "list",
+    session: Session,
+    filters: ClaimFilter,
+    *,
+    policy: Policy,
+    mode: str = "gate",
+    layout: str = "list",
     cite_notes: bool = False,
 ) -> Export:
     if mode not in MODES:
@@ -209,10 +246,17 @@ def prepare(
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}")
     # The ids alone, packed (8 bytes a claim): a million-claim store is read a batch at a time after this.
-    exportable = array("q", session.execute(filters.apply(select(Claim.id)).where(
-        Claim.status == EXPORTABLE_STATUS).order_by(Claim.id)).scalars())
-    excluded = session.execute(filters.apply(select(func.count(Claim.id))).where(
-        Claim.status != EXPORTABLE_STATUS)).scalar_one()
+    exportable = array(
+        "q",
+        session.execute(
+            filters.apply(select(Claim.id))
+            .where(Claim.status == EXPORTABLE_STATUS)
+            .order_by(Claim.id)
+        ).scalars(),
+    )
+    excluded = session.execute(
+        filters.apply(select(func.count(Claim.id))).where(Claim.status != EXPORTABLE_STATUS)
+    ).scalar_one()
     written, blocked, blocked_count = Rows(), [], 0
     chooser = _Chooser()
     for view in views.load(session, exportable):
@@ -224,16 +268,32 @@ def prepare(
         if not row.paper_safe:
             blocked_count += 1
             if len(blocked) < LISTED_BLOCKED:
-                blocked.append(Blocked(row.key, row.subject, row.figures, row.tag, row.trust, row.outdated,
-                                       row.stale, row.reread_source))
+                blocked.append(
+                    Blocked(
+                        row.key,
+                        row.subject,
+                        row.figures,
+                        row.tag,
+                        row.trust,
+                        row.outdated,
+                        row.stale,
+                        row.reread_source,
+                    )
+                )
         if row.paper_safe or mode in ("draft", "guarded"):
             if not (mode == "gate" and blocked_count):  # the gate closed: nothing more is written
                 written.append(row)
-    export = Export(rows=Rows() if mode == "gate" and blocked_count else written, blocked=blocked,
-                    blocked_count=blocked_count, mode=mode, layout=layout, policy=policy, cite_notes=cite_notes)
+    export = Export(
+        rows=Rows() if mode == "gate" and blocked_count else written,
+        blocked=blocked,
+        blocked_count=blocked_count,
+        mode=mode,
+        layout=layout,
+        policy=policy,
+        cite_notes=cite_notes,
+    )
     export.competing = chooser.competing()
-    export.manifest = manifest(export, filters, excluded=excluded,
-                               head=anchor.take(session))
+    export.manifest = manifest(export, filters, excluded=excluded, head=anchor.take(session))
     return export
 
 
@@ -242,11 +302,21 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
     default policy with a warning; --strict blocks it)."""
     safe = policy.allows(view)
     return ExportRow(
-        key=view.key, subject=view.subject, stage=view.stage, statement=view.statement,
-        figures=[f["raw"] for f in view.figures], citations=citations_for(view.sources),
-        tag=view.tag, trust=view.trust, paper_safe=safe, reread_source=None if safe else view.primary_source,
-        stale=view.stale, outdated=view.outdated_reason, figure_names=[f["name"] for f in view.figures],
-        quantity=view.quantity["key"] if view.quantity else None, label=view.label,
+        key=view.key,
+        subject=view.subject,
+        stage=view.stage,
+        statement=view.statement,
+        figures=[f["raw"] for f in view.figures],
+        citations=citations_for(view.sources),
+        tag=view.tag,
+        trust=view.trust,
+        paper_safe=safe,
+        reread_source=None if safe else view.primary_source,
+        stale=view.stale,
+        outdated=view.outdated_reason,
+        figure_names=[f["name"] for f in view.figures],
+        quantity=view.quantity["key"] if view.quantity else None,
+        label=view.label,
     )
 
 
@@ -265,12 +335,18 @@ class _Chooser:
         others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
         mine = {"key": v.key, "rank": v.rank}
         preferred = next((c["key"] for c in [mine, *others] if c["rank"] == "preferred"), None)
-        entry = self._entries.setdefault(v.quantity["key"], {"preferred": preferred, "used": [], "others": []})
+        entry = self._entries.setdefault(
+            v.quantity["key"], {"preferred": preferred, "used": [], "others": []}
+        )
         kept = v.rank != "deprecated" and (preferred is None or v.key == preferred)
         if kept:
             entry["used"].append(v.key)
         for c in [mine, *others]:
-            if c["key"] not in entry["used"] and c["key"] not in entry["others"] and c["key"] != preferred:
+            if (
+                c["key"] not in entry["used"]
+                and c["key"] not in entry["others"]
+                and c["key"] != preferred
+            ):
                 entry["others"].append(c["key"])
         return kept
 
@@ -293,11 +369,13 @@ def export_time() -> str:
     to the same bytes (a build pipeline, or comparing two copies of a store)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isdigit():
-        return datetime.fromtimestamp(int(epoch), timezone.utc).isoformat(timespec="microseconds")
+        return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="microseconds")
     return utcnow()
 
 
-def manifest(export: Export, filters: ClaimFilter, *, excluded: int, head: anchor.Anchor | None) -> dict[str, Any]:
+def manifest(
+    export: Export, filters: ClaimFilter, *, excluded: int, head: anchor.Anchor | None
+) -> dict[str, Any]:
     return {
         "tool": f"claimsdb {__version__}",
         "schema_revision": HEAD_REVISION,
@@ -344,7 +422,9 @@ class Grid:
     @property
     def region(self) -> str:
         """What a page calls the grid's scrolling box (screen readers announce it)."""
-        return {LIFE_CYCLE_GRID: "Claims by stage", TOPIC_GRID: "Claims by topic"}.get(self.title, "Claims without a stage")
+        return {LIFE_CYCLE_GRID: "Claims by stage", TOPIC_GRID: "Claims by topic"}.get(
+            self.title, "Claims without a stage"
+        )
 
 
 def stage_order(rows: Iterable[Any]) -> list[str]:
@@ -363,14 +443,22 @@ def grids(rows: Iterable[Any]) -> list[Grid]:
     last the claims that name no stage, in one column."""
     parts: dict[str, list[Any]] = {LIFE_CYCLE_GRID: [], TOPIC_GRID: [], NO_STAGE_GRID: []}
     for r in rows:
-        parts[LIFE_CYCLE_GRID if r.stage in LIFE_CYCLE else NO_STAGE_GRID if r.stage is None else TOPIC_GRID].append(r)
+        parts[
+            LIFE_CYCLE_GRID
+            if r.stage in LIFE_CYCLE
+            else NO_STAGE_GRID
+            if r.stage is None
+            else TOPIC_GRID
+        ].append(r)
     out = []
     for title, members in parts.items():
         if not members:
             continue
         by_subject: dict[str, dict[str, list[Any]]] = {}
         for r in members:
-            by_subject.setdefault(r.subject, {}).setdefault(r.stage or NO_STAGE_COLUMN, []).append(r)
+            by_subject.setdefault(r.subject, {}).setdefault(r.stage or NO_STAGE_COLUMN, []).append(
+                r
+            )
         columns = [NO_STAGE_COLUMN] if title == NO_STAGE_GRID else stage_order(members)
         out.append(Grid(title, columns, list(by_subject.items())))
     return out

@@ -69,7 +69,15 @@ from claimsdb.models import Event
 # Bumped if the hashed fields ever change; part of every digest.
 HASH_VERSION = 1
 EVENT_FIELDS = (
-    "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "content_sha256",
+    "at",
+    "kind",
+    "actor",
+    "tag_before",
+    "tag_after",
+    "status_after",
+    "origin",
+    "detail",
+    "content_sha256",
     "prev_sha256",
 )
 # Fields added after the first version of the chain: hashed only when set, so earlier digests hold.
@@ -81,7 +89,19 @@ SEALED_KIND = "sealed"
 # The figure columns the stored record covers, in this order (the figure row without its ids and position:
 # the figures are taken in the order of their positions).
 STORED_FIGURE_COLUMNS = (
-    "name", "raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted",
+    "name",
+    "raw",
+    "kind",
+    "comparator",
+    "value",
+    "low",
+    "high",
+    "start",
+    "end",
+    "steps",
+    "active",
+    "unit",
+    "counted",
 )
 VERIFIED = "verified"
 # PostgreSQL: writers of events queue on this transaction-level advisory lock, so the chain never forks.
@@ -129,7 +149,13 @@ def content_digest(
     before schema 0011) are what they were: a grid prints the label in place of the figures, so a re-read
     vouches for it, and a label changed afterwards needs a re-read like a changed figure.
     """
-    payload = [HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    payload = [
+        HASH_VERSION,
+        subject,
+        statement,
+        [list(f) for f in figures],
+        [list(e) for e in evidence],
+    ]
     if label is not None:
         payload.append(["label", label])
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
@@ -147,7 +173,15 @@ def stored_digest(
     (`steps` as JSON text) or a claim view's figure (`steps` as a list). Numbers are hashed as floats
     (both engines store doubles; 3 and 3.0, -0.0 and 0.0 are one number), so the digest of the rows an
     import writes is the digest of the rows read back on SQLite and PostgreSQL alike."""
-    payload = [HASH_VERSION, "stored", stage, basis, section, quantity_id, [_stored_figure(f) for f in figures]]
+    payload = [
+        HASH_VERSION,
+        "stored",
+        stage,
+        basis,
+        section,
+        quantity_id,
+        [_stored_figure(f) for f in figures],
+    ]
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -160,9 +194,21 @@ def _stored_figure(f: Mapping[str, Any]) -> list[Any]:
     steps = f["steps"]
     if isinstance(steps, str):
         steps = json.loads(steps)
-    return [f["name"], f["raw"], f["kind"], f["comparator"], _number(f["value"]), _number(f["low"]),
-            _number(f["high"]), _number(f["start"]), _number(f["end"]), [float(x) + 0.0 for x in steps or ()],
-            _number(f["active"]), f["unit"], f["counted"]]
+    return [
+        f["name"],
+        f["raw"],
+        f["kind"],
+        f["comparator"],
+        _number(f["value"]),
+        _number(f["low"]),
+        _number(f["high"]),
+        _number(f["start"]),
+        _number(f["end"]),
+        [float(x) + 0.0 for x in steps or ()],
+        _number(f["active"]),
+        f["unit"],
+        f["counted"],
+    ]
 
 
 def head(session: Session) -> str | None:
@@ -249,7 +295,11 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
         if e["content_sha256"] is not None:
             state.content_sha256 = e["content_sha256"]
             # A data file that set a verified tag vouches for its own later content; a person does not.
-            if state.tag_event is not None and state.tag_event["kind"] in IMPORT_KINDS and trust.get(state.tag) == VERIFIED:
+            if (
+                state.tag_event is not None
+                and state.tag_event["kind"] in IMPORT_KINDS
+                and trust.get(state.tag) == VERIFIED
+            ):
                 state.vouched_sha256, state.vouched_by = e["content_sha256"], e
         if e.get("stored_sha256") is not None:
             state.stored_sha256 = e["stored_sha256"]
@@ -281,8 +331,10 @@ def problems(
     found = []
     for e in [] if events_checked else events:
         if e["sha256"] != event_digest(claim_key, e):
-            found.append(f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: "
-                         "the event was edited or written outside claims")
+            found.append(
+                f"its {e['kind']} event of {str(e['at'])[:19]} does not match its hash: "
+                "the event was edited or written outside claims"
+            )
             break
     if cached_tag != state.tag:
         found.append(f"its tag is {cached_tag!r} but its history says {state.tag!r}")
@@ -291,10 +343,16 @@ def problems(
     if cached_rank != state.rank:
         found.append(f"its rank is {cached_rank!r} but its history says {state.rank!r}")
     if state.content_sha256 is not None and content_sha256 != state.content_sha256:
-        found.append("its statement, figures, evidence or label differ from what its history recorded")
+        found.append(
+            "its statement, figures, evidence or label differ from what its history recorded"
+        )
     if state.stored_sha256 is None:
-        found.append("its figures were never recorded in its history: they were written outside claims")
+        found.append(
+            "its figures were never recorded in its history: they were written outside claims"
+        )
     elif stored_sha256 != state.stored_sha256:
-        found.append("its stored figures (what each states: value, range, unit, counted thing, comparator, kind, "
-                     "name) or its stage, basis, section or quantity differ from what its history recorded")
+        found.append(
+            "its stored figures (what each states: value, range, unit, counted thing, comparator, kind, "
+            "name) or its stage, basis, section or quantity differ from what its history recorded"
+        )
     return found

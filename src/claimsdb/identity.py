@@ -30,16 +30,30 @@ CONFIG_KEYS = ("reader",)
 # Characters that draw nothing but are not format characters (category Cf is refused as a whole): the
 # Unicode default-ignorable code points outside Cf (the Hangul fillers among them), the Khitan filler and
 # the braille blank.
-_BLANK_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2800, 0x2800),
-                 (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0x16FE4, 0x16FE4), (0xE0100, 0xE01EF))
+_BLANK_RANGES = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0x16FE4, 0x16FE4),
+    (0xE0100, 0xE01EF),
+)
 # What is stripped from both ends: the space separators (Zs) and tab and line breaks; inside a name, a
 # tab or a line break is a control character and refused.
 _ENDS = "\t\n\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 # The Unicode categories a name never holds, and why.
 _REFUSED_CATEGORIES = {
-    "Cc": "a control character", "Cf": "an invisible format character (zero-width or bidirectional control)",
-    "Cs": "not a character (undecodable bytes)", "Co": "a private-use character", "Cn": "an unassigned code point",
-    "Zl": "a line break", "Zp": "a line break",
+    "Cc": "a control character",
+    "Cf": "an invisible format character (zero-width or bidirectional control)",
+    "Cs": "not a character (undecodable bytes)",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+    "Zl": "a line break",
+    "Zp": "a line break",
 }
 
 
@@ -58,19 +72,34 @@ def person_name(text: object, *, field: str = "reader", origin: str | None = Non
     if not name:
         raise InvalidName(field, text, "a name must not be empty", origin)
     for ch in name:
-        why = _REFUSED_CATEGORIES.get(unicodedata.category(ch)) or (_blank(ch) and "a blank that draws nothing")
+        why = _REFUSED_CATEGORIES.get(unicodedata.category(ch)) or (
+            _blank(ch) and "a blank that draws nothing"
+        )
         if why:
             called = unicodedata.name(ch, "")
-            raise InvalidName(field, text, f"a name cannot hold U+{ord(ch):04X}{' ' + called if called else ''}, "
-                              f"{why}", origin)
+            raise InvalidName(
+                field,
+                text,
+                f"a name cannot hold U+{ord(ch):04X}{' ' + called if called else ''}, {why}",
+                origin,
+            )
     name = " ".join(name.split())
     if not any(unicodedata.category(ch)[0] in "LN" for ch in name):
         raise InvalidName(field, text, "a name needs at least one visible letter or digit", origin)
     if name.casefold() == TOOL_ACTOR:
-        raise InvalidName(field, text, f"{TOOL_ACTOR!r} is what the tool's own acts are recorded as, not a person",
-                          origin)
+        raise InvalidName(
+            field,
+            text,
+            f"{TOOL_ACTOR!r} is what the tool's own acts are recorded as, not a person",
+            origin,
+        )
     if len(name) > MAX_NAME:
-        raise InvalidName(field, text, f"a name has at most {MAX_NAME} characters (this one has {len(name)})", origin)
+        raise InvalidName(
+            field,
+            text,
+            f"a name has at most {MAX_NAME} characters (this one has {len(name)})",
+            origin,
+        )
     return name
 
 
@@ -111,8 +140,13 @@ def _config_reader() -> Setting | None:
 def _git_user_name() -> Setting | None:
     try:
         out = subprocess.run(  # undecodable bytes become lone surrogates, which person_name refuses by name
-            ["git", "config", "user.name"], capture_output=True, text=True, encoding="utf-8",
-            errors="surrogateescape", timeout=5, check=False,
+            ["git", "config", "user.name"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            timeout=5,
+            check=False,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None

@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from claimsdb import anchor as anchoring, views
+from claimsdb import anchor as anchoring
+from claimsdb import views
 from claimsdb.db import stream_rows
 from claimsdb.errors import TamperedHistory
 from claimsdb.figures import Quantity, reach
@@ -44,16 +45,33 @@ class Check:
     detail: str
 
 
-def check_store(session: Session, *, revision: str | None, head_revision: str, expected_triggers: Sequence[str],
-                installed_triggers: set[str], anchors: Sequence[tuple[str, Any]] = ()) -> list[Check]:
+def check_store(
+    session: Session,
+    *,
+    revision: str | None,
+    head_revision: str,
+    expected_triggers: Sequence[str],
+    installed_triggers: set[str],
+    anchors: Sequence[tuple[str, Any]] = (),
+) -> list[Check]:
     """Everything `claims db check` verifies: the schema revision, the triggers, every link of the
     event chain, every claim's cached tag, status and content against its history, the anchors the
     database recorded, and each anchor file given ((name, anchor.Anchor))."""
-    checks = [Check("schema revision", revision == head_revision,
-                    f"{revision or 'none'} (this claims needs {head_revision})")]
+    checks = [
+        Check(
+            "schema revision",
+            revision == head_revision,
+            f"{revision or 'none'} (this claims needs {head_revision})",
+        )
+    ]
     missing = [t for t in expected_triggers if t not in installed_triggers]
-    checks.append(Check("triggers", not missing,
-                        f"missing: {', '.join(missing)}" if missing else f"{len(expected_triggers)} in place"))
+    checks.append(
+        Check(
+            "triggers",
+            not missing,
+            f"missing: {', '.join(missing)}" if missing else f"{len(expected_triggers)} in place",
+        )
+    )
     prev_sha = prev_id = None
     count, broken = 0, None
     # Each event with its claim's key (the hash covers it), joined in SQL: nothing is held per claim.
@@ -61,31 +79,54 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
     fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), -1)
     prev_at = columns.index("prev_sha256")
     selected = ", ".join(f'e."{c}"' for c in columns)
-    for r in stream_rows(session, f'SELECT {selected}, c."key" FROM event e LEFT JOIN claim c ON c.id = e.claim_id '
-                                  "ORDER BY e.id"):
+    for r in stream_rows(
+        session,
+        f'SELECT {selected}, c."key" FROM event e LEFT JOIN claim c ON c.id = e.claim_id '
+        "ORDER BY e.id",
+    ):
         count += 1
         if r[prev_at] != prev_sha:
-            broken = (f"{_where(dict(zip(columns, r)), r[-1])} does not follow event {prev_id}: an event before it "
-                      "was removed, inserted or edited" if prev_id is not None
-                      else f"{_where(dict(zip(columns, r)), r[-1])} is the first event but names a predecessor")
+            broken = (
+                f"{_where(dict(zip(columns, r)), r[-1])} does not follow event {prev_id}: an event before it "
+                "was removed, inserted or edited"
+                if prev_id is not None
+                else f"{_where(dict(zip(columns, r)), r[-1])} is the first event but names a predecessor"
+            )
         elif r[2] != row_digest(r[-1] or "", r[fields], r[later]):
-            broken = (f"{_where(dict(zip(columns, r)), r[-1])} does not match its hash: it was edited or written "
-                      "outside claims")
+            broken = (
+                f"{_where(dict(zip(columns, r)), r[-1])} does not match its hash: it was edited or written "
+                "outside claims"
+            )
         if broken:
             break
         prev_sha, prev_id = r[2], r[0]
-    checks.append(Check("history chain", broken is None, broken or f"{count} events, head {(prev_sha or 'none')[:16]}"))
-    ids = array("q", session.execute(select(Claim.id).order_by(Claim.id)).scalars())  # 8 bytes a claim
+    checks.append(
+        Check(
+            "history chain",
+            broken is None,
+            broken or f"{count} events, head {(prev_sha or 'none')[:16]}",
+        )
+    )
+    ids = array(
+        "q", session.execute(select(Claim.id).order_by(Claim.id)).scalars()
+    )  # 8 bytes a claim
     first, bad = None, 0
     for key, found in views.problems_of(session, ids, events_checked=broken is None):
         if found:
             bad += 1
             first = first or f"{key}: {found[0]}"
-    checks.append(Check("claims agree with their history", first is None,
-                        f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims"))
+    checks.append(
+        Check(
+            "claims agree with their history",
+            first is None,
+            f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims",
+        )
+    )
     checks.append(_trace_index(session))
     recorded, wrong = anchoring.recorded_problems(session)
-    checks.append(Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held"))
+    checks.append(
+        Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")
+    )
     for name, given in anchors:
         why = anchoring.problem(session, given)
         checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
@@ -93,34 +134,72 @@ def check_store(session: Session, *, revision: str | None, head_revision: str, e
 
 
 def _where(row: Mapping[str, Any], key: str | None) -> str:
-    return (f"event {row['id']} ({row['kind']} of {key or '?'} by {row['actor']} at "
-            f"{str(row['at'])[:19]})")
+    return (
+        f"event {row['id']} ({row['kind']} of {key or '?'} by {row['actor']} at "
+        f"{str(row['at'])[:19]})"
+    )
 
 
 def _trace_index(session: Session) -> Check:
     """The figure_number index that `claims trace` reads must be exactly what the figures imply. Both are
     read in (claim, figure) order and compared figure by figure, so the check holds one figure at a time."""
+
     def rounded(found: Iterable[tuple]) -> list[tuple]:
         return sorted((round(lo, 6), round(hi, 6), tier) for lo, hi, tier in found)
 
     implied = (
         ((claim_id, position), numbers)
-        for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted
-        in stream_rows(session, 'SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", '
-                                "steps, active, unit, counted FROM figure ORDER BY claim_id, position")
-        if (numbers := rounded(reach(Quantity(raw, kind, comparator, value, low, high, start, end,
-                                              tuple(json.loads(steps)) if steps else (), active, unit, counted))))
+        for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted in stream_rows(
+            session,
+            'SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", '
+            "steps, active, unit, counted FROM figure ORDER BY claim_id, position",
+        )
+        if (
+            numbers := rounded(
+                reach(
+                    Quantity(
+                        raw,
+                        kind,
+                        comparator,
+                        value,
+                        low,
+                        high,
+                        start,
+                        end,
+                        tuple(json.loads(steps)) if steps else (),
+                        active,
+                        unit,
+                        counted,
+                    )
+                )
+            )
+        )
     )
-    stored = ((figure, rounded(r[2:] for r in rows)) for figure, rows in groupby(
-        stream_rows(session, "SELECT claim_id, position, lo, hi, tier FROM figure_number ORDER BY claim_id, position"),
-        key=operator.itemgetter(0, 1)))
+    stored = (
+        (figure, rounded(r[2:] for r in rows))
+        for figure, rows in groupby(
+            stream_rows(
+                session,
+                "SELECT claim_id, position, lo, hi, tier FROM figure_number ORDER BY claim_id, position",
+            ),
+            key=operator.itemgetter(0, 1),
+        )
+    )
     count = 0
     for a, b in zip_longest(implied, stored):
         if a != b:
-            claim_id, position = min(x[0] for x in (a, b) if x is not None)  # the first figure they disagree on
-            key = session.execute(select(Claim.key).where(Claim.id == claim_id)).scalar_one_or_none()
-            return Check("trace index", False, f"differs from the figures (first at claim "
-                                               f"{key or claim_id}, figure {position + 1}): "
-                                               "`claims trace` may miss figures")
+            claim_id, position = min(
+                x[0] for x in (a, b) if x is not None
+            )  # the first figure they disagree on
+            key = session.execute(
+                select(Claim.key).where(Claim.id == claim_id)
+            ).scalar_one_or_none()
+            return Check(
+                "trace index",
+                False,
+                f"differs from the figures (first at claim "
+                f"{key or claim_id}, figure {position + 1}): "
+                "`claims trace` may miss figures",
+            )
         count += len(a[1])
     return Check("trace index", True, f"{count} numbers")

@@ -72,42 +72,80 @@ def build(tools: ClaimsTools) -> Server:
     """The MCP server over these tools."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.schema,
-                       annotations=types.ToolAnnotations(title=t.title, read_only_hint=not t.writes,
-                                                         destructive_hint=False, idempotent_hint=not t.writes,
-                                                         open_world_hint=False))
-            for t in tools.tools()
-        ])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=t.name,
+                    title=t.title,
+                    description=t.description,
+                    input_schema=t.schema,
+                    annotations=types.ToolAnnotations(
+                        title=t.title,
+                        read_only_hint=not t.writes,
+                        destructive_hint=False,
+                        idempotent_hint=not t.writes,
+                        open_world_hint=False,
+                    ),
+                )
+                for t in tools.tools()
+            ]
+        )
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         run = partial(tools.call, params.name, params.arguments, client=_client(ctx))
         try:
             result = await anyio.to_thread.run_sync(run)
-        except Exception as exc:  # every error is the agent's to read, as a tool error; nothing was written
-            return types.CallToolResult(content=[types.TextContent(text=tool_error(exc))], is_error=True)
-        return types.CallToolResult(content=[types.TextContent(text=_json(result))], structured_content=result)
+        except (
+            Exception
+        ) as exc:  # every error is the agent's to read, as a tool error; nothing was written
+            return types.CallToolResult(
+                content=[types.TextContent(text=tool_error(exc))], is_error=True
+            )
+        return types.CallToolResult(
+            content=[types.TextContent(text=_json(result))], structured_content=result
+        )
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
         if cursor is not None and not (cursor.isascii() and cursor.isdigit()):
-            raise MCPError(code=INVALID_PARAMS, message=f"error: not a cursor this server gave: {cursor[:40]!r}")
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"error: not a cursor this server gave: {cursor[:40]!r}",
+            )
         try:
             page, following = await anyio.to_thread.run_sync(tools.resources, int(cursor or 0))
         except Exception as exc:
             raise MCPError(code=INVALID_PARAMS, message=tool_error(exc)) from None
         return types.ListResourcesResult(
-            resources=[types.Resource(uri=r.uri, name=r.name, title=r.title, description=r.description,
-                                      mime_type=r.mime_type) for r in page],
-            next_cursor=str(following) if following is not None else None)
+            resources=[
+                types.Resource(
+                    uri=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
+                    mime_type=r.mime_type,
+                )
+                for r in page
+            ],
+            next_cursor=str(following) if following is not None else None,
+        )
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
-            uri_template=CLAIM_URI_TEMPLATE, name="claim", title="A claim with its history",
-            description="One claim as `show` gives it: tag, trust, sources, figures, its whole history.",
-            mime_type=MIME)])
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=CLAIM_URI_TEMPLATE,
+                    name="claim",
+                    title="A claim with its history",
+                    description="One claim as `show` gives it: tag, trust, sources, figures, its whole history.",
+                    mime_type=MIME,
+                )
+            ]
+        )
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
             data = await anyio.to_thread.run_sync(tools.read, uri)
@@ -116,9 +154,17 @@ def build(tools: ClaimsTools) -> Server:
         contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=_json(data))
         return types.ReadResourceResult(contents=[contents])
 
-    return Server("claimsdb", version=__version__, title="claimsdb", instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
+    return Server(
+        "claimsdb",
+        version=__version__,
+        title="claimsdb",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
 
 
 def serve(tools: ClaimsTools) -> None:

@@ -33,7 +33,13 @@ from sqlmodel import Session
 from claimsdb import db, queries, records, sources, store, views
 from claimsdb.agents import SoftwareAgent
 from claimsdb.errors import (
-    AgentCannotVouch, BadQuery, DatabaseProblem, InvalidRecord, ReadOnly, TooManyWrites, shown,
+    AgentCannotVouch,
+    BadQuery,
+    DatabaseProblem,
+    InvalidRecord,
+    ReadOnly,
+    TooManyWrites,
+    shown,
 )
 from claimsdb.escaping import http_url
 from claimsdb.figures import as_quantity
@@ -50,21 +56,29 @@ UNVERIFIED_URI = "claims://unverified"
 CLAIM_URI_PREFIX = "claims://claim/"
 CLAIM_URI_TEMPLATE = CLAIM_URI_PREFIX + "{key}"
 MIME = "application/json"
-BASIS = "An AI agent's report over MCP; nobody has re-read the page yet."  # when the agent gives none
+BASIS = (
+    "An AI agent's report over MCP; nobody has re-read the page yet."  # when the agent gives none
+)
 
 # What an agent may never set, and why: each would vouch for the claim (store.AGENT's rules, by field).
-_TAG_WHY = ("an agent over MCP records every claim as agent-reported (unverified trust): a tag above that "
-            "rests on a person's re-read of the page, which that person records")
+_TAG_WHY = (
+    "an agent over MCP records every claim as agent-reported (unverified trust): a tag above that "
+    "rests on a person's re-read of the page, which that person records"
+)
 VOUCHING = {
     "tag": _TAG_WHY,
     "trust": _TAG_WHY,
     "reread": "an agent channel cannot record a re-read: the person who re-read the page records it",
     "tags": "an agent channel cannot define tags: a data file read from a path defines them",
     "tag_definition": "an agent channel cannot define tags: a data file read from a path defines them",
-    "rank": ("an agent channel cannot rank a value: which value of a quantity to use is a person's call, "
-             "or a data file's"),
-    "preferred": ("an agent channel cannot prefer a value: which value of a quantity to use is a person's "
-                  "call, or a data file's"),
+    "rank": (
+        "an agent channel cannot rank a value: which value of a quantity to use is a person's call, "
+        "or a data file's"
+    ),
+    "preferred": (
+        "an agent channel cannot prefer a value: which value of a quantity to use is a person's "
+        "call, or a data file's"
+    ),
 }
 _WHY_REQUIRED = {
     "source": "the page the figure was read in: a registered source's key, or its URL",
@@ -78,14 +92,23 @@ def _text(description: str, max_length: int) -> dict[str, Any]:
 
 
 def _count(description: str, default: int, low: int, high: int | None = None) -> dict[str, Any]:
-    rule: dict[str, Any] = {"type": "integer", "minimum": low, "default": default, "description": description}
+    rule: dict[str, Any] = {
+        "type": "integer",
+        "minimum": low,
+        "default": default,
+        "description": description,
+    }
     if high is not None:
         rule["maximum"] = high
     return rule
 
 
 def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
     if required:
         out["required"] = list(required)
     return out
@@ -105,63 +128,123 @@ class ToolSpec:
 
 LINE, TEXT, KEY = records.MAX_LINE, records.MAX_TEXT, records.MAX_KEY
 TOOLS = (
-    ToolSpec("trace", "Trace a figure", (
-        "Where does this number come from? Every stored claim stating a figure (a number, range or transition "
-        "as written: 466, 2,048, 14.8T, \"16K H100\", 32–33T, \"4K → 128K\"), rounding to it or overlapping it, "
-        "each with its tag, trust level, sources with locators and quotes, and latest events. When nothing "
-        "matches, `nearest` lists the closest figures (the same value with another unit or thing, or the same "
-        "thing with a close value). Ask this before adding a claim."),
-        _schema({"figure": _text("The figure as written.", LINE),
-                 "limit": _count("At most this many matches in full (`total` counts them all).", PAGE, 1, MAX_PAGE)},
-                ("figure",))),
-    ToolSpec("show", "Show a claim", (
-        "One claim: statement, tag and trust, why it has that tag, parsed figures, sources with locators and "
-        "quotes, the latest verification of each page, competing values, and its whole history."),
-        _schema({"key": _text("The claim's key.", KEY)}, ("key",))),
-    ToolSpec("search", "Search claims", (
-        "Claims matching every filter given, in key order, a page at a time: `total` counts them all, "
-        "`next_offset` gives the next page (null on the last)."),
-        _schema({"subject": _text("The subject contains this text (any case).", LINE),
-                 "text": _text("The statement contains this text (any case).", LINE),
-                 "stage": _text("The stage or topic is this (any case).", LINE),
-                 "tag": _text("The provenance tag is this.", KEY),
-                 "trust": {"type": "string", "enum": list(TRUST_LEVELS),
-                           "description": "The tag's trust level: verified, secondary or unverified."},
-                 "status": {"type": "string", "enum": list(CLAIM_STATUSES),
-                            "description": "active, superseded or withdrawn."},
-                 "source": _text("The claim cites this source key.", KEY),
-                 "limit": _count("Claims in this page.", PAGE, 1, MAX_PAGE),
-                 "offset": _count("Claims to skip (the previous page's next_offset).", 0, 0)})),
-    ToolSpec("values", "Competing values", (
-        "The competing values of a quantity (a subject and what is measured), or of every quantity: each "
-        "claim's figure, tag, sources, rank (preferred, normal, deprecated) and why."),
-        _schema({"quantity": _text("A quantity's key; every quantity when left out.", KEY)})),
-    ToolSpec("sources", "Sources", (
-        "The registered sources (pages, reports, notes) and how many claims cite each; with `key`, one source "
-        "with the claims citing it, locator and quote."),
-        _schema({"key": _text("A source's key: that source alone, with the claims citing it.", KEY)})),
-    ToolSpec("add_claim", "Add a claim (agent-reported)", (
-        "Record one claim you read in a page. It is always recorded agent-reported (unverified): it is blocked "
-        "from papers until a person re-reads the page, and no argument can change that (a tag, trust, re-read, "
-        "tag definition or rank is refused). It needs the page (a registered source's key, or its URL, "
-        "registered on the spot), where in it (locator) and the page's own words (quote). The answer gives the "
-        "new key and the stored claims of the same subject that already state the figure (duplicates) or "
-        "another value of what it measures (contradictions), the first 20 in `existing` and all counted: trace "
-        "the figure first to avoid duplicates."),
-        _schema({"subject": _text("The system or model the claim is about.", LINE),
-                 "statement": _text("The claim in one sentence, as the page supports it.", TEXT),
-                 "figures": {"type": "array", "maxItems": records.MAX_ITEMS,
-                             "items": {"type": "string", "maxLength": records.MAX_FIGURE},
-                             "description": 'Each figure as written in the statement ("2,048 H800", "up to 100,000 '
-                                            'tasks").'},
-                 "source": _text("The page: a registered source's key, or its http(s) URL.", LINE),
-                 "locator": _text('Where in the page: "§3.5", "Table 5".', LINE),
-                 "quote": _text("The page's own words that state the figure.", TEXT),
-                 "stage": _text('Stage or topic ("Pretrain", "weight sync").', LINE),
-                 "basis": _text("One line on how you found it (default: who reported it, over MCP).", LINE),
-                 "section": _text("Where it stands in the notes it belongs to.", LINE)},
-                ("subject", "statement", "source", "locator", "quote")),
-        writes=True),
+    ToolSpec(
+        "trace",
+        "Trace a figure",
+        (
+            "Where does this number come from? Every stored claim stating a figure (a number, range or transition "
+            'as written: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K"), rounding to it or overlapping it, '
+            "each with its tag, trust level, sources with locators and quotes, and latest events. When nothing "
+            "matches, `nearest` lists the closest figures (the same value with another unit or thing, or the same "
+            "thing with a close value). Ask this before adding a claim."
+        ),
+        _schema(
+            {
+                "figure": _text("The figure as written.", LINE),
+                "limit": _count(
+                    "At most this many matches in full (`total` counts them all).",
+                    PAGE,
+                    1,
+                    MAX_PAGE,
+                ),
+            },
+            ("figure",),
+        ),
+    ),
+    ToolSpec(
+        "show",
+        "Show a claim",
+        (
+            "One claim: statement, tag and trust, why it has that tag, parsed figures, sources with locators and "
+            "quotes, the latest verification of each page, competing values, and its whole history."
+        ),
+        _schema({"key": _text("The claim's key.", KEY)}, ("key",)),
+    ),
+    ToolSpec(
+        "search",
+        "Search claims",
+        (
+            "Claims matching every filter given, in key order, a page at a time: `total` counts them all, "
+            "`next_offset` gives the next page (null on the last)."
+        ),
+        _schema(
+            {
+                "subject": _text("The subject contains this text (any case).", LINE),
+                "text": _text("The statement contains this text (any case).", LINE),
+                "stage": _text("The stage or topic is this (any case).", LINE),
+                "tag": _text("The provenance tag is this.", KEY),
+                "trust": {
+                    "type": "string",
+                    "enum": list(TRUST_LEVELS),
+                    "description": "The tag's trust level: verified, secondary or unverified.",
+                },
+                "status": {
+                    "type": "string",
+                    "enum": list(CLAIM_STATUSES),
+                    "description": "active, superseded or withdrawn.",
+                },
+                "source": _text("The claim cites this source key.", KEY),
+                "limit": _count("Claims in this page.", PAGE, 1, MAX_PAGE),
+                "offset": _count("Claims to skip (the previous page's next_offset).", 0, 0),
+            }
+        ),
+    ),
+    ToolSpec(
+        "values",
+        "Competing values",
+        (
+            "The competing values of a quantity (a subject and what is measured), or of every quantity: each "
+            "claim's figure, tag, sources, rank (preferred, normal, deprecated) and why."
+        ),
+        _schema({"quantity": _text("A quantity's key; every quantity when left out.", KEY)}),
+    ),
+    ToolSpec(
+        "sources",
+        "Sources",
+        (
+            "The registered sources (pages, reports, notes) and how many claims cite each; with `key`, one source "
+            "with the claims citing it, locator and quote."
+        ),
+        _schema(
+            {"key": _text("A source's key: that source alone, with the claims citing it.", KEY)}
+        ),
+    ),
+    ToolSpec(
+        "add_claim",
+        "Add a claim (agent-reported)",
+        (
+            "Record one claim you read in a page. It is always recorded agent-reported (unverified): it is blocked "
+            "from papers until a person re-reads the page, and no argument can change that (a tag, trust, re-read, "
+            "tag definition or rank is refused). It needs the page (a registered source's key, or its URL, "
+            "registered on the spot), where in it (locator) and the page's own words (quote). The answer gives the "
+            "new key and the stored claims of the same subject that already state the figure (duplicates) or "
+            "another value of what it measures (contradictions), the first 20 in `existing` and all counted: trace "
+            "the figure first to avoid duplicates."
+        ),
+        _schema(
+            {
+                "subject": _text("The system or model the claim is about.", LINE),
+                "statement": _text("The claim in one sentence, as the page supports it.", TEXT),
+                "figures": {
+                    "type": "array",
+                    "maxItems": records.MAX_ITEMS,
+                    "items": {"type": "string", "maxLength": records.MAX_FIGURE},
+                    "description": 'Each figure as written in the statement ("2,048 H800", "up to 100,000 '
+                    'tasks").',
+                },
+                "source": _text("The page: a registered source's key, or its http(s) URL.", LINE),
+                "locator": _text('Where in the page: "§3.5", "Table 5".', LINE),
+                "quote": _text("The page's own words that state the figure.", TEXT),
+                "stage": _text('Stage or topic ("Pretrain", "weight sync").', LINE),
+                "basis": _text(
+                    "One line on how you found it (default: who reported it, over MCP).", LINE
+                ),
+                "section": _text("Where it stands in the notes it belongs to.", LINE),
+            },
+            ("subject", "statement", "source", "locator", "quote"),
+        ),
+        writes=True,
+    ),
 )
 _SPECS = {t.name: t for t in TOOLS}
 
@@ -194,7 +277,9 @@ class ClaimsTools:
 
     def __post_init__(self) -> None:
         if self.max_writes_per_minute < 1:
-            raise BadQuery("the write cap is at least 1 claim a minute (a server that records nothing is read-only)")
+            raise BadQuery(
+                "the write cap is at least 1 claim a minute (a server that records nothing is read-only)"
+            )
 
     # --- what is offered ----------------------------------------------------------------------
 
@@ -212,12 +297,16 @@ class ClaimsTools:
 
     # --- calls --------------------------------------------------------------------------------
 
-    def call(self, name: str, arguments: Any, *, client: tuple[object, object] = (None, None)) -> dict[str, Any]:
+    def call(
+        self, name: str, arguments: Any, *, client: tuple[object, object] = (None, None)
+    ) -> dict[str, Any]:
         """Run one tool: its result as JSON-ready values, or a ClaimsError (nothing written). `client`: the
         MCP client's name and version as it gave them."""
         spec = _SPECS.get(name)
         if spec is None:
-            raise BadQuery(f"no tool {shown(name)} (tools: {', '.join(t.name for t in self.tools())})")
+            raise BadQuery(
+                f"no tool {shown(name)} (tools: {', '.join(t.name for t in self.tools())})"
+            )
         if spec.writes and self.read_only:
             raise ReadOnly(name)
         args = _arguments(spec, arguments)
@@ -233,43 +322,84 @@ class ClaimsTools:
     def _show(self, session: Session, key: str) -> dict[str, Any]:
         return queries.show(session, key)
 
-    def _search(self, session: Session, limit: int = PAGE, offset: int = 0, text: str | None = None,
-                **filters: str) -> dict[str, Any]:
+    def _search(
+        self,
+        session: Session,
+        limit: int = PAGE,
+        offset: int = 0,
+        text: str | None = None,
+        **filters: str,
+    ) -> dict[str, Any]:
         chosen = ClaimFilter(search=text, **filters).apply(select(Claim.id))
         total = session.scalar(select(func.count()).select_from(chosen.subquery()))
         page = list(session.scalars(chosen.order_by(Claim.key).offset(offset).limit(limit)))
         following = offset + limit if offset + limit < total else None
-        return {"total": total, "offset": offset, "limit": limit, "next_offset": following,
-                "claims": [v.to_json() for v in views.load(session, page)]}
+        return {
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "next_offset": following,
+            "claims": [v.to_json() for v in views.load(session, page)],
+        }
 
     def _values(self, session: Session, quantity: str | None = None) -> dict[str, Any]:
         return {"quantities": queries.values(session, quantity)}
 
     def _sources(self, session: Session, key: str | None = None) -> dict[str, Any]:
-        return {"source": sources.show(session, key)} if key is not None else {"sources": queries.list_sources(session)}
+        return (
+            {"source": sources.show(session, key)}
+            if key is not None
+            else {"sources": queries.list_sources(session)}
+        )
 
     def _add_claim(self, args: dict[str, Any], client: tuple[object, object]) -> dict[str, Any]:
         reporter = SoftwareAgent.named(*client, name=self.agent, person=self.person)
         self._check_rate()
-        fields = {"subject": args["subject"], "statement": args["statement"], "figures": args.get("figures", []),
-                  "tag": AGENT_TAG, "stage": args.get("stage"), "section": args.get("section"),
-                  "basis": args.get("basis") or BASIS,
-                  "locator": args["locator"], "quote": args["quote"]}
+        fields = {
+            "subject": args["subject"],
+            "statement": args["statement"],
+            "figures": args.get("figures", []),
+            "tag": AGENT_TAG,
+            "stage": args.get("stage"),
+            "section": args.get("section"),
+            "basis": args.get("basis") or BASIS,
+            "locator": args["locator"],
+            "quote": args["quote"],
+        }
         with self._session(create=True) as session:
             source = args["source"].strip()
             if http_url(source) is None and sources.get_source(session, source).kind == "note":
-                raise InvalidRecord(ORIGIN, None, "source", f"{source!r} is a note, not a page: give the page the "
-                                    "figure was read in (its URL registers it)")
-            added = store.add_claim(session, fields, source=source, actor=reporter.actor, origin=ORIGIN,
-                                    detail={"agent": reporter.detail()})
-            view = queries.claim_views(session, [queries.get_claim(session, added["key"])], events=None)[0]
-            existing = queries.same_subject(session, view.subject, [as_quantity(f) for f in view.figures],
-                                            exclude=view.key)
+                raise InvalidRecord(
+                    ORIGIN,
+                    None,
+                    "source",
+                    f"{source!r} is a note, not a page: give the page the "
+                    "figure was read in (its URL registers it)",
+                )
+            added = store.add_claim(
+                session,
+                fields,
+                source=source,
+                actor=reporter.actor,
+                origin=ORIGIN,
+                detail={"agent": reporter.detail()},
+            )
+            view = queries.claim_views(
+                session, [queries.get_claim(session, added["key"])], events=None
+            )[0]
+            existing = queries.same_subject(
+                session, view.subject, [as_quantity(f) for f in view.figures], exclude=view.key
+            )
         self._writes.append(self.clock())
-        return {**added, "trust": view.trust, "actor": reporter.actor, "claim": view.to_json(),
-                "duplicates": sum(e["relation"] == queries.DUPLICATE for e in existing),
-                "contradictions": sum(e["relation"] == queries.CONTRADICTION for e in existing),
-                "existing": existing[:PAGE]}
+        return {
+            **added,
+            "trust": view.trust,
+            "actor": reporter.actor,
+            "claim": view.to_json(),
+            "duplicates": sum(e["relation"] == queries.DUPLICATE for e in existing),
+            "contradictions": sum(e["relation"] == queries.CONTRADICTION for e in existing),
+            "existing": existing[:PAGE],
+        }
 
     def _check_rate(self) -> None:
         now = self.clock()
@@ -284,14 +414,31 @@ class ClaimsTools:
         """The resources, a page at a time: the unverified list first, then one per claim in key order.
         Returns the page and the offset of the next one (None on the last)."""
         with self._lock, self._session() as session:
-            rows = session.execute(select(Claim.key, Claim.subject, Claim.statement, Claim.tag).order_by(Claim.key)
-                                   .offset(offset).limit(RESOURCE_PAGE + 1)).all()
-        page = [] if offset else [ResourceInfo(
-            UNVERIFIED_URI, "unverified", "Claims nobody has re-read",
-            f"The active claims of unverified trust (the first {RESOURCE_PAGE}, and how many there are): what a "
-            "person still has to re-read before a paper may use them.")]
-        page += [ResourceInfo(CLAIM_URI_PREFIX + key, key, _short(f"{subject}: {statement}"), f"tag {tag}")
-                 for key, subject, statement, tag in rows[:RESOURCE_PAGE]]
+            rows = session.execute(
+                select(Claim.key, Claim.subject, Claim.statement, Claim.tag)
+                .order_by(Claim.key)
+                .offset(offset)
+                .limit(RESOURCE_PAGE + 1)
+            ).all()
+        page = (
+            []
+            if offset
+            else [
+                ResourceInfo(
+                    UNVERIFIED_URI,
+                    "unverified",
+                    "Claims nobody has re-read",
+                    f"The active claims of unverified trust (the first {RESOURCE_PAGE}, and how many there are): what a "
+                    "person still has to re-read before a paper may use them.",
+                )
+            ]
+        )
+        page += [
+            ResourceInfo(
+                CLAIM_URI_PREFIX + key, key, _short(f"{subject}: {statement}"), f"tag {tag}"
+            )
+            for key, subject, statement, tag in rows[:RESOURCE_PAGE]
+        ]
         return page, offset + RESOURCE_PAGE if len(rows) > RESOURCE_PAGE else None
 
     def read(self, uri: str) -> dict[str, Any]:
@@ -299,8 +446,13 @@ class ClaimsTools:
         with self._lock, self._session() as session:
             if uri == UNVERIFIED_URI:
                 ids = views.select_ids(session, ClaimFilter(trust="unverified", status="active"))
-                return _plain({"total": len(ids), "limit": RESOURCE_PAGE,
-                               "claims": [v.to_json() for v in views.load(session, ids[:RESOURCE_PAGE])]})
+                return _plain(
+                    {
+                        "total": len(ids),
+                        "limit": RESOURCE_PAGE,
+                        "claims": [v.to_json() for v in views.load(session, ids[:RESOURCE_PAGE])],
+                    }
+                )
             if uri.startswith(CLAIM_URI_PREFIX):
                 return _plain(queries.show(session, uri.removeprefix(CLAIM_URI_PREFIX)))
         raise BadQuery(f"no resource {shown(uri)}: read {UNVERIFIED_URI} or {CLAIM_URI_TEMPLATE}")
@@ -310,8 +462,10 @@ class ClaimsTools:
         """One transaction; the engine is opened once (a missing database: an error for a read, made by the
         first write that succeeds, as `claims add` makes it)."""
         if self._engine is None and not create and not self.open():
-            raise DatabaseProblem(f"no claims database at {db.describe_url(db.resolve_url(self.db))} yet: the first "
-                                  "claim added creates it (add_claim), or `claims import` a data file")
+            raise DatabaseProblem(
+                f"no claims database at {db.describe_url(db.resolve_url(self.db))} yet: the first "
+                "claim added creates it (add_claim), or `claims import` a data file"
+            )
         if self._engine is None and create and not self.open():
             # the first claim added makes the store as `claims add` does: in place only if the call succeeds
             with db.session_of(self.db, create=True) as session:
@@ -336,8 +490,12 @@ def _arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
             continue
         if spec.writes and name in VOUCHING:
             raise AgentCannotVouch(ORIGIN, None, name, f"is not taken: {VOUCHING[name]}")
-        shown_name = name if len(name) <= 80 else name[:79] + "…"  # a field's name is the caller's text too
-        raise InvalidRecord(ORIGIN, None, shown_name, f"unknown field (allowed: {', '.join(properties)})")
+        shown_name = (
+            name if len(name) <= 80 else name[:79] + "…"
+        )  # a field's name is the caller's text too
+        raise InvalidRecord(
+            ORIGIN, None, shown_name, f"unknown field (allowed: {', '.join(properties)})"
+        )
     required = spec.schema.get("required", ())
     out: dict[str, Any] = {}
     for name, rule in properties.items():
@@ -358,27 +516,49 @@ def _check(spec: ToolSpec, name: str, rule: dict[str, Any], value: Any) -> None:
     if kind == "string":
         if not isinstance(value, str):
             raise InvalidRecord(ORIGIN, None, name, f"must be text, not {type(value).__name__}")
-        if not spec.writes and len(value) > rule.get("maxLength", LINE):  # add_claim's: the records' own check
-            raise InvalidRecord(ORIGIN, None, name, f"is {len(value):,} characters long; the most allowed is "
-                                f"{rule['maxLength']:,}")
+        if not spec.writes and len(value) > rule.get(
+            "maxLength", LINE
+        ):  # add_claim's: the records' own check
+            raise InvalidRecord(
+                ORIGIN,
+                None,
+                name,
+                f"is {len(value):,} characters long; the most allowed is {rule['maxLength']:,}",
+            )
         if "enum" in rule and value not in rule["enum"]:
-            raise InvalidRecord(ORIGIN, None, name, f"{shown(value)} is not one of: {', '.join(rule['enum'])}")
+            raise InvalidRecord(
+                ORIGIN, None, name, f"{shown(value)} is not one of: {', '.join(rule['enum'])}"
+            )
     elif kind == "integer":
         if not isinstance(value, int) or isinstance(value, bool):
-            raise InvalidRecord(ORIGIN, None, name, f"must be a whole number, not {type(value).__name__}")
+            raise InvalidRecord(
+                ORIGIN, None, name, f"must be a whole number, not {type(value).__name__}"
+            )
         if value < rule["minimum"] or value > rule.get("maximum", value):
-            bounds = (f"between {rule['minimum']} and {rule['maximum']}" if "maximum" in rule
-                      else f"{rule['minimum']} or more")
+            bounds = (
+                f"between {rule['minimum']} and {rule['maximum']}"
+                if "maximum" in rule
+                else f"{rule['minimum']} or more"
+            )
             raise InvalidRecord(ORIGIN, None, name, f"must be {bounds}, not {value}")
     elif kind == "array":
         if not isinstance(value, list):
             raise InvalidRecord(ORIGIN, None, name, "must be a list")
         if len(value) > rule["maxItems"]:
-            raise InvalidRecord(ORIGIN, None, name, f"has {len(value):,} items; the most allowed is {rule['maxItems']}")
+            raise InvalidRecord(
+                ORIGIN,
+                None,
+                name,
+                f"has {len(value):,} items; the most allowed is {rule['maxItems']}",
+            )
         for i, item in enumerate(value):
             if not isinstance(item, str):
-                raise InvalidRecord(ORIGIN, None, f"{name}[{i}]", f"must be text (a figure as written), not "
-                                    f"{type(item).__name__}")
+                raise InvalidRecord(
+                    ORIGIN,
+                    None,
+                    f"{name}[{i}]",
+                    f"must be text (a figure as written), not {type(item).__name__}",
+                )
 
 
 def _short(text: str, limit: int = 120) -> str:

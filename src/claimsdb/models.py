@@ -9,7 +9,7 @@ refuse a change to either that is not preceded by its event, and `history.py` ch
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -25,12 +25,28 @@ SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "ne
 # bibliography's own sources are updated by the next bibliography import; NULL: registered before 0012.
 SOURCE_ORIGINS = ("bibliography", "data-file", "by-hand", "url")
 # "sealed": the upgrade to schema 0009 recorded each claim's stored record (history.stored_digest) as it stood.
-EVENT_KINDS = ("imported", "updated", "retagged", "reread", "status", "verified", "ranked", "sealed")
+EVENT_KINDS = (
+    "imported",
+    "updated",
+    "retagged",
+    "reread",
+    "status",
+    "verified",
+    "ranked",
+    "sealed",
+)
 # How a claim stands among the competing values of its quantity (Wikidata's statement ranks).
 RANKS = ("preferred", "normal", "deprecated")
 FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
 VERIFY_OUTCOMES = (
-    "confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check", "unreachable",
+    "confirmed",
+    "reworded",
+    "rounded",
+    "partial",
+    "figure-changed",
+    "not-found",
+    "nothing-to-check",
+    "unreachable",
 )
 # A claim's aliases are one-line names: a line break separates them in claim.aliases.
 ALIAS_SEPARATOR = "\n"
@@ -38,7 +54,7 @@ ALIAS_SEPARATOR = "\n"
 
 def utcnow() -> str:
     """UTC time as ISO 8601 text: sortable, and the same in SQLite and PostgreSQL."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def aliases_of(stored: str | None) -> list[str]:
@@ -74,7 +90,9 @@ class Source(SQLModel, table=True):
     cite_key: str | None = None
     authors: str | None = None
     accessed: str | None = None  # when the page was read, YYYY-MM-DD
-    origin: str | None = None  # one of SOURCE_ORIGINS (written by the code, so no CHECK: NULL before 0012)
+    origin: str | None = (
+        None  # one of SOURCE_ORIGINS (written by the code, so no CHECK: NULL before 0012)
+    )
 
 
 class MeasuredQuantity(SQLModel, table=True):
@@ -187,12 +205,22 @@ class Event(SQLModel, table=True):
     actor: str
     tag_before: str | None = None
     tag_after: str | None = None  # set only by tag-changing events
-    status_after: str | None = None  # set only by status-setting events (imports, withdraw, supersede)
-    rank_after: str | None = None  # set only by rank-setting events (imports that rank, prefer, deprecate)
-    origin: str | None = None  # where it came from: "data/x.json#key" for imports, a source for re-reads
+    status_after: str | None = (
+        None  # set only by status-setting events (imports, withdraw, supersede)
+    )
+    rank_after: str | None = (
+        None  # set only by rank-setting events (imports that rank, prefer, deprecate)
+    )
+    origin: str | None = (
+        None  # where it came from: "data/x.json#key" for imports, a source for re-reads
+    )
     detail: str | None = None  # JSON: changed fields, what was seen, reasons
-    content_sha256: str | None = None  # the claim's content (history.content_digest) after this event
-    stored_sha256: str | None = None  # its stored record (history.stored_digest) after this event, if it wrote one
+    content_sha256: str | None = (
+        None  # the claim's content (history.content_digest) after this event
+    )
+    stored_sha256: str | None = (
+        None  # its stored record (history.stored_digest) after this event, if it wrote one
+    )
     prev_sha256: str | None = None  # the sha256 of the event before this one (None for the first)
     sha256: str  # of this event's fields and prev_sha256 (history.event_digest)
 
@@ -221,7 +249,9 @@ class Verification(SQLModel, table=True):
     """One check of one claim against one source's snapshot. Never updated; the latest one counts."""
 
     __tablename__ = "verification"
-    __table_args__ = (CheckConstraint(_in("outcome", VERIFY_OUTCOMES), name="ck_verification_outcome"),)
+    __table_args__ = (
+        CheckConstraint(_in("outcome", VERIFY_OUTCOMES), name="ck_verification_outcome"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     claim_id: int = Field(foreign_key="claim.id", index=True)
@@ -232,7 +262,9 @@ class Verification(SQLModel, table=True):
     passage: str | None = None
     score: float | None = None
     content_sha256: str | None = None
-    detail: str | None = None  # JSON: figure changes (old, new), missing figures, the quote looked for, errors
+    detail: str | None = (
+        None  # JSON: figure changes (old, new), missing figures, the quote looked for, errors
+    )
 
 
 class Anchor(SQLModel, table=True):
@@ -249,4 +281,3 @@ class Anchor(SQLModel, table=True):
     event_id: int
     length: int
     head: str
-

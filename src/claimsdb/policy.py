@@ -57,13 +57,24 @@ class Policy:
         rule every caller asks: export, lint, the web grid and queue, PROV, agents."""
         out = []
         if view.status != EXPORTABLE_STATUS:
-            out.append(Blocker("status", view.status + (f": {view.status_reason}" if view.status_reason else "")
-                               + (f" by {view.superseded_by}" if view.superseded_by else "")))
+            out.append(
+                Blocker(
+                    "status",
+                    view.status
+                    + (f": {view.status_reason}" if view.status_reason else "")
+                    + (f" by {view.superseded_by}" if view.superseded_by else ""),
+                )
+            )
         if view.integrity:
             out.append(Blocker("integrity", f"disagrees with its history: {view.integrity[0]}"))
         if not self.passes(view.trust):
-            out.append(Blocker("trust", f"tag {view.tag} ({view.trust or 'unknown trust'}) does not pass the "
-                                        f"{self.describe()}"))
+            out.append(
+                Blocker(
+                    "trust",
+                    f"tag {view.tag} ({view.trust or 'unknown trust'}) does not pass the "
+                    f"{self.describe()}",
+                )
+            )
         if view.reread_outdated:
             out.append(Blocker("outdated", view.outdated_reason or "changed since it was re-read"))
         if self.strict and view.stale:

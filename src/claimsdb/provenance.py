@@ -39,7 +39,9 @@ def _clean(value: str | None, field: str) -> str | None:
         return None
     bad = FORBIDDEN_CHARS.search(value)
     if bad:
-        raise InvalidField(field, f"holds {bad.group()!r}, a control or bidirectional-override character")
+        raise InvalidField(
+            field, f"holds {bad.group()!r}, a control or bidirectional-override character"
+        )
     return value.strip()
 
 
@@ -53,14 +55,26 @@ def _intact(session: Session, claim: Claim) -> ClaimView:
     return view
 
 
-def _record(session: Session, claim: Claim, event: dict[str, Any], **columns: Any) -> dict[str, Any]:
+def _record(
+    session: Session, claim: Claim, event: dict[str, Any], **columns: Any
+) -> dict[str, Any]:
     """Append the event, then set the claim's cached columns (tag, status...) it implies."""
     at = utcnow()
-    event_id, row = history.append_one(session, {"claim": claim.key, "claim_id": claim.id, "at": at, **event})
+    event_id, row = history.append_one(
+        session, {"claim": claim.key, "claim_id": claim.id, "at": at, **event}
+    )
     session.execute(update(Claim).where(Claim.id == claim.id).values(updated_at=at, **columns))
-    return {"id": event_id, "at": at, "kind": row["kind"], "actor": row["actor"], "tag_before": row["tag_before"],
-            "tag_after": row["tag_after"], "status_after": row["status_after"], "origin": row["origin"],
-            "detail": json.loads(row["detail"]) if row["detail"] else None}
+    return {
+        "id": event_id,
+        "at": at,
+        "kind": row["kind"],
+        "actor": row["actor"],
+        "tag_before": row["tag_before"],
+        "tag_after": row["tag_after"],
+        "status_after": row["status_after"],
+        "origin": row["origin"],
+        "detail": json.loads(row["detail"]) if row["detail"] else None,
+    }
 
 
 def primary_source(session: Session, claim: Claim) -> Source | None:
@@ -76,18 +90,29 @@ def reread_source(session: Session, claim: Claim, source: str | None) -> tuple[S
     if source is not None:
         src, created = sources.resolve(session, source)
         if src.kind == "note":
-            raise BadQuery(f"{src.key!r} is a note, not a primary page: a re-read checks the page the figure comes from")
+            raise BadQuery(
+                f"{src.key!r} is a note, not a primary page: a re-read checks the page the figure comes from"
+            )
         return src, created
     src = primary_source(session, claim)
     if src is None:
-        raise InvalidField("source", f"is needed: {claim.key} cites no primary page (name the page you re-read: "
-                                     "its URL, or a key from `claims sources add`)")
+        raise InvalidField(
+            "source",
+            f"is needed: {claim.key} cites no primary page (name the page you re-read: "
+            "its URL, or a key from `claims sources add`)",
+        )
     return src, False
 
 
 def reread(
-    session: Session, key: str, *, actor: str, source: str | None = None, locator: str | None = None,
-    quote: str | None = None, note: str | None = None,
+    session: Session,
+    key: str,
+    *,
+    actor: str,
+    source: str | None = None,
+    locator: str | None = None,
+    quote: str | None = None,
+    note: str | None = None,
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
     the locator and the quote, becomes evidence of the claim (unless it is cited so already)."""
@@ -100,31 +125,67 @@ def reread(
     note = _clean(note, "note") or None
     evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
     cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
-        locator is None and quote is None and any(k == src.key for k, _l, _q in evidence))
+        locator is None and quote is None and any(k == src.key for k, _l, _q in evidence)
+    )
     if not cited:
         evidence.append((src.key, locator, quote))
-    figures = session.execute(select(Figure.raw, Figure.name).where(Figure.claim_id == claim.id)
-                              .order_by(Figure.position)).all()
-    content = history.content_digest(claim.subject, claim.statement, [tuple(f) for f in figures], evidence,
-                                     claim.label)
-    detail = {"source": src.key, "url": src.url, "locator": locator, "quote": quote, "note": note,
-              "linked": not cited}
+    figures = session.execute(
+        select(Figure.raw, Figure.name).where(Figure.claim_id == claim.id).order_by(Figure.position)
+    ).all()
+    content = history.content_digest(
+        claim.subject, claim.statement, [tuple(f) for f in figures], evidence, claim.label
+    )
+    detail = {
+        "source": src.key,
+        "url": src.url,
+        "locator": locator,
+        "quote": quote,
+        "note": note,
+        "linked": not cited,
+    }
     before = claim.tag
     event = _record(
-        session, claim,
-        {"kind": "reread", "actor": actor, "tag_before": before, "tag_after": REREAD_TAG, "origin": src.key,
-         "content_sha256": content,
-         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        session,
+        claim,
+        {
+            "kind": "reread",
+            "actor": actor,
+            "tag_before": before,
+            "tag_after": REREAD_TAG,
+            "origin": src.key,
+            "content_sha256": content,
+            "detail": json.dumps(
+                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
+            ),
+        },
         tag=REREAD_TAG,
     )
     if not cited:
-        position = session.execute(select(Evidence.position).where(Evidence.claim_id == claim.id)
-                                   .order_by(Evidence.position.desc()).limit(1)).scalar()
-        session.execute(Evidence.__table__.insert().values(
-            claim_id=claim.id, source_id=src.id, position=(position if position is not None else -1) + 1,
-            locator=locator, quote=quote, event_id=event["id"]))
-    return {"key": key, "tag_before": before, "tag_after": REREAD_TAG, "event": event,
-            "source": src.key, "source_registered": registered, "linked": not cited}
+        position = session.execute(
+            select(Evidence.position)
+            .where(Evidence.claim_id == claim.id)
+            .order_by(Evidence.position.desc())
+            .limit(1)
+        ).scalar()
+        session.execute(
+            Evidence.__table__.insert().values(
+                claim_id=claim.id,
+                source_id=src.id,
+                position=(position if position is not None else -1) + 1,
+                locator=locator,
+                quote=quote,
+                event_id=event["id"],
+            )
+        )
+    return {
+        "key": key,
+        "tag_before": before,
+        "tag_after": REREAD_TAG,
+        "event": event,
+        "source": src.key,
+        "source_registered": registered,
+        "linked": not cited,
+    }
 
 
 def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> dict[str, Any]:
@@ -140,42 +201,76 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
         raise BadQuery(f"{key} is already tagged {tag}")
     current = view.trust
     if TRUST_RANK[target.trust] > TRUST_RANK.get(current, 0):
-        raise RetagRaisesTrust(key, f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
-                                    f"({target.trust}): only a re-read raises trust")
+        raise RetagRaisesTrust(
+            key,
+            f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
+            f"({target.trust}): only a re-read raises trust",
+        )
     reason = _required(reason, "reason")
     before = claim.tag
     event = _record(
-        session, claim,
-        {"kind": "retagged", "actor": actor, "tag_before": before, "tag_after": tag,
-         "detail": json.dumps({"reason": reason}, ensure_ascii=False)},
+        session,
+        claim,
+        {
+            "kind": "retagged",
+            "actor": actor,
+            "tag_before": before,
+            "tag_after": tag,
+            "detail": json.dumps({"reason": reason}, ensure_ascii=False),
+        },
         tag=tag,
     )
     return {"key": key, "tag_before": before, "tag_after": tag, "event": event}
 
 
 def _set_status(
-    session: Session, claim: Claim, status: str, *, actor: str, reason: str | None, superseded_by: str | None = None,
+    session: Session,
+    claim: Claim,
+    status: str,
+    *,
+    actor: str,
+    reason: str | None,
+    superseded_by: str | None = None,
 ) -> dict[str, Any]:
     _intact(session, claim)
     if claim.status != "active":
-        raise BadQuery(f"{claim.key} is already {claim.status}; a status is changed once, never undone silently")
+        raise BadQuery(
+            f"{claim.key} is already {claim.status}; a status is changed once, never undone silently"
+        )
     actor = person_name(actor, field="actor")
     before = claim.status
     detail = {"status": [before, status], "reason": reason, "superseded_by": superseded_by}
     event = _record(
-        session, claim,
-        {"kind": "status", "actor": actor, "status_after": status,
-         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
-        status=status, status_reason=reason, superseded_by=superseded_by,
+        session,
+        claim,
+        {
+            "kind": "status",
+            "actor": actor,
+            "status_after": status,
+            "detail": json.dumps(
+                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
+            ),
+        },
+        status=status,
+        status_reason=reason,
+        superseded_by=superseded_by,
     )
     return {"key": claim.key, "status_before": before, "status_after": status, "event": event}
 
 
 def withdraw(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
-    return _set_status(session, get_claim(session, key), "withdrawn", actor=actor, reason=_required(reason, "reason"))
+    return _set_status(
+        session,
+        get_claim(session, key),
+        "withdrawn",
+        actor=actor,
+        reason=_required(reason, "reason"),
+    )
 
 
-def supersede(session: Session, key: str, *, by: str, actor: str, reason: str | None = None) -> dict[str, Any]:
+def supersede(
+    session: Session, key: str, *, by: str, actor: str, reason: str | None = None
+) -> dict[str, Any]:
     """Mark a claim superseded by another. The other claim does not inherit its re-read: it stands on its own tag."""
     claim = get_claim(session, key)
     if by == key:
@@ -184,24 +279,43 @@ def supersede(session: Session, key: str, *, by: str, actor: str, reason: str | 
     return _set_status(session, claim, "superseded", actor=actor, reason=reason, superseded_by=by)
 
 
-def _rank(session: Session, claim: Claim, rank: str, *, actor: str, reason: str, because: str | None = None) -> dict[str, Any]:
+def _rank(
+    session: Session,
+    claim: Claim,
+    rank: str,
+    *,
+    actor: str,
+    reason: str,
+    because: str | None = None,
+) -> dict[str, Any]:
     before = claim.rank
     detail = {"rank": [before, rank], "reason": reason, "because": because}
     event = _record(
-        session, claim,
-        {"kind": "ranked", "actor": actor, "rank_after": rank,
-         "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False)},
+        session,
+        claim,
+        {
+            "kind": "ranked",
+            "actor": actor,
+            "rank_after": rank,
+            "detail": json.dumps(
+                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
+            ),
+        },
         rank=rank,
     )
     return {"key": claim.key, "rank_before": before, "rank_after": rank, "event": event}
 
 
-def _ranked_claim(session: Session, key: str, rank: str, reason: str, actor: str) -> tuple[Claim, str, str]:
+def _ranked_claim(
+    session: Session, key: str, rank: str, reason: str, actor: str
+) -> tuple[Claim, str, str]:
     claim = get_claim(session, key)
     _intact(session, claim)
     if claim.quantity_id is None:
-        raise BadQuery(f"{key} states no quantity: a rank orders the competing values of one quantity "
-                       "(name it with \"quantity\" in the data file)")
+        raise BadQuery(
+            f"{key} states no quantity: a rank orders the competing values of one quantity "
+            '(name it with "quantity" in the data file)'
+        )
     if claim.rank == rank:
         raise BadQuery(f"{key} is already {rank}")
     return claim, _required(reason, "reason"), person_name(actor, field="actor")
@@ -211,10 +325,17 @@ def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, 
     """Make a claim the preferred value of its quantity; the value preferred before becomes normal."""
     claim, reason, actor = _ranked_claim(session, key, "preferred", reason, actor)
     demoted = []
-    for other in session.scalars(select(Claim).where(Claim.quantity_id == claim.quantity_id,
-                                                     Claim.rank == "preferred", Claim.id != claim.id)):
+    for other in session.scalars(
+        select(Claim).where(
+            Claim.quantity_id == claim.quantity_id, Claim.rank == "preferred", Claim.id != claim.id
+        )
+    ):
         _intact(session, other)
-        demoted.append(_rank(session, other, "normal", actor=actor, reason=reason, because=f"{key} preferred")["key"])
+        demoted.append(
+            _rank(session, other, "normal", actor=actor, reason=reason, because=f"{key} preferred")[
+                "key"
+            ]
+        )
     result = _rank(session, claim, "preferred", actor=actor, reason=reason)
     return {**result, "demoted": demoted}
 

@@ -16,16 +16,35 @@ from sqlmodel import Session
 
 from claimsdb import views
 from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag
-from claimsdb.views import ClaimView
-from claimsdb.policy import Policy
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
-    CONTAINED, DIFFERENT, MAGNITUDE, REACH_TIERS, ROUNDED, SAME, SPAN, Context, match,
+    CONTAINED,
+    DIFFERENT,
+    MAGNITUDE,
+    REACH_TIERS,
+    ROUNDED,
+    SAME,
+    SPAN,
+    Context,
+    match,
 )
+from claimsdb.models import (
+    Claim,
+    Event,
+    Evidence,
+    Figure,
+    FigureNumber,
+    MeasuredQuantity,
+    Source,
+    Tag,
+)
+from claimsdb.policy import Policy
+from claimsdb.views import ClaimView
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim
-TRACE_LIMIT = 100  # matches shown in full by default: a common figure in a large store has thousands
+TRACE_LIMIT = (
+    100  # matches shown in full by default: a common figure in a large store has thousands
+)
 
 
 @dataclass(frozen=True)
@@ -45,17 +64,23 @@ class ClaimFilter:
         if self.trust:
             stmt = stmt.where(Claim.tag.in_(select(Tag.name).where(Tag.trust == self.trust)))
         if self.subject:
-            stmt = stmt.where(func.lower(Claim.subject).contains(self.subject.lower(), autoescape=True))
+            stmt = stmt.where(
+                func.lower(Claim.subject).contains(self.subject.lower(), autoescape=True)
+            )
         if self.stage:
             stmt = stmt.where(func.lower(Claim.stage) == self.stage.lower())
         if self.source:
             stmt = stmt.where(
                 exists().where(
-                    Evidence.claim_id == Claim.id, Evidence.source_id == Source.id, Source.key == self.source
+                    Evidence.claim_id == Claim.id,
+                    Evidence.source_id == Source.id,
+                    Source.key == self.source,
                 )
             )
         if self.search:
-            stmt = stmt.where(func.lower(Claim.statement).contains(self.search.lower(), autoescape=True))
+            stmt = stmt.where(
+                func.lower(Claim.statement).contains(self.search.lower(), autoescape=True)
+            )
         if self.status:
             stmt = stmt.where(Claim.status == self.status)
         return stmt
@@ -63,14 +88,21 @@ class ClaimFilter:
 
 def _event_dict(e: Event) -> dict[str, Any]:
     return {
-        "at": e.at, "kind": e.kind, "actor": e.actor, "tag_before": e.tag_before, "tag_after": e.tag_after,
-        "status_after": e.status_after, "rank_after": e.rank_after, "origin": e.origin,
+        "at": e.at,
+        "kind": e.kind,
+        "actor": e.actor,
+        "tag_before": e.tag_before,
+        "tag_after": e.tag_after,
+        "status_after": e.status_after,
+        "rank_after": e.rank_after,
+        "origin": e.origin,
         "detail": json.loads(e.detail) if e.detail else None,
     }
 
 
-def claim_views(session: Session, claims: Sequence[Claim] | Sequence[int], *,
-                events: int | None = TRACE_EVENTS) -> list[ClaimView]:
+def claim_views(
+    session: Session, claims: Sequence[Claim] | Sequence[int], *, events: int | None = TRACE_EVENTS
+) -> list[ClaimView]:
     """The typed views of these claims (Claim rows or ids), in their order: see claimsdb.views."""
     ids = [c if isinstance(c, int) else c.id for c in claims]
     return list(views.load(session, ids, events=events))
@@ -104,7 +136,9 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
     except FigureError as exc:
         raise BadQuery(f"cannot read {number!r} as a number: {exc.reason}") from None
     if not q.numbers():
-        raise BadQuery(f"trace takes a number, like 466, 2,048, 14.8T, 32–33T or 16K H100; {number!r} has none")
+        raise BadQuery(
+            f"trace takes a number, like 466, 2,048, 14.8T, 32–33T or 16K H100; {number!r} has none"
+        )
     matches, nearest = [], []
     candidates = _within_reach(session, q)
     for fig in _figures(session, candidates):
@@ -112,14 +146,20 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
         verdict = match(stored, q, Context.query())
         if (kind := _trace_kind(verdict)) is not None:
             matches.append((TRACE_KINDS.index(kind), verdict, fig))
-        elif verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
+        elif verdict.verdict == DIFFERENT or (
+            verdict.value_agrees and verdict.measure == "conflict"
+        ):
             nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
     if not matches:  # the closest stated numbers on either side, judged the same way
         for fig in _figures(session, _neighbours(session, q) - candidates):
             stored = as_quantity(fig)
             verdict = match(stored, q, Context.query())
-            if verdict.verdict == DIFFERENT or (verdict.value_agrees and verdict.measure == "conflict"):
-                nearest.append((0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig))
+            if verdict.verdict == DIFFERENT or (
+                verdict.value_agrees and verdict.measure == "conflict"
+            ):
+                nearest.append(
+                    (0 if verdict.value_agrees else 1, _distance(stored, q), verdict, fig)
+                )
     matches.sort(key=lambda m: (m[0], m[2].claim_key, m[2].position))  # in TRACE_KINDS' order
     total = len(matches)
     counts = {kind: sum(TRACE_KINDS[m[0]] == kind for m in matches) for kind in TRACE_KINDS}
@@ -132,21 +172,36 @@ def trace(session: Session, number: str, *, limit: int | None = TRACE_LIMIT) -> 
     read = {v.key: v.to_json() for v in claim_views(session, ids)}
 
     def row(verdict, fig, label):
-        return {"match": label, "reason": verdict.reason, "figure": figure_dict(fig), "claim": read[fig.claim_key]}
+        return {
+            "match": label,
+            "reason": verdict.reason,
+            "figure": figure_dict(fig),
+            "claim": read[fig.claim_key],
+        }
 
     return {
         "query": number,
-        "parsed": {"kind": q.kind, "value": q.value, "low": q.low, "high": q.high, "steps": list(q.steps),
-                   "unit": q.unit, "counted": q.counted},
+        "parsed": {
+            "kind": q.kind,
+            "value": q.value,
+            "low": q.low,
+            "high": q.high,
+            "steps": list(q.steps),
+            "unit": q.unit,
+            "counted": q.counted,
+        },
         "matches": [row(v, f, TRACE_KINDS[rank]) for rank, v, f in matches],
         "total": total,  # every match; "matches" holds the first `limit` of them
         "counts": counts,  # every match by kind (TRACE_KINDS)
-        "nearest": [] if matches else [row(v, f, "same value" if v.value_agrees else "close value")
-                                       for *_, v, f in nearest],
+        "nearest": []
+        if matches
+        else [row(v, f, "same value" if v.value_agrees else "close value") for *_, v, f in nearest],
     }
 
 
-NEIGHBOURS = 20  # stated numbers read on each side of a query number, per tier, when nothing matches
+NEIGHBOURS = (
+    20  # stated numbers read on each side of a query number, per tier, when nothing matches
+)
 
 
 def _query_intervals(q: Quantity) -> list[tuple[float, float]]:
@@ -163,8 +218,9 @@ def _within_reach(session: Session, q: Quantity) -> set[tuple[int, int]]:
     return _reaching(session, _query_intervals(q))
 
 
-def _reaching(session: Session, intervals: Sequence[tuple[float, float]], *,
-              subject: str | None = None) -> set[tuple[int, int]]:
+def _reaching(
+    session: Session, intervals: Sequence[tuple[float, float]], *, subject: str | None = None
+) -> set[tuple[int, int]]:
     """(claim id, position) of every stored figure whose reach meets one of these intervals of magnitudes;
     with `subject`, only the figures of the claims of that subject (in any case)."""
     n = FigureNumber
@@ -173,11 +229,16 @@ def _reaching(session: Session, intervals: Sequence[tuple[float, float]], *,
     if subject is not None:
         # SQLite's lower() folds ASCII only: the subject as written always matches
         base = base.join(Claim, Claim.id == n.claim_id).where(
-            or_(Claim.subject == subject, func.lower(Claim.subject) == subject.lower()))
+            or_(Claim.subject == subject, func.lower(Claim.subject) == subject.lower())
+        )
     for lo, hi in intervals:
         # a point of tier t reaches at most w = REACH_TIERS[t] of its value: its low end is >= lo(1 - w)/(1 + w)
-        points = [base.where(n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12), n.lo <= hi, n.hi >= lo)
-                  for t, w in enumerate(REACH_TIERS)]
+        points = [
+            base.where(
+                n.tier == t, n.lo >= lo * (1 - w) / (1 + w) * (1 - 1e-12), n.lo <= hi, n.hi >= lo
+            )
+            for t, w in enumerate(REACH_TIERS)
+        ]
         spans = base.where(n.tier == SPAN, n.lo <= hi, n.hi >= lo)
         for stmt in (*points, spans):
             found.update((r.claim_id, r.position) for r in session.execute(stmt))
@@ -192,11 +253,16 @@ def _neighbours(session: Session, q: Quantity) -> set[tuple[int, int]]:
     for x in {abs(float(v)) for v in q.numbers()}:
         for tier in range(len(REACH_TIERS)):
             for stmt in (
-                select(n.claim_id, n.position).where(n.tier == tier, n.lo >= x, n.lo <= x * MAGNITUDE).order_by(n.lo),
-                select(n.claim_id, n.position).where(n.tier == tier, n.lo < x, n.lo >= x / MAGNITUDE)
+                select(n.claim_id, n.position)
+                .where(n.tier == tier, n.lo >= x, n.lo <= x * MAGNITUDE)
+                .order_by(n.lo),
+                select(n.claim_id, n.position)
+                .where(n.tier == tier, n.lo < x, n.lo >= x / MAGNITUDE)
                 .order_by(n.lo.desc()),
             ):
-                found.update((r.claim_id, r.position) for r in session.execute(stmt.limit(NEIGHBOURS)))
+                found.update(
+                    (r.claim_id, r.position) for r in session.execute(stmt.limit(NEIGHBOURS))
+                )
     return found
 
 
@@ -209,7 +275,9 @@ def _figures(session: Session, where: set[tuple[int, int]]) -> list[Any]:
     for i in range(0, len(ids), 500):
         # by claim id, the index's first column: a (claim_id, position) row-value IN scans on SQLite
         rows = session.execute(
-            select(*columns).join(Claim, Claim.id == Figure.claim_id).where(Figure.claim_id.in_(ids[i : i + 500]))
+            select(*columns)
+            .join(Claim, Claim.id == Figure.claim_id)
+            .where(Figure.claim_id.in_(ids[i : i + 500]))
         ).all()
         out += [r for r in rows if (r.claim_id, r.position) in where]
     return out
@@ -222,11 +290,17 @@ def _distance(stored: Quantity, written: Quantity) -> float:
 
 
 DUPLICATE, CONTRADICTION = "duplicate", "contradiction"
-_SUBJECT_VERDICTS = {SAME: DUPLICATE, ROUNDED: DUPLICATE, CONTAINED: DUPLICATE, DIFFERENT: CONTRADICTION}
+_SUBJECT_VERDICTS = {
+    SAME: DUPLICATE,
+    ROUNDED: DUPLICATE,
+    CONTAINED: DUPLICATE,
+    DIFFERENT: CONTRADICTION,
+}
 
 
-def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
-                 exclude: str | None = None) -> list[dict[str, Any]]:
+def same_subject(
+    session: Session, subject: str, figures: Sequence[Quantity], *, exclude: str | None = None
+) -> list[dict[str, Any]]:
     """The claims of this subject (in any case) that state one of these figures, round to it or overlap it
     (`duplicate`), or state another value of what it measures (`contradiction`: the same unit or counted
     thing on both sides, within a factor of 10), each judged by `figures.match` with the subject named.
@@ -234,7 +308,9 @@ def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
     Candidates come from the trace index (the subject's stored numbers within a factor of 10 of one of
     the figures' numbers), so a large store is not read whole. `exclude`: a claim key to leave out (the
     claim just added). One entry per (figure, stored figure) pair, duplicates first."""
-    intervals = [(lo / MAGNITUDE, hi * MAGNITUDE) for q in figures for lo, hi in _query_intervals(q)]
+    intervals = [
+        (lo / MAGNITUDE, hi * MAGNITUDE) for q in figures for lo, hi in _query_intervals(q)
+    ]
     candidates = _reaching(session, intervals, subject=subject) if intervals else set()
     found = []
     for fig in _figures(session, candidates):
@@ -246,10 +322,20 @@ def same_subject(session: Session, subject: str, figures: Sequence[Quantity], *,
             if verdict.verdict in _SUBJECT_VERDICTS:
                 found.append((_SUBJECT_VERDICTS[verdict.verdict], q.raw, verdict, fig))
     found.sort(key=lambda f: (f[0] != DUPLICATE, f[3].claim_key, f[3].position, f[1]))
-    read = {v.key: v.to_json() for v in claim_views(session, sorted({f.claim_id for *_, f in found}))}
-    return [{"relation": relation, "figure": raw, "match": verdict.verdict, "reason": verdict.reason,
-             "stored": figure_dict(fig), "claim": read[fig.claim_key]}
-            for relation, raw, verdict, fig in found]
+    read = {
+        v.key: v.to_json() for v in claim_views(session, sorted({f.claim_id for *_, f in found}))
+    }
+    return [
+        {
+            "relation": relation,
+            "figure": raw,
+            "match": verdict.verdict,
+            "reason": verdict.reason,
+            "stored": figure_dict(fig),
+            "claim": read[fig.claim_key],
+        }
+        for relation, raw, verdict, fig in found
+    ]
 
 
 def get_claim(session: Session, key: str) -> Claim:
@@ -265,7 +351,9 @@ def show(session: Session, key: str) -> dict[str, Any]:
     return claim_views(session, [get_claim(session, key)], events=None)[0].to_json()
 
 
-def iter_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) -> Iterator[ClaimView]:
+def iter_claims(
+    session: Session, filters: ClaimFilter, *, stale: bool = False
+) -> Iterator[ClaimView]:
     """Claims matching the filters, in key order, read in sets as they are consumed; with `stale`, only
     those whose verified tag no longer holds: changed since their re-read, or no longer found by the
     latest verification."""
@@ -274,19 +362,33 @@ def iter_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) 
             yield v
 
 
-def list_claims(session: Session, filters: ClaimFilter, *, stale: bool = False) -> list[dict[str, Any]]:
+def list_claims(
+    session: Session, filters: ClaimFilter, *, stale: bool = False
+) -> list[dict[str, Any]]:
     """iter_claims, as JSON."""
     return [v.to_json() for v in iter_claims(session, filters, stale=stale)]
 
 
 def list_sources(session: Session) -> list[dict[str, Any]]:
     counts = dict(
-        session.execute(select(Evidence.source_id, func.count(func.distinct(Evidence.claim_id))).group_by(Evidence.source_id)).all()
+        session.execute(
+            select(Evidence.source_id, func.count(func.distinct(Evidence.claim_id))).group_by(
+                Evidence.source_id
+            )
+        ).all()
     )
     return [
         {
-            "key": s.key, "title": s.title, "kind": s.kind, "url": s.url, "publisher": s.publisher,
-            "date": s.date, "path": s.path, "cite_key": s.cite_key, "authors": s.authors, "accessed": s.accessed,
+            "key": s.key,
+            "title": s.title,
+            "kind": s.kind,
+            "url": s.url,
+            "publisher": s.publisher,
+            "date": s.date,
+            "path": s.path,
+            "cite_key": s.cite_key,
+            "authors": s.authors,
+            "accessed": s.accessed,
             "claims": counts.get(s.id, 0),
         }
         for s in session.scalars(select(Source).order_by(Source.key))
@@ -299,8 +401,14 @@ def list_tags(session: Session) -> list[dict[str, Any]]:
     tags = sorted(session.scalars(select(Tag)), key=lambda t: (order.get(t.trust, 9), t.name))
     default, strict = Policy(), Policy(strict=True)
     return [
-        {"name": t.name, "trust": t.trust, "passes": default.passes(t.trust), "passes_strict": strict.passes(t.trust),
-         "description": t.description, "claims": counts.get(t.name, 0)}
+        {
+            "name": t.name,
+            "trust": t.trust,
+            "passes": default.passes(t.trust),
+            "passes_strict": strict.passes(t.trust),
+            "description": t.description,
+            "claims": counts.get(t.name, 0),
+        }
         for t in tags
     ]
 
@@ -310,9 +418,15 @@ def history(session: Session, key: str) -> dict[str, Any]:
     claim = get_claim(session, key)
     events = session.scalars(select(Event).where(Event.claim_id == claim.id).order_by(Event.id))
     view = claim_views(session, [claim], events=0)[0]
-    return {"key": claim.key, "tag": claim.tag, "status": claim.status, "tag_reason": view.tag_reason,
-            "reread_outdated": view.outdated_reason, "integrity": list(view.integrity),
-            "events": [{**_event_dict(e), "sha256": e.sha256} for e in events]}
+    return {
+        "key": claim.key,
+        "tag": claim.tag,
+        "status": claim.status,
+        "tag_reason": view.tag_reason,
+        "reread_outdated": view.outdated_reason,
+        "integrity": list(view.integrity),
+        "events": [{**_event_dict(e), "sha256": e.sha256} for e in events],
+    }
 
 
 def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]]:
@@ -322,14 +436,27 @@ def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]
         stmt = stmt.where(MeasuredQuantity.key == quantity)
     found = list(session.scalars(stmt))
     if quantity is not None and not found:
-        known = ", ".join(session.scalars(select(MeasuredQuantity.key).order_by(MeasuredQuantity.key))) or "none yet"
+        known = (
+            ", ".join(session.scalars(select(MeasuredQuantity.key).order_by(MeasuredQuantity.key)))
+            or "none yet"
+        )
         raise BadQuery(f"no quantity {quantity!r} (known: {known})")
     out = []
     for q in found:
-        claims = list(session.scalars(select(Claim.id).where(Claim.quantity_id == q.id).order_by(Claim.key)))
+        claims = list(
+            session.scalars(select(Claim.id).where(Claim.quantity_id == q.id).order_by(Claim.key))
+        )
         order = {"preferred": 0, "normal": 1, "deprecated": 2}
         read = sorted(claim_views(session, claims, events=0), key=lambda v: (order[v.rank], v.key))
         preferred = next((v.key for v in read if v.rank == "preferred"), None)
-        out.append({"key": q.key, "subject": q.subject, "measure": q.measure, "description": q.description,
-                    "preferred": preferred, "values": [v.to_json() for v in read]})
+        out.append(
+            {
+                "key": q.key,
+                "subject": q.subject,
+                "measure": q.measure,
+                "description": q.description,
+                "preferred": preferred,
+                "values": [v.to_json() for v in read],
+            }
+        )
     return out

@@ -24,17 +24,30 @@ from typing import Any
 
 from claimsdb.errors import InvalidName, InvalidRecord, shown
 from claimsdb.escaping import (
-    CITE_KEY_PATTERN, FIGURE_NAME_PATTERN, FORBIDDEN_CHARS, KEY_PATTERN, RESERVED_FIGURE_NAME, http_url,
-)
-from claimsdb.models import (
-    ALIAS_SEPARATOR, CLAIM_STATUSES, COMPARATORS, FIGURE_KINDS, RANKS, SOURCE_KINDS, TRUST_LEVELS,
+    CITE_KEY_PATTERN,
+    FIGURE_NAME_PATTERN,
+    FORBIDDEN_CHARS,
+    KEY_PATTERN,
+    RESERVED_FIGURE_NAME,
+    http_url,
 )
 from claimsdb.figures import FigureError, Quantity, parse
 from claimsdb.identity import person_name
+from claimsdb.models import (
+    ALIAS_SEPARATOR,
+    CLAIM_STATUSES,
+    COMPARATORS,
+    FIGURE_KINDS,
+    RANKS,
+    SOURCE_KINDS,
+    TRUST_LEVELS,
+)
 
 # Limits: far above what a note needs, low enough that every output command stays quick on the longest.
 MAX_KEY = 200  # claim, source and tag keys, citation keys
-MAX_LINE = 2_000  # one-line text: subject, stage, basis, section, title, publisher, locator, URL, path
+MAX_LINE = (
+    2_000  # one-line text: subject, stage, basis, section, title, publisher, locator, URL, path
+)
 MAX_TEXT = 20_000  # statements, quotes, tag descriptions, status reasons
 MAX_FIGURE = 200  # a figure as written, its name, unit and counted thing
 MAX_LABEL = 100  # a claim's grid label: a cell's phrase (the note's longest is 79 characters)
@@ -44,8 +57,20 @@ MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
 
 DATE_PATTERN = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 CSV_COLUMNS = (
-    "key", "subject", "stage", "statement", "tag", "basis", "section", "label", "status", "status_reason",
-    "figures", "source", "locator", "quote",
+    "key",
+    "subject",
+    "stage",
+    "statement",
+    "tag",
+    "basis",
+    "section",
+    "label",
+    "status",
+    "status_reason",
+    "figures",
+    "source",
+    "locator",
+    "quote",
 )
 CSV_FIGURE_SEPARATOR = " | "
 NUMERIC_OVERRIDES = ("value", "low", "high", "start", "end", "active")
@@ -128,11 +153,15 @@ class ClaimRecord:
     basis: str
     stage: str | None = None
     section: str | None = None
-    aliases: str | None = None  # other names of the subject, one per line (ALIAS_SEPARATOR); None for none
+    aliases: str | None = (
+        None  # other names of the subject, one per line (ALIAS_SEPARATOR); None for none
+    )
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None
-    quantity: str | None = None  # the key of the quantity it states, when several claims compete on it
+    quantity: str | None = (
+        None  # the key of the quantity it states, when several claims compete on it
+    )
     rank: str = "normal"
     rank_reason: str | None = None
     figures: tuple[FigureRecord, ...] = ()
@@ -140,7 +169,9 @@ class ClaimRecord:
     reread: RereadRecord | None = None
     file: str = ""
     record_name: str = ""  # how errors name this record: its key, or its index when it has none
-    label: str | None = None  # the short phrase a grid cell shows instead of the figures; None for none
+    label: str | None = (
+        None  # the short phrase a grid cell shows instead of the figures; None for none
+    )
 
 
 @dataclass(frozen=True)
@@ -215,7 +246,9 @@ class Entry:
         canonical JSON: the same text reads to the same repr; another order of its fields only costs a
         full read.)"""
         # surrogatepass: a lone surrogate is refused by validation, which comes after the digest
-        return hashlib.sha256((_rules_digest() + repr(self.raw)).encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(
+            (_rules_digest() + repr(self.raw)).encode("utf-8", "surrogatepass")
+        ).hexdigest()
 
 
 # Data sets repeat figures ("2,048 H800", "14.8T tokens"); the parser is pure and its Quantity frozen.
@@ -276,8 +309,13 @@ def load(path: str | Path) -> DataFile:
     records: dict[str, list] = {kind: [] for kind in ENTRY_KINDS}
     for entry in entries(path):
         records[entry.kind].append(entry.record())
-    return DataFile(STDIN_NAME if str(path) == STDIN else str(path), tuple(records["tag"]), tuple(records["source"]),
-                    tuple(records["claim"]), tuple(records["quantity"]))
+    return DataFile(
+        STDIN_NAME if str(path) == STDIN else str(path),
+        tuple(records["tag"]),
+        tuple(records["source"]),
+        tuple(records["claim"]),
+        tuple(records["quantity"]),
+    )
 
 
 # --- JSON ---------------------------------------------------------------------------------------
@@ -287,7 +325,9 @@ def _parse(text: str, name: str, label: str | None) -> Any:
     """One JSON document (a file, or a line of JSON Lines): nesting counted first, so never a
     RecursionError; a field given twice in one object is remembered (see _no_unknown)."""
     if _depth(text) > MAX_DEPTH:
-        raise InvalidRecord(name, label, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays")
+        raise InvalidRecord(
+            name, label, None, f"nested deeper than {MAX_DEPTH} levels of objects and arrays"
+        )
     try:
         return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_JSONObject.of)
     except json.JSONDecodeError as exc:
@@ -311,9 +351,16 @@ def duplicate_name(obj: Any) -> str | None:
 def _json_entries(name: str, text: str) -> Iterator[Entry]:
     doc = _parse(text, name, None)
     if not isinstance(doc, dict):
-        raise InvalidRecord(name, None, None, "the top level must be an object with tags, sources and claims")
+        raise InvalidRecord(
+            name, None, None, "the top level must be an object with tags, sources and claims"
+        )
     _no_unknown(doc, {"$schema", "format", "tags", "sources", "quantities", "claims"}, name, None)
-    for kind, field in (("tag", "tags"), ("source", "sources"), ("quantity", "quantities"), ("claim", "claims")):
+    for kind, field in (
+        ("tag", "tags"),
+        ("source", "sources"),
+        ("quantity", "quantities"),
+        ("claim", "claims"),
+    ):
         for i, raw in enumerate(_list(doc, field, name)):
             yield Entry(kind, name, i, field, raw)
 
@@ -388,10 +435,14 @@ def _list(doc: dict, field: str, name: str) -> list:
     return value
 
 
-def _no_unknown(record: dict, allowed: set[str], name: str, label: str | None, at: str = "") -> None:
+def _no_unknown(
+    record: dict, allowed: set[str], name: str, label: str | None, at: str = ""
+) -> None:
     unknown = sorted(set(record) - allowed)
     if unknown:
-        raise InvalidRecord(name, label, at + unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        raise InvalidRecord(
+            name, label, at + unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})"
+        )
     duplicate = getattr(record, "duplicate", None)
     if duplicate is not None:
         raise InvalidRecord(name, label, at + duplicate, "given twice in one object")
@@ -409,8 +460,16 @@ def _label(kind: str, index: int, record: Any) -> str:
     return _named(record) or f"{kind}[{index}]"
 
 
-def _text(record: dict, field: str, name: str, label: str, *, required: bool = False, rule: Rule = LINE,
-          at: str | None = None) -> str | None:
+def _text(
+    record: dict,
+    field: str,
+    name: str,
+    label: str,
+    *,
+    required: bool = False,
+    rule: Rule = LINE,
+    at: str | None = None,
+) -> str | None:
     at = at or field
     value = record.get(field)
     if value is None:
@@ -425,12 +484,21 @@ def _text(record: dict, field: str, name: str, label: str, *, required: bool = F
             raise InvalidRecord(name, label, at, "must not be empty")
         return None
     if len(value) > rule.max_length:
-        raise InvalidRecord(name, label, at, f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}")
-    if value.isprintable():  # most text: no control, format or surrogate character, so nothing below applies
+        raise InvalidRecord(
+            name,
+            label,
+            at,
+            f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}",
+        )
+    if (
+        value.isprintable()
+    ):  # most text: no control, format or surrogate character, so nothing below applies
         return value
     bad = FORBIDDEN_CHARS.search(value)
     if bad:
-        raise InvalidRecord(name, label, at, f"holds {bad.group()!r}, a control or bidirectional-override character")
+        raise InvalidRecord(
+            name, label, at, f"holds {bad.group()!r}, a control or bidirectional-override character"
+        )
     if rule.one_line and ("\n" in value or "\r" in value):
         raise InvalidRecord(name, label, at, "must be one line")
     return value
@@ -440,14 +508,28 @@ def _key(record: dict, field: str, name: str, label: str, *, at: str | None = No
     key = _text(record, field, name, label, required=True, rule=KEY, at=at)
     assert key is not None
     if not KEY_PATTERN.fullmatch(key):
-        raise InvalidRecord(name, label, at or field, f"{shown(key)} is not a key: use lowercase letters, digits, '.', '_', '-'")
+        raise InvalidRecord(
+            name,
+            label,
+            at or field,
+            f"{shown(key)} is not a key: use lowercase letters, digits, '.', '_', '-'",
+        )
     return key
 
 
-def _choice(record: dict, field: str, choices: tuple[str, ...], name: str, label: str, default: str | None = None) -> str:
+def _choice(
+    record: dict,
+    field: str,
+    choices: tuple[str, ...],
+    name: str,
+    label: str,
+    default: str | None = None,
+) -> str:
     value = _text(record, field, name, label, required=default is None) or default
     if value not in choices:
-        raise InvalidRecord(name, label, field, f"{shown(value)} is not one of: {', '.join(choices)}")
+        raise InvalidRecord(
+            name, label, field, f"{shown(value)} is not one of: {', '.join(choices)}"
+        )
     return value
 
 
@@ -479,8 +561,13 @@ def _source(name: str, index: int, record: Any, label: str | None = None) -> Sou
         raise InvalidRecord(name, label, "url", f"{shown(url)} is not an http(s) URL")
     cite_key = _text(record, "cite_key", name, label, rule=KEY)
     if cite_key is not None and not CITE_KEY_PATTERN.fullmatch(cite_key):
-        raise InvalidRecord(name, label, "cite_key", f"{shown(cite_key)} is not a citation key: use letters, digits "
-                            "and _ : . + / -, starting with a letter or digit (it is written as is into LaTeX and BibTeX)")
+        raise InvalidRecord(
+            name,
+            label,
+            "cite_key",
+            f"{shown(cite_key)} is not a citation key: use letters, digits "
+            "and _ : . + / -, starting with a letter or digit (it is written as is into LaTeX and BibTeX)",
+        )
     return SourceRecord(
         key=key,
         title=_text(record, "title", name, label, required=True),
@@ -508,8 +595,9 @@ def _quantity(name: str, index: int, record: Any, label: str | None = None) -> Q
     )
 
 
-def _date(record: dict, name: str, label: str, field: str, *, day: bool = False,
-          at: str | None = None) -> str | None:
+def _date(
+    record: dict, name: str, label: str, field: str, *, day: bool = False, at: str | None = None
+) -> str | None:
     """A calendar date: YYYY-MM-DD, or also YYYY and YYYY-MM unless a `day` is needed."""
     at = at or field
     date = _text(record, field, name, label, at=at)
@@ -528,8 +616,24 @@ def _date(record: dict, name: str, label: str, field: str, *, day: bool = False,
 
 
 CLAIM_FIELDS = {
-    "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "label", "status",
-    "status_reason", "superseded_by", "quantity", "rank", "rank_reason", "figures", "evidence", "reread",
+    "key",
+    "subject",
+    "stage",
+    "statement",
+    "tag",
+    "basis",
+    "section",
+    "aliases",
+    "label",
+    "status",
+    "status_reason",
+    "superseded_by",
+    "quantity",
+    "rank",
+    "rank_reason",
+    "figures",
+    "evidence",
+    "reread",
 }
 REREAD_FIELDS = ("by", "at", "source", "locator", "quote")
 # The latest calendar date anywhere on Earth is UTC+14: a re-read dated after it has not happened yet.
@@ -551,20 +655,40 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
     figures = _items(record, "figures", name, label)
     evidence = _items(record, "evidence", name, label)
     if not evidence:
-        raise InvalidRecord(name, label, "evidence", "is required: at least one source that supports the claim")
+        raise InvalidRecord(
+            name, label, "evidence", "is required: at least one source that supports the claim"
+        )
     status = _choice(record, "status", CLAIM_STATUSES, name, label, default="active")
-    superseded_by = _key(record, "superseded_by", name, label) if record.get("superseded_by") is not None else None
+    superseded_by = (
+        _key(record, "superseded_by", name, label)
+        if record.get("superseded_by") is not None
+        else None
+    )
     if status == "superseded" and superseded_by is None:
-        raise InvalidRecord(name, label, "superseded_by", "is required when the status is superseded: the claim that replaces it")
+        raise InvalidRecord(
+            name,
+            label,
+            "superseded_by",
+            "is required when the status is superseded: the claim that replaces it",
+        )
     if superseded_by is not None and status != "superseded":
-        raise InvalidRecord(name, label, "superseded_by", f"is only for a superseded claim, and the status is {status}")
+        raise InvalidRecord(
+            name,
+            label,
+            "superseded_by",
+            f"is only for a superseded claim, and the status is {status}",
+        )
     if superseded_by == key:
         raise InvalidRecord(name, label, "superseded_by", "a claim cannot supersede itself")
-    parsed = tuple(figure(f, name=name, label=label, field=f"figures[{i}]") for i, f in enumerate(figures))
+    parsed = tuple(
+        figure(f, name=name, label=label, field=f"figures[{i}]") for i, f in enumerate(figures)
+    )
     names = [f.name for f in parsed if f.name]
     for i, f in enumerate(parsed):
         if f.name and names.count(f.name) > 1:
-            raise InvalidRecord(name, label, f"figures[{i}].name", f"{f.name!r} names two figures of this claim")
+            raise InvalidRecord(
+                name, label, f"figures[{i}].name", f"{f.name!r} names two figures of this claim"
+            )
     return ClaimRecord(
         key=key,
         subject=_text(record, "subject", name, label, required=True),
@@ -577,7 +701,9 @@ def _claim(name: str, index: int, record: Any, label: str | None = None) -> Clai
         status=status,
         status_reason=_text(record, "status_reason", name, label, rule=TEXT),
         superseded_by=superseded_by,
-        quantity=_key(record, "quantity", name, label) if record.get("quantity") is not None else None,
+        quantity=_key(record, "quantity", name, label)
+        if record.get("quantity") is not None
+        else None,
         rank=_choice(record, "rank", RANKS, name, label, default="normal"),
         rank_reason=_text(record, "rank_reason", name, label, rule=TEXT),
         figures=parsed,
@@ -595,20 +721,35 @@ def _reread(raw: Any, name: str, label: str) -> RereadRecord | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise InvalidRecord(name, label, "reread", f"must be an object with {', '.join(REREAD_FIELDS)}")
+        raise InvalidRecord(
+            name, label, "reread", f"must be an object with {', '.join(REREAD_FIELDS)}"
+        )
     _no_unknown(raw, set(REREAD_FIELDS), name, label, at="reread.")
     if raw.get("by") is None:
-        raise InvalidRecord(name, label, "reread.by", "is required: the person who re-read the page")
+        raise InvalidRecord(
+            name, label, "reread.by", "is required: the person who re-read the page"
+        )
     try:
         by = person_name(raw["by"], field="reread.by")
     except InvalidName as exc:
-        raise InvalidRecord(name, label, "reread.by",
-                            f"{shown(exc.value)} is not a person's name: {exc.reason}") from None
+        raise InvalidRecord(
+            name, label, "reread.by", f"{shown(exc.value)} is not a person's name: {exc.reason}"
+        ) from None
     at = _date(raw, name, label, "at", day=True, at="reread.at")
     if at is None:
-        raise InvalidRecord(name, label, "reread.at", "is required: the day the page was re-read (YYYY-MM-DD)")
-    if datetime.date.fromisoformat(at) > (datetime.datetime.now(datetime.timezone.utc) + LATEST_UTC_OFFSET).date():
-        raise InvalidRecord(name, label, "reread.at", f"{at} has not come yet: a re-read is recorded once it was done")
+        raise InvalidRecord(
+            name, label, "reread.at", "is required: the day the page was re-read (YYYY-MM-DD)"
+        )
+    if (
+        datetime.date.fromisoformat(at)
+        > (datetime.datetime.now(datetime.UTC) + LATEST_UTC_OFFSET).date()
+    ):
+        raise InvalidRecord(
+            name,
+            label,
+            "reread.at",
+            f"{at} has not come yet: a re-read is recorded once it was done",
+        )
     return RereadRecord(
         by=by,
         at=at,
@@ -627,7 +768,9 @@ def _aliases(record: dict, name: str, label: str) -> str | None:
     if not isinstance(items, list):
         raise InvalidRecord(name, label, "aliases", "must be a list of names")
     if len(items) > MAX_ALIASES:
-        raise InvalidRecord(name, label, "aliases", f"has {len(items):,} names; the most allowed is {MAX_ALIASES}")
+        raise InvalidRecord(
+            name, label, "aliases", f"has {len(items):,} names; the most allowed is {MAX_ALIASES}"
+        )
     out: list[str] = []
     for i, item in enumerate(items):
         at = f"aliases[{i}]"
@@ -647,8 +790,13 @@ def _cell_label(record: dict, name: str, label: str) -> str | None:
     text = _text(record, "label", name, label, rule=LABEL)
     statement = record.get("statement")
     if text is not None and isinstance(statement, str) and len(text) >= len(statement.strip()):
-        raise InvalidRecord(name, label, "label", f"is as long as the statement ({len(text)} characters): "
-                                                  "a label is a short phrase for the grid, or leave it out")
+        raise InvalidRecord(
+            name,
+            label,
+            "label",
+            f"is as long as the statement ({len(text)} characters): "
+            "a label is a short phrase for the grid, or leave it out",
+        )
     return text
 
 
@@ -657,13 +805,17 @@ def _items(record: dict, field: str, name: str, label: str) -> list:
     if not isinstance(items, list):
         raise InvalidRecord(name, label, field, "must be a list")
     if len(items) > MAX_ITEMS:
-        raise InvalidRecord(name, label, field, f"has {len(items):,} items; the most allowed is {MAX_ITEMS}")
+        raise InvalidRecord(
+            name, label, field, f"has {len(items):,} items; the most allowed is {MAX_ITEMS}"
+        )
     return items
 
 
 def _evidence(record: Any, name: str, label: str, field: str) -> EvidenceRecord:
     if not isinstance(record, dict):
-        raise InvalidRecord(name, label, field, "evidence must be an object with source, locator, quote")
+        raise InvalidRecord(
+            name, label, field, "evidence must be an object with source, locator, quote"
+        )
     _no_unknown(record, {"source", "locator", "quote"}, name, label, at=f"{field}.")
     if not isinstance(record.get("source"), str):
         raise InvalidRecord(name, label, f"{field}.source", "must be a source key")
@@ -694,7 +846,9 @@ def figure(spec: Any, *, name: str, label: str, field: str) -> FigureRecord:
         quantity = _parsed(raw)
     except FigureError as exc:
         if "kind" not in overrides:
-            raise InvalidRecord(name, label, field, f"cannot parse figure {raw!r}: {exc.reason}") from None
+            raise InvalidRecord(
+                name, label, field, f"cannot parse figure {raw!r}: {exc.reason}"
+            ) from None
         quantity = Quantity(raw=raw, kind=overrides["kind"])
     if overrides:
         quantity = dataclasses.replace(quantity, **overrides)
@@ -722,18 +876,30 @@ def _plain_figure(raw: str) -> FigureRecord | tuple[str, str]:
 
 def _figure_name(spec: dict, name: str, label: str, field: str) -> str | None:
     at = f"{field}.name"
-    if spec.get("name") is not None and not (isinstance(spec["name"], str) and spec["name"].strip()):
+    if spec.get("name") is not None and not (
+        isinstance(spec["name"], str) and spec["name"].strip()
+    ):
         raise InvalidRecord(name, label, at, "must be non-empty text")
     figure_name = _text(spec, "name", name, label, rule=SHORT, at=at)
     if figure_name is None:
         return None
     if not FIGURE_NAME_PATTERN.fullmatch(figure_name):
-        raise InvalidRecord(name, label, at, f"{shown(figure_name)} is not a figure name: use letters, digits, "
-                            "spaces, '_' and '-', starting with a letter or digit (it is written as is into "
-                            "LaTeX macros and Quarto variables)")
+        raise InvalidRecord(
+            name,
+            label,
+            at,
+            f"{shown(figure_name)} is not a figure name: use letters, digits, "
+            "spaces, '_' and '-', starting with a letter or digit (it is written as is into "
+            "LaTeX macros and Quarto variables)",
+        )
     if RESERVED_FIGURE_NAME.fullmatch(figure_name):
-        raise InvalidRecord(name, label, at, f"{figure_name!r} is reserved: fig, fig1, fig2, ... and plain "
-                            "numbers already name a claim's figures by position")
+        raise InvalidRecord(
+            name,
+            label,
+            at,
+            f"{figure_name!r} is reserved: fig, fig1, fig2, ... and plain "
+            "numbers already name a claim's figures by position",
+        )
     return figure_name
 
 
@@ -763,17 +929,25 @@ def _overrides(spec: dict, name: str, label: str, field: str) -> dict[str, Any]:
             out[key] = _text(spec, key, name, label, rule=SHORT, at=f"{field}.{key}")
     if "kind" in spec:
         if spec["kind"] not in FIGURE_KINDS:
-            raise InvalidRecord(name, label, f"{field}.kind", f"must be one of: {', '.join(FIGURE_KINDS)}")
+            raise InvalidRecord(
+                name, label, f"{field}.kind", f"must be one of: {', '.join(FIGURE_KINDS)}"
+            )
         out["kind"] = spec["kind"]
     if "comparator" in spec:
         if spec["comparator"] not in COMPARATORS:
-            raise InvalidRecord(name, label, f"{field}.comparator", f"must be one of: {', '.join(COMPARATORS)}")
+            raise InvalidRecord(
+                name, label, f"{field}.comparator", f"must be one of: {', '.join(COMPARATORS)}"
+            )
         out["comparator"] = spec["comparator"]
     if "steps" in spec:
         steps = spec["steps"]
         if not isinstance(steps, list) or len(steps) > MAX_ITEMS:
-            raise InvalidRecord(name, label, f"{field}.steps", f"must be a list of at most {MAX_ITEMS} numbers")
-        out["steps"] = tuple(_number(s, name, label, f"{field}.steps[{i}]") for i, s in enumerate(steps))
+            raise InvalidRecord(
+                name, label, f"{field}.steps", f"must be a list of at most {MAX_ITEMS} numbers"
+            )
+        out["steps"] = tuple(
+            _number(s, name, label, f"{field}.steps[{i}]") for i, s in enumerate(steps)
+        )
     return out
 
 
@@ -796,7 +970,9 @@ def inconsistency(q: Quantity) -> str | None:
         return "kind text has no value: a figure with a number needs another kind"
     if (q.counted or q.unit not in SIGNED_UNITS) and any(n < 0 for n in q.numbers()):
         what = q.counted or q.unit
-        return f"an amount of {what} cannot be negative (only a change in %, × or without a unit can)"
+        return (
+            f"an amount of {what} cannot be negative (only a change in %, × or without a unit can)"
+        )
     return None
 
 
@@ -812,8 +988,12 @@ def _csv_entries(name: str, text: str) -> Iterator[Entry]:
     except csv.Error as exc:
         where = f"line {reader.line_num + 1}"  # the line being read when it failed
         if "field larger than field limit" in str(exc):
-            raise InvalidRecord(name, where, None, f"a cell is longer than {MAX_CSV_CELL:,} characters, "
-                                "the most one cell may hold") from None
+            raise InvalidRecord(
+                name,
+                where,
+                None,
+                f"a cell is longer than {MAX_CSV_CELL:,} characters, the most one cell may hold",
+            ) from None
         raise InvalidRecord(name, where, None, f"not valid CSV: {exc}") from None
     finally:
         csv.field_size_limit(previous)
@@ -821,20 +1001,36 @@ def _csv_entries(name: str, text: str) -> Iterator[Entry]:
 
 def _csv_claims(name: str, reader: csv.DictReader):
     header = reader.fieldnames or []
-    missing = [c for c in ("key", "subject", "statement", "tag", "basis", "source") if c not in header]
+    missing = [
+        c for c in ("key", "subject", "statement", "tag", "basis", "source") if c not in header
+    ]
     if missing:
         raise InvalidRecord(name, None, missing[0], "required column missing from the header")
     unknown = [c for c in header if c not in CSV_COLUMNS]
     if unknown:
-        raise InvalidRecord(name, None, unknown[0], f"unknown column (allowed: {', '.join(CSV_COLUMNS)})")
+        raise InvalidRecord(
+            name, None, unknown[0], f"unknown column (allowed: {', '.join(CSV_COLUMNS)})"
+        )
     for index, row in enumerate(reader):
         label = _named(row) or f"row {index + 2}"
         if None in row:
             raise InvalidRecord(name, label, None, "more cells than the header has columns")
-        record: dict[str, Any] = {k: v for k, v in row.items() if k in CLAIM_FIELDS and v not in (None, "")}
+        record: dict[str, Any] = {
+            k: v for k, v in row.items() if k in CLAIM_FIELDS and v not in (None, "")
+        }
         raw_figures = (row.get("figures") or "").strip()
-        record["figures"] = [f.strip() for f in raw_figures.split(CSV_FIGURE_SEPARATOR.strip()) if f.strip()]
+        record["figures"] = [
+            f.strip() for f in raw_figures.split(CSV_FIGURE_SEPARATOR.strip()) if f.strip()
+        ]
         if not (row.get("source") or "").strip():
-            raise InvalidRecord(name, label, "source", "is required: the source that supports the claim")
-        record["evidence"] = [{"source": row["source"], "locator": row.get("locator") or None, "quote": row.get("quote") or None}]
+            raise InvalidRecord(
+                name, label, "source", "is required: the source that supports the claim"
+            )
+        record["evidence"] = [
+            {
+                "source": row["source"],
+                "locator": row.get("locator") or None,
+                "quote": row.get("quote") or None,
+            }
+        ]
         yield Entry("claim", name, index, f"row {index + 2}", record)

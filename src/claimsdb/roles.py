@@ -21,8 +21,19 @@ from claimsdb.errors import BadQuery, DatabaseProblem
 
 ACCESS = ("writer", "reader")
 ROLE_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-TABLES = ("tag", "source", "quantity", "claim", "evidence", "figure", "figure_number", "event", "snapshot",
-          "verification", "anchor")
+TABLES = (
+    "tag",
+    "source",
+    "quantity",
+    "claim",
+    "evidence",
+    "figure",
+    "figure_number",
+    "event",
+    "snapshot",
+    "verification",
+    "anchor",
+)
 WRITER_UPDATES = ("claim", "source", "quantity")
 WRITER_DELETES = ("evidence", "figure", "figure_number")
 
@@ -30,13 +41,20 @@ WRITER_DELETES = ("evidence", "figure", "figure_number")
 def grant(session: Session, role: str, access: str) -> list[str]:
     """Give `role` the rights of a writer or a reader; returns the statements run."""
     if session.get_bind().dialect.name != "postgresql":
-        raise DatabaseProblem("roles are PostgreSQL's: a SQLite store's access is its file's permissions")
+        raise DatabaseProblem(
+            "roles are PostgreSQL's: a SQLite store's access is its file's permissions"
+        )
     if access not in ACCESS:
         raise BadQuery(f"--as must be one of: {', '.join(ACCESS)}")
     if not ROLE_PATTERN.match(role):
         raise BadQuery(f"{role!r} is not a role name: lowercase letters, digits and '_'")
-    if session.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first() is None:
-        raise BadQuery(f"no role {role!r}: create it first (CREATE ROLE {role} LOGIN PASSWORD '...')")
+    if (
+        session.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
+        is None
+    ):
+        raise BadQuery(
+            f"no role {role!r}: create it first (CREATE ROLE {role} LOGIN PASSWORD '...')"
+        )
     database = session.execute(text("SELECT current_database()")).scalar()
     everything = ", ".join((*TABLES, "alembic_version"))
     statements = [

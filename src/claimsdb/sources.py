@@ -23,7 +23,11 @@ MAX_DERIVED_KEY = 60
 COMMAND_LINE = "command line"
 # A URL's host or path says what kind of page it is often enough to be a useful default.
 KIND_HINTS = (
-    (re.compile(r"(^|\.)arxiv\.org$|(^|\.)openreview\.net$|(^|\.)aclanthology\.org$"), None, "paper"),
+    (
+        re.compile(r"(^|\.)arxiv\.org$|(^|\.)openreview\.net$|(^|\.)aclanthology\.org$"),
+        None,
+        "paper",
+    ),
     (re.compile(r"(^|\.)github\.com$|(^|\.)gitlab\.com$"), re.compile(r"readme", re.I), "readme"),
     (re.compile(r"(^|\.)github\.com$|(^|\.)gitlab\.com$"), None, "code"),
     (re.compile(r"(^|\.)readthedocs\.io$|^docs\."), None, "docs"),
@@ -84,13 +88,17 @@ def add_source(session: Session, fields: dict[str, Any]) -> Source:
             raise InvalidField("path", f"{fields['path']}: no such file")
         fields = {**fields, "path": str(path.resolve())}
     try:
-        record = source_record({k: v for k, v in fields.items() if v is not None}, file=COMMAND_LINE)
+        record = source_record(
+            {k: v for k, v in fields.items() if v is not None}, file=COMMAND_LINE
+        )
     except InvalidRecord as exc:
         raise BadQuery(f"{exc.field or 'source'}: {exc.reason}") from None
     if record.url is None and record.path is None and record.kind != "note":
         raise BadQuery("a source needs a URL or a path (only a note may have neither)")
     if session.scalars(select(Source.id).where(Source.key == record.key)).first() is not None:
-        raise BadQuery(f"a source with key {record.key!r} exists: `claims sources show {record.key}`")
+        raise BadQuery(
+            f"a source with key {record.key!r} exists: `claims sources show {record.key}`"
+        )
     if record.url is not None:
         same = find_by_url(session, record.url)
         if same is not None:
@@ -109,7 +117,9 @@ def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
     """A source named by its key, or by a URL: a URL not registered yet is registered on the spot
     (key derived from it, title the URL itself, kind guessed). Returns (source, whether it is new)."""
     if http_url(key_or_url) is None:
-        if "://" in key_or_url:  # meant as an address (no source key holds "://"): say what is wrong with it
+        if (
+            "://" in key_or_url
+        ):  # meant as an address (no source key holds "://"): say what is wrong with it
             raise InvalidField("source", f"{key_or_url.strip()}: {http_url_problem(key_or_url)}")
         return get_source(session, key_or_url.strip()), False
     url = key_or_url.strip()
@@ -130,23 +140,37 @@ def show(session: Session, key: str) -> dict[str, Any]:
     src = get_source(session, key)
     citing = session.execute(
         select(Claim.key, Claim.tag, Evidence.locator, Evidence.quote, Evidence.event_id)
-        .join(Evidence, Evidence.claim_id == Claim.id).where(Evidence.source_id == src.id).order_by(Claim.key)
+        .join(Evidence, Evidence.claim_id == Claim.id)
+        .where(Evidence.source_id == src.id)
+        .order_by(Claim.key)
     ).all()
     snapshots = session.scalars(
         select(Snapshot).where(Snapshot.source_id == src.id).order_by(Snapshot.id.desc()).limit(5)
     ).all()
-    count = session.execute(select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)).scalar()
+    count = session.execute(
+        select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)
+    ).scalar()
     return {
         **{k: getattr(src, k) for k in SourceRecord.__dataclass_fields__},
         "origin": src.origin,
         "claims": [
-            {"key": c.key, "tag": c.tag, "locator": c.locator, "quote": c.quote,
-             "added_by": "re-read" if c.event_id is not None else "data file"}
+            {
+                "key": c.key,
+                "tag": c.tag,
+                "locator": c.locator,
+                "quote": c.quote,
+                "added_by": "re-read" if c.event_id is not None else "data file",
+            }
             for c in citing
         ],
         "snapshots": count,
         "latest_snapshots": [
-            {"fetched_at": s.fetched_at, "outcome": s.outcome, "status": s.status, "sha256": s.content_sha256}
+            {
+                "fetched_at": s.fetched_at,
+                "outcome": s.outcome,
+                "status": s.status,
+                "sha256": s.content_sha256,
+            }
             for s in snapshots
         ],
     }

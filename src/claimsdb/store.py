@@ -37,11 +37,27 @@ from sqlmodel import Session
 from claimsdb import db, history, records
 from claimsdb.db import insert_rows, parameter_mark
 from claimsdb.errors import AgentCannotVouch, BadQuery, InvalidRecord
-from claimsdb.identity import TOOL_ACTOR
-from claimsdb.models import Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.figures import Quantity, figure_columns, reach
+from claimsdb.identity import TOOL_ACTOR
+from claimsdb.models import (
+    Claim,
+    Event,
+    Evidence,
+    Figure,
+    FigureNumber,
+    MeasuredQuantity,
+    Source,
+    Tag,
+    utcnow,
+)
 from claimsdb.records import (
-    ClaimRecord, DataFile, FigureRecord, QuantityRecord, SourceRecord, TagRecord, claim_record,
+    ClaimRecord,
+    DataFile,
+    FigureRecord,
+    QuantityRecord,
+    SourceRecord,
+    TagRecord,
+    claim_record,
 )
 
 IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
@@ -130,7 +146,9 @@ class ImportPlan:
     sources_updated: list[str] = field(default_factory=list)
     quantities_added: list[str] = field(default_factory=list)
     quantities_updated: list[str] = field(default_factory=list)
-    verified_tags_added: list[str] = field(default_factory=list)  # only a data file can define these
+    verified_tags_added: list[str] = field(
+        default_factory=list
+    )  # only a data file can define these
     rereads: list[Reread] = field(default_factory=list)
     vouched: list[Vouched] = field(default_factory=list)
     dry_run: bool = False
@@ -160,7 +178,11 @@ def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
 
 
 def import_files(
-    session: Session, paths: Sequence[str], *, dry_run: bool = False, actor: str = IMPORT_ACTOR,
+    session: Session,
+    paths: Sequence[str],
+    *,
+    dry_run: bool = False,
+    actor: str = IMPORT_ACTOR,
     progress: Callable[[int], None] | None = None,
 ) -> ImportPlan:
     """Import data files in the caller's transaction, streamed: records are read, checked and written
@@ -193,17 +215,37 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def import_data(
-    session: Session, files: Sequence[DataFile], *, channel: Channel, dry_run: bool = False,
-    actor: str = IMPORT_ACTOR, detail: dict[str, Any] | None = None,
+    session: Session,
+    files: Sequence[DataFile],
+    *,
+    channel: Channel,
+    dry_run: bool = False,
+    actor: str = IMPORT_ACTOR,
+    detail: dict[str, Any] | None = None,
 ) -> ImportPlan:
     """Import records already read and validated (`claims add`; an agent interface passes AGENT), with
     the same rules and history. `detail`: more the claims' events record (who the software agent was)."""
-    channels = {name: channel for f in files for name in (f.path, *(r.file for r in (*f.claims, *f.tags, *f.sources)))}
-    importer = _Importer(session, [f.path for f in files], channels, dry_run=dry_run, actor=actor, detail=detail)
+    channels = {
+        name: channel
+        for f in files
+        for name in (f.path, *(r.file for r in (*f.claims, *f.tags, *f.sources)))
+    }
+    importer = _Importer(
+        session, [f.path for f in files], channels, dry_run=dry_run, actor=actor, detail=detail
+    )
     for f in files:
-        for kind, recs in (("tag", f.tags), ("source", f.sources), ("quantity", f.quantities), ("claim", f.claims)):
+        for kind, recs in (
+            ("tag", f.tags),
+            ("source", f.sources),
+            ("quantity", f.quantities),
+            ("claim", f.claims),
+        ):
             for i, rec in enumerate(recs):
-                importer.feed(_Validated(kind, f.path, i, getattr(rec, "record_name", "") or repr(_key_of(rec)), rec))
+                importer.feed(
+                    _Validated(
+                        kind, f.path, i, getattr(rec, "record_name", "") or repr(_key_of(rec)), rec
+                    )
+                )
     return importer.finish()
 
 
@@ -235,9 +277,17 @@ def _key_of(rec: Any) -> str:
 class _Importer:
     """One import: definitions (tags, sources, quantities) as they come, claims in batches."""
 
-    def __init__(self, session: Session, files: list[str], channels: dict[str, Channel], *, dry_run: bool,
-                 actor: str, progress: Callable[[int], None] | None = None,
-                 detail: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        files: list[str],
+        channels: dict[str, Channel],
+        *,
+        dry_run: bool,
+        actor: str,
+        progress: Callable[[int], None] | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         history.begin_write(session)
         self.session, self.actor, self.progress, self.channels = session, actor, progress, channels
         self.detail = detail or {}  # recorded in the detail of every claim event this import writes
@@ -249,7 +299,9 @@ class _Importer:
         self.sources = {key: id_ for key, id_, _kind in stored_sources}
         self.source_kinds = {key: kind for key, _id, kind in stored_sources}
         self.sources_defined: dict[str, tuple[Any, str]] = {}  # key -> (record, file)
-        self.quantities = dict(session.execute(select(MeasuredQuantity.key, MeasuredQuantity.id)).all())
+        self.quantities = dict(
+            session.execute(select(MeasuredQuantity.key, MeasuredQuantity.id)).all()
+        )
         self.quantities_defined: dict[str, Any] = {}
         self.seen: dict[str, str] = {}  # claim key -> the file it came from
         self.supersedes: list[tuple[str, str, str]] = []  # (file, label, target) checked at the end
@@ -275,16 +327,24 @@ class _Importer:
             self._quantity(entry, rec)
 
     def _agent(self, file: str) -> bool:
-        return self.channels.get(file, AGENT).agent  # a record from nowhere known vouches for nothing
+        return self.channels.get(
+            file, AGENT
+        ).agent  # a record from nowhere known vouches for nothing
 
     def _tag(self, entry, rec: TagRecord) -> None:
         if self._agent(entry.file):
-            raise AgentCannotVouch(entry.file, entry.label, "tag",
-                                   f"an agent channel cannot define tags ({rec.name!r}, {rec.trust}): tags are "
-                                   "defined by a data file read from a path, and an agent's claims use a tag of "
-                                   f"unverified trust ({self._unverified_tags()})")
+            raise AgentCannotVouch(
+                entry.file,
+                entry.label,
+                "tag",
+                f"an agent channel cannot define tags ({rec.name!r}, {rec.trust}): tags are "
+                "defined by a data file read from a path, and an agent's claims use a tag of "
+                f"unverified trust ({self._unverified_tags()})",
+            )
         if rec.name in self.tags_defined and self.tags_defined[rec.name] != rec:
-            raise InvalidRecord(entry.file, repr(rec.name), "trust", "tag defined twice with different fields")
+            raise InvalidRecord(
+                entry.file, repr(rec.name), "trust", "tag defined twice with different fields"
+            )
         self.tags_defined[rec.name] = rec
         if rec.name not in self.tags:
             self.session.execute(Tag.__table__.insert(), [vars(rec)])
@@ -294,24 +354,34 @@ class _Importer:
                 self.plan.verified_tags_added.append(rec.name)
         elif self.tags[rec.name] != rec.trust:
             # Changing what a tag is trusted for is policy, not data: an import must not do it.
-            raise InvalidRecord(entry.file, repr(rec.name), "trust",
-                                f"tag {rec.name!r} exists with trust {self.tags[rec.name]!r}; "
-                                "an import cannot change a tag's trust")
+            raise InvalidRecord(
+                entry.file,
+                repr(rec.name),
+                "trust",
+                f"tag {rec.name!r} exists with trust {self.tags[rec.name]!r}; "
+                "an import cannot change a tag's trust",
+            )
 
     def _source(self, entry, rec: SourceRecord) -> None:
         earlier = self.sources_defined.get(rec.key)
         if earlier is not None:
             if earlier[1] == entry.file:
-                raise InvalidRecord(entry.file, repr(rec.key), "key", "duplicate source key in this file")
+                raise InvalidRecord(
+                    entry.file, repr(rec.key), "key", "duplicate source key in this file"
+                )
             if earlier[0] != rec:
-                raise InvalidRecord(entry.file, repr(rec.key), "key", f"source defined differently in {earlier[1]}")
+                raise InvalidRecord(
+                    entry.file, repr(rec.key), "key", f"source defined differently in {earlier[1]}"
+                )
             return
         self.sources_defined[rec.key] = (rec, entry.file)
         table = Source.__table__
         self.source_kinds[rec.key] = rec.kind
         if rec.key not in self.sources:
             self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
-            self.sources[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
+            self.sources[rec.key] = self.session.execute(
+                select(table.c.id).where(table.c.key == rec.key)
+            ).scalar()
             self.plan.sources_added.append(rec.key)
             return
         stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
@@ -319,28 +389,41 @@ class _Importer:
             if self._agent(entry.file):
                 # A source is what a re-read names and what a paper cites: an agent may add one, never change one.
                 changed = next(k for k, v in rec.fields().items() if stored._mapping[k] != v)
-                raise AgentCannotVouch(entry.file, entry.label, changed,
-                                       f"source {rec.key!r} is registered with another {changed}: an agent channel "
-                                       "may add a source, never change one (change it in its data file)")
-            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields(),
-                                                                                    origin=DATA_FILE_ORIGIN))
+                raise AgentCannotVouch(
+                    entry.file,
+                    entry.label,
+                    changed,
+                    f"source {rec.key!r} is registered with another {changed}: an agent channel "
+                    "may add a source, never change one (change it in its data file)",
+                )
+            self.session.execute(
+                table.update()
+                .where(table.c.key == rec.key)
+                .values(**rec.fields(), origin=DATA_FILE_ORIGIN)
+            )
             self.plan.sources_updated.append(rec.key)
 
     def _quantity(self, entry, rec: QuantityRecord) -> None:
         if rec.key in self.quantities_defined:
             if self.quantities_defined[rec.key] != rec:
-                raise InvalidRecord(entry.file, repr(rec.key), "key", "quantity defined twice with different fields")
+                raise InvalidRecord(
+                    entry.file, repr(rec.key), "key", "quantity defined twice with different fields"
+                )
             return
         self.quantities_defined[rec.key] = rec
         table = MeasuredQuantity.__table__
         if rec.key not in self.quantities:
             self.session.execute(table.insert(), [rec.fields()])
-            self.quantities[rec.key] = self.session.execute(select(table.c.id).where(table.c.key == rec.key)).scalar()
+            self.quantities[rec.key] = self.session.execute(
+                select(table.c.id).where(table.c.key == rec.key)
+            ).scalar()
             self.plan.quantities_added.append(rec.key)
             return
         stored = self.session.execute(select(table).where(table.c.key == rec.key)).one()
         if {k: stored._mapping[k] for k in rec.fields()} != rec.fields():
-            self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+            self.session.execute(
+                table.update().where(table.c.key == rec.key).values(**rec.fields())
+            )
             self.plan.quantities_updated.append(rec.key)
 
     # --- claims ----------------------------------------------------------------------------------
@@ -357,11 +440,20 @@ class _Importer:
         refresh: dict[str, str] = {}  # unchanged claims whose stored digest is missing or stale
         for entry, key in keyed:
             digest = entry.digest()
-            if digest is not None and key in stored and stored[key][0] == digest and _as_declared(stored[key], entry.raw):
-                if self._agent(entry.file):  # the record as stored, sent again: its tag is the stored one
+            if (
+                digest is not None
+                and key in stored
+                and stored[key][0] == digest
+                and _as_declared(stored[key], entry.raw)
+            ):
+                if self._agent(
+                    entry.file
+                ):  # the record as stored, sent again: its tag is the stored one
                     self._agent_tag(entry.file, entry.label, key, stored[key][1])
                 self._seen(entry, key)
-                self.plan.unchanged.append(key)  # read and written before, unchanged: nothing to check again
+                self.plan.unchanged.append(
+                    key
+                )  # read and written before, unchanged: nothing to check again
                 continue
             rec = entry.record()
             self._seen(entry, rec.key)
@@ -391,53 +483,114 @@ class _Importer:
         """The rule of agent channels for a claim's tag: unverified trust only."""
         trust = self.tags.get(tag)
         if trust is not None and trust != UNVERIFIED:
-            raise AgentCannotVouch(file, label, "tag",
-                                   f"tag {tag!r} is of {trust} trust: an agent channel records what was reported, "
-                                   f"so only tags of unverified trust ({self._unverified_tags()}); only a person's "
-                                   "re-read raises a claim above that", key=key)
+            raise AgentCannotVouch(
+                file,
+                label,
+                "tag",
+                f"tag {tag!r} is of {trust} trust: an agent channel records what was reported, "
+                f"so only tags of unverified trust ({self._unverified_tags()}); only a person's "
+                "re-read raises a claim above that",
+                key=key,
+            )
 
     def _check(self, rec: ClaimRecord) -> None:
         if rec.tag not in self.tags:
-            raise InvalidRecord(rec.file, rec.record_name, "tag", f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})")
+            raise InvalidRecord(
+                rec.file,
+                rec.record_name,
+                "tag",
+                f"unknown tag {rec.tag!r} (known: {', '.join(sorted(self.tags))})",
+            )
         trust = self.tags[rec.tag]
         if self._agent(rec.file):
             self._agent_tag(rec.file, rec.record_name, rec.key, rec.tag)
             if rec.reread is not None:
-                raise AgentCannotVouch(rec.file, rec.record_name, "reread", "an agent channel cannot record a re-read: "
-                                       "the person who re-read the page records it", key=rec.key)
-            if rec.rank == "preferred":  # it would stand in exports for the quantity's other values, checked or not
-                raise AgentCannotVouch(rec.file, rec.record_name, "rank", "an agent channel cannot prefer a value: which "
-                                       "value of a quantity to use is a person's call, or a data file's")
+                raise AgentCannotVouch(
+                    rec.file,
+                    rec.record_name,
+                    "reread",
+                    "an agent channel cannot record a re-read: "
+                    "the person who re-read the page records it",
+                    key=rec.key,
+                )
+            if (
+                rec.rank == "preferred"
+            ):  # it would stand in exports for the quantity's other values, checked or not
+                raise AgentCannotVouch(
+                    rec.file,
+                    rec.record_name,
+                    "rank",
+                    "an agent channel cannot prefer a value: which "
+                    "value of a quantity to use is a person's call, or a data file's",
+                )
         elif trust == VERIFIED and rec.reread is None:
-            how = ("a CSV row cannot hold one: give the claim in a JSON data file"
-                   if rec.file.lower().endswith(".csv") else f"give it as {{{', '.join(records.REREAD_FIELDS)}}}")
-            raise InvalidRecord(rec.file, rec.record_name, "reread",
-                                f"is required: tag {rec.tag!r} is of verified trust, which only a person's re-read "
-                                "gives; name who re-read the primary page, when, where in it and what they saw "
-                                f"({how})")
+            how = (
+                "a CSV row cannot hold one: give the claim in a JSON data file"
+                if rec.file.lower().endswith(".csv")
+                else f"give it as {{{', '.join(records.REREAD_FIELDS)}}}"
+            )
+            raise InvalidRecord(
+                rec.file,
+                rec.record_name,
+                "reread",
+                f"is required: tag {rec.tag!r} is of verified trust, which only a person's re-read "
+                "gives; name who re-read the primary page, when, where in it and what they saw "
+                f"({how})",
+            )
         if rec.reread is not None:
             if trust != VERIFIED:
-                raise InvalidRecord(rec.file, rec.record_name, "reread",
-                                    f"a re-read makes a claim verified, and tag {rec.tag!r} is of {trust} trust: "
-                                    "give the claim a verified tag, or leave the re-read out")
+                raise InvalidRecord(
+                    rec.file,
+                    rec.record_name,
+                    "reread",
+                    f"a re-read makes a claim verified, and tag {rec.tag!r} is of {trust} trust: "
+                    "give the claim a verified tag, or leave the re-read out",
+                )
             page = rec.reread.source
             if page not in self.sources:
-                raise InvalidRecord(rec.file, rec.record_name, "reread.source", f"unknown source {page!r}")
+                raise InvalidRecord(
+                    rec.file, rec.record_name, "reread.source", f"unknown source {page!r}"
+                )
             if self.source_kinds.get(page) == "note":
-                raise InvalidRecord(rec.file, rec.record_name, "reread.source", f"{page!r} is a note, not a primary "
-                                    "page: a re-read checks the page the figure comes from")
+                raise InvalidRecord(
+                    rec.file,
+                    rec.record_name,
+                    "reread.source",
+                    f"{page!r} is a note, not a primary "
+                    "page: a re-read checks the page the figure comes from",
+                )
         for i, ev in enumerate(rec.evidence):
             if ev.source not in self.sources:
-                raise InvalidRecord(rec.file, rec.record_name, f"evidence[{i}].source", f"unknown source {ev.source!r}")
+                raise InvalidRecord(
+                    rec.file,
+                    rec.record_name,
+                    f"evidence[{i}].source",
+                    f"unknown source {ev.source!r}",
+                )
         if rec.superseded_by is not None:
             self.supersedes.append((rec.file, rec.record_name, rec.superseded_by))
         if rec.quantity is not None and rec.quantity not in self.quantities:
-            raise InvalidRecord(rec.file, rec.record_name, "quantity", f"unknown quantity {rec.quantity!r} (declare it under quantities)")
+            raise InvalidRecord(
+                rec.file,
+                rec.record_name,
+                "quantity",
+                f"unknown quantity {rec.quantity!r} (declare it under quantities)",
+            )
         if rec.rank != "normal" and rec.quantity is None:
-            raise InvalidRecord(rec.file, rec.record_name, "rank", "a rank orders the competing values of a quantity: name the quantity")
+            raise InvalidRecord(
+                rec.file,
+                rec.record_name,
+                "rank",
+                "a rank orders the competing values of a quantity: name the quantity",
+            )
 
-    def _plan_and_write(self, todo: list[ClaimRecord], existing: dict[str, Any], digests: dict[str, str | None],
-                        refresh: dict[str, str]) -> None:
+    def _plan_and_write(
+        self,
+        todo: list[ClaimRecord],
+        existing: dict[str, Any],
+        digests: dict[str, str | None],
+        refresh: dict[str, str],
+    ) -> None:
         session, plan = self.session, self.plan
         for rec in todo:
             self._check(rec)
@@ -450,7 +603,9 @@ class _Importer:
         changes: dict[str, dict[str, tuple[Any, Any]]] = {}
         contents: dict[str, str] = {}
         added: list[ClaimRecord] = []
-        recorded_rereads = _reread_events(session, [mine[r.key].id for r in todo if r.reread and r.key in mine])
+        recorded_rereads = _reread_events(
+            session, [mine[r.key].id for r in todo if r.reread and r.key in mine]
+        )
         rereads: list[_PendingReread] = []
         for rec in todo:
             key, claim = rec.key, mine.get(rec.key)
@@ -459,7 +614,9 @@ class _Importer:
                 added.append(rec)
                 contents[key] = _content(rec, [])
                 if rec.reread is not None:
-                    rereads.append(_PendingReread(rec, [(e.source, e.locator, e.quote) for e in rec.evidence]))
+                    rereads.append(
+                        _PendingReread(rec, [(e.source, e.locator, e.quote) for e in rec.evidence])
+                    )
                 self._vouched(rec, rec.tag, None, rereads)
                 continue
             diff: dict[str, tuple[Any, Any]] = {}
@@ -473,53 +630,105 @@ class _Importer:
             if old_figs != new_figs:
                 diff["figures"] = ([f["raw"] for f in old_figs], [f["raw"] for f in new_figs])
             evidence_rows = stored_evidence.get(claim.id, [])
-            person_evidence = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows
-                               if e.event_id is not None]
-            old_ev = [(source_key_by_id[e.source_id], e.locator, e.quote) for e in evidence_rows if e.event_id is None]
+            person_evidence = [
+                (source_key_by_id[e.source_id], e.locator, e.quote)
+                for e in evidence_rows
+                if e.event_id is not None
+            ]
+            old_ev = [
+                (source_key_by_id[e.source_id], e.locator, e.quote)
+                for e in evidence_rows
+                if e.event_id is None
+            ]
             new_ev = [(e.source, e.locator, e.quote) for e in rec.evidence]
             if old_ev != new_ev:
                 diff["evidence"] = (old_ev, new_ev)
             state = states.get(claim.id, history.ClaimState())
             if rec.tag != claim.tag:
                 if state.tag_is_persons:
-                    plan.conflicts.append(Conflict(key, "tag", claim.tag, rec.tag, f"set by {_who(state.tag_event)}"))
+                    plan.conflicts.append(
+                        Conflict(key, "tag", claim.tag, rec.tag, f"set by {_who(state.tag_event)}")
+                    )
                 else:
                     diff["tag"] = (claim.tag, rec.tag)
             if rec.rank != claim.rank:
                 if state.rank_event is not None and state.rank_event["kind"] == "ranked":
-                    plan.conflicts.append(Conflict(key, "rank", claim.rank, rec.rank, f"set by {_who(state.rank_event)}"))
+                    plan.conflicts.append(
+                        Conflict(
+                            key, "rank", claim.rank, rec.rank, f"set by {_who(state.rank_event)}"
+                        )
+                    )
                 else:
                     diff["rank"] = (claim.rank, rec.rank)
             status_now = (claim.status, claim.status_reason, claim.superseded_by)
             status_new = (rec.status, rec.status_reason, rec.superseded_by)
             if status_now != status_new:
                 if claim.id in person_status:
-                    plan.conflicts.append(Conflict(key, "status", claim.status, rec.status, f"set by {person_status[claim.id]}"))
+                    plan.conflicts.append(
+                        Conflict(
+                            key,
+                            "status",
+                            claim.status,
+                            rec.status,
+                            f"set by {person_status[claim.id]}",
+                        )
+                    )
                 else:
                     diff["status"] = (status_now, status_new)
             contents[key] = _content(rec, person_evidence)
             old_content = history.content_digest(
-                claim.subject, claim.statement, [(f["raw"], f["name"]) for f in old_figs], old_ev + person_evidence,
-                claim.label)
-            reread = state.vouched_by if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND else None
-            if reread is not None and contents[key] != old_content and state.vouches_for(old_content):
-                why = (f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
-                       f"claims reread {key}")
+                claim.subject,
+                claim.statement,
+                [(f["raw"], f["name"]) for f in old_figs],
+                old_ev + person_evidence,
+                claim.label,
+            )
+            reread = (
+                state.vouched_by
+                if state.vouched_by is not None and state.vouched_by["kind"] == history.REREAD_KIND
+                else None
+            )
+            if (
+                reread is not None
+                and contents[key] != old_content
+                and state.vouches_for(old_content)
+            ):
+                why = (
+                    f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
+                    f"claims reread {key}"
+                )
                 for name in ("subject", "statement", "label", "figures", "evidence"):
                     if name in diff:
-                        plan.conflicts.append(Conflict(key, name, diff[name][0], diff[name][1], why, applied=True))
+                        plan.conflicts.append(
+                            Conflict(key, name, diff[name][0], diff[name][1], why, applied=True)
+                        )
             tag_after = rec.tag if "tag" in diff else claim.tag
             if diff and self._agent(rec.file) and self.tags.get(tag_after) != UNVERIFIED:
-                raise AgentCannotVouch(rec.file, rec.record_name, sorted(diff)[0],
-                                       f"claim {key!r} is tagged {tag_after!r} ({self.tags.get(tag_after)} trust), "
-                                       f"set by {_who(state.tag_event)}: an agent channel cannot change a claim that "
-                                       "a person vouches for (change it in its data file)")
+                raise AgentCannotVouch(
+                    rec.file,
+                    rec.record_name,
+                    sorted(diff)[0],
+                    f"claim {key!r} is tagged {tag_after!r} ({self.tags.get(tag_after)} trust), "
+                    f"set by {_who(state.tag_event)}: an agent channel cannot change a claim that "
+                    "a person vouches for (change it in its data file)",
+                )
             if rec.reread is not None:
-                self._plan_reread(rec, state, tag_after, new_ev + person_evidence, recorded_rereads.get(claim.id, []),
-                                  rereads)
+                self._plan_reread(
+                    rec,
+                    state,
+                    tag_after,
+                    new_ev + person_evidence,
+                    recorded_rereads.get(claim.id, []),
+                    rereads,
+                )
             if diff or (rereads and rereads[-1].rec is rec):
-                self._vouched(rec, tag_after, state if state.tag_is_persons else None, rereads,
-                              covered=state.vouched_by is not None and state.vouches_for(contents[key]))
+                self._vouched(
+                    rec,
+                    tag_after,
+                    state if state.tag_is_persons else None,
+                    rereads,
+                    covered=state.vouched_by is not None and state.vouches_for(contents[key]),
+                )
             if diff:
                 plan.updated[key] = sorted(diff)
                 changes[key] = diff
@@ -527,13 +736,30 @@ class _Importer:
                 plan.unchanged.append(key)
                 if digests.get(key) and claim.record_sha256 != digests[key]:
                     refresh[key] = digests[key]
-        plan.conflicts += _superseding_changed(session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS})
-        self._write(added, changes, {r.key: r for r in todo}, mine, contents, stored_evidence, digests, refresh)
+        plan.conflicts += _superseding_changed(
+            session, {k for k, d in changes.items() if set(d) & CONTENT_FIELDS}
+        )
+        self._write(
+            added,
+            changes,
+            {r.key: r for r in todo},
+            mine,
+            contents,
+            stored_evidence,
+            digests,
+            refresh,
+        )
         self._record_rereads(rereads)
 
-    def _plan_reread(self, rec: ClaimRecord, state: history.ClaimState, tag_after: str,
-                     evidence: list[tuple[str, str | None, str | None]], recorded: list[tuple],
-                     rereads: list[_PendingReread]) -> None:
+    def _plan_reread(
+        self,
+        rec: ClaimRecord,
+        state: history.ClaimState,
+        tag_after: str,
+        evidence: list[tuple[str, str | None, str | None]],
+        recorded: list[tuple],
+        rereads: list[_PendingReread],
+    ) -> None:
         """The re-read a data file names for a stored claim: recorded once (the same re-read again is
         already in the history), another one when the file names a new re-read (the earlier one stays:
         the history is append-only), never over a tag that a person set otherwise."""
@@ -542,15 +768,28 @@ class _Importer:
         if (r.by, r.at, r.source, r.locator, r.quote) in recorded:
             return
         if state.tag_is_persons and tag_after != rec.tag:
-            self.plan.conflicts.append(Conflict(
-                rec.key, "reread", None, f"{r.by} ({r.at})",
-                f"not recorded: the tag {tag_after!r} was set by {_who(state.tag_event)}; if the re-read stands, "
-                f"record it: claims reread {rec.key}"))
+            self.plan.conflicts.append(
+                Conflict(
+                    rec.key,
+                    "reread",
+                    None,
+                    f"{r.by} ({r.at})",
+                    f"not recorded: the tag {tag_after!r} was set by {_who(state.tag_event)}; if the re-read stands, "
+                    f"record it: claims reread {rec.key}",
+                )
+            )
             return
         rereads.append(_PendingReread(rec, evidence, again=bool(recorded)))
 
-    def _vouched(self, rec: ClaimRecord, tag: str, persons: history.ClaimState | None,
-                 rereads: list[_PendingReread], *, covered: bool = False) -> None:
+    def _vouched(
+        self,
+        rec: ClaimRecord,
+        tag: str,
+        persons: history.ClaimState | None,
+        rereads: list[_PendingReread],
+        *,
+        covered: bool = False,
+    ) -> None:
         """Report a claim this import admits above unverified trust, with who vouches for it. `persons`:
         the claim's state when a person set its tag; `covered`: whether the re-read it records still
         covers the claim as this import leaves it."""
@@ -566,10 +805,14 @@ class _Importer:
             # no new re-read: admitted only while a recorded one still covers the claim (else it is a conflict)
             event = persons.vouched_by if persons is not None else None
             if covered and event is not None and event["kind"] == history.REREAD_KIND:
-                self.plan.vouched.append(Vouched(rec.key, tag, trust, event["actor"], "re-read", str(event["at"])[:10]))
+                self.plan.vouched.append(
+                    Vouched(rec.key, tag, trust, event["actor"], "re-read", str(event["at"])[:10])
+                )
         elif persons is not None and persons.tag_event is not None:
             event = persons.tag_event
-            self.plan.vouched.append(Vouched(rec.key, tag, trust, event["actor"], event["kind"], str(event["at"])[:10]))
+            self.plan.vouched.append(
+                Vouched(rec.key, tag, trust, event["actor"], event["kind"], str(event["at"])[:10])
+            )
         else:
             self.plan.vouched.append(Vouched(rec.key, tag, trust, rec.file, "data file"))
 
@@ -582,96 +825,217 @@ class _Importer:
         session = self.session
         keys = [p.rec.key for p in rereads]
         ids = {k: row[0] for k, row in _claim_columns(session, ("id",), keys).items()}
-        urls = dict(session.execute(select(Source.key, Source.url).where(
-            Source.key.in_(sorted({p.rec.reread.source for p in rereads if p.rec.reread})))).all())
+        urls = dict(
+            session.execute(
+                select(Source.key, Source.url).where(
+                    Source.key.in_(sorted({p.rec.reread.source for p in rereads if p.rec.reread}))
+                )
+            ).all()
+        )
         events, links = [], []
         for pending in rereads:
             rec, r = pending.rec, pending.rec.reread
             assert r is not None
             cited = (r.source, r.locator, r.quote) in pending.evidence
-            evidence = pending.evidence if cited else [*pending.evidence, (r.source, r.locator, r.quote)]
-            detail = {"source": r.source, "url": urls.get(r.source), "locator": r.locator, "quote": r.quote,
-                      "linked": not cited, "data_file": rec.file, "record": rec.record_name}
-            events.append({
-                "claim": rec.key, "claim_id": ids[rec.key], "at": f"{r.at}T00:00:00.000000+00:00",
-                "kind": history.REREAD_KIND, "actor": r.by, "tag_before": rec.tag, "tag_after": rec.tag,
-                "origin": r.source, "content_sha256": history.content_digest(
-                    rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures], evidence, rec.label),
-                "detail": json.dumps({k: v for k, v in detail.items() if v is not None}, ensure_ascii=False),
-            })
+            evidence = (
+                pending.evidence if cited else [*pending.evidence, (r.source, r.locator, r.quote)]
+            )
+            detail = {
+                "source": r.source,
+                "url": urls.get(r.source),
+                "locator": r.locator,
+                "quote": r.quote,
+                "linked": not cited,
+                "data_file": rec.file,
+                "record": rec.record_name,
+            }
+            events.append(
+                {
+                    "claim": rec.key,
+                    "claim_id": ids[rec.key],
+                    "at": f"{r.at}T00:00:00.000000+00:00",
+                    "kind": history.REREAD_KIND,
+                    "actor": r.by,
+                    "tag_before": rec.tag,
+                    "tag_after": rec.tag,
+                    "origin": r.source,
+                    "content_sha256": history.content_digest(
+                        rec.subject,
+                        rec.statement,
+                        [(f.quantity.raw, f.name) for f in rec.figures],
+                        evidence,
+                        rec.label,
+                    ),
+                    "detail": json.dumps(
+                        {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
+                    ),
+                }
+            )
             if not cited:
                 links.append(len(events) - 1)
-            self.plan.rereads.append(Reread(rec.key, r.by, r.at, r.source, r.locator, r.quote, rec.file,
-                                            again=pending.again))
+            self.plan.rereads.append(
+                Reread(
+                    rec.key, r.by, r.at, r.source, r.locator, r.quote, rec.file, again=pending.again
+                )
+            )
         last = session.execute(select(Event.id).order_by(Event.id.desc()).limit(1)).scalar() or 0
         written = history.append(session, events)
         if not links:
             return
         # The events' ids, by their digests (each unique: it covers the one before it), for the evidence rows.
-        event_ids = {sha: id_ for id_, sha in session.execute(select(Event.id, Event.sha256).where(Event.id > last))}
+        event_ids = {
+            sha: id_
+            for id_, sha in session.execute(select(Event.id, Event.sha256).where(Event.id > last))
+        }
         linked_ids = [ids[rereads[i].rec.key] for i in links]
         ends: dict[int, int] = {}
         for chunk in _chunks(linked_ids):
-            ends.update(session.execute(select(Evidence.claim_id, func.max(Evidence.position))
-                                        .where(Evidence.claim_id.in_(chunk)).group_by(Evidence.claim_id)).all())
+            ends.update(
+                session.execute(
+                    select(Evidence.claim_id, func.max(Evidence.position))
+                    .where(Evidence.claim_id.in_(chunk))
+                    .group_by(Evidence.claim_id)
+                ).all()
+            )
         rows = []
         for i in links:
             r, claim_id = rereads[i].rec.reread, ids[rereads[i].rec.key]
             assert r is not None
             ends[claim_id] = ends.get(claim_id, -1) + 1
-            rows.append((claim_id, self.sources[r.source], ends[claim_id], r.locator, r.quote,
-                         event_ids[written[i]["sha256"]]))
-        insert_rows(session, Evidence.__table__, rows,
-                    ("claim_id", "source_id", "position", "locator", "quote", "event_id"))
+            rows.append(
+                (
+                    claim_id,
+                    self.sources[r.source],
+                    ends[claim_id],
+                    r.locator,
+                    r.quote,
+                    event_ids[written[i]["sha256"]],
+                )
+            )
+        insert_rows(
+            session,
+            Evidence.__table__,
+            rows,
+            ("claim_id", "source_id", "position", "locator", "quote", "event_id"),
+        )
 
-    def _write(self, added: list[ClaimRecord], changes: dict[str, dict[str, tuple[Any, Any]]],
-               recs: dict[str, ClaimRecord], existing: dict[str, Any], contents: dict[str, str],
-               stored_evidence: dict[int, list], digests: dict[str, str | None], refresh: dict[str, str]) -> None:
+    def _write(
+        self,
+        added: list[ClaimRecord],
+        changes: dict[str, dict[str, tuple[Any, Any]]],
+        recs: dict[str, ClaimRecord],
+        existing: dict[str, Any],
+        contents: dict[str, str],
+        stored_evidence: dict[int, list],
+        digests: dict[str, str | None],
+        refresh: dict[str, str],
+    ) -> None:
         session, now, actor = self.session, self.now, self.actor
         new_ids: dict[str, int] = {}
         if added:
-            insert_rows(session, Claim.__table__, [
-                {"key": c.key, "subject": c.subject, "stage": c.stage, "statement": c.statement, "tag": c.tag,
-                 "basis": c.basis, "section": c.section, "aliases": c.aliases, "label": c.label, "status": c.status,
-                 "status_reason": c.status_reason,
-                 "superseded_by": c.superseded_by, "created_at": now, "updated_at": now,
-                 "quantity_id": self.quantities.get(c.quantity), "rank": c.rank,
-                 "record_sha256": digests.get(c.key)}
-                for c in added
-            ])
-            new_ids = {k: row[0] for k, row in _claim_columns(session, ("id",), [c.key for c in added]).items()}
+            insert_rows(
+                session,
+                Claim.__table__,
+                [
+                    {
+                        "key": c.key,
+                        "subject": c.subject,
+                        "stage": c.stage,
+                        "statement": c.statement,
+                        "tag": c.tag,
+                        "basis": c.basis,
+                        "section": c.section,
+                        "aliases": c.aliases,
+                        "label": c.label,
+                        "status": c.status,
+                        "status_reason": c.status_reason,
+                        "superseded_by": c.superseded_by,
+                        "created_at": now,
+                        "updated_at": now,
+                        "quantity_id": self.quantities.get(c.quantity),
+                        "rank": c.rank,
+                        "record_sha256": digests.get(c.key),
+                    }
+                    for c in added
+                ],
+            )
+            new_ids = {
+                k: row[0]
+                for k, row in _claim_columns(session, ("id",), [c.key for c in added]).items()
+            }
             _insert_children(session, [(new_ids[c.key], c) for c in added], self.sources)
         # Events first: the database refuses a claim's new tag, status or rank before the event that sets it.
         events = [
-            {"claim": c.key, "claim_id": new_ids[c.key], "at": now, "kind": "imported", "actor": actor,
-             "tag_after": c.tag, "status_after": c.status, "origin": c.file,
-             "rank_after": c.rank if c.quantity else None,
-             "detail": json.dumps({**{k: v for k, v in (("record", c.record_name), ("rank_reason", c.rank_reason))
-                                      if v is not None}, **self.detail}),
-             "content_sha256": contents[c.key], "stored_sha256": self._stored(c)}
+            {
+                "claim": c.key,
+                "claim_id": new_ids[c.key],
+                "at": now,
+                "kind": "imported",
+                "actor": actor,
+                "tag_after": c.tag,
+                "status_after": c.status,
+                "origin": c.file,
+                "rank_after": c.rank if c.quantity else None,
+                "detail": json.dumps(
+                    {
+                        **{
+                            k: v
+                            for k, v in (("record", c.record_name), ("rank_reason", c.rank_reason))
+                            if v is not None
+                        },
+                        **self.detail,
+                    }
+                ),
+                "content_sha256": contents[c.key],
+                "stored_sha256": self._stored(c),
+            }
             for c in added
         ]
         for key, diff in changes.items():
             rec = recs[key]
-            events.append({
-                "claim": key, "claim_id": existing[key].id, "at": now, "kind": "updated", "actor": actor,
-                "tag_before": diff["tag"][0] if "tag" in diff else None,
-                "tag_after": rec.tag if "tag" in diff else None,
-                "status_after": rec.status if "status" in diff else None,
-                "rank_after": rec.rank if "rank" in diff else None,
-                "origin": rec.file, "content_sha256": contents[key], "stored_sha256": self._stored(rec),
-                "detail": json.dumps({"record": rec.record_name, "changes": {k: list(v) for k, v in diff.items()},
-                                      **({"rank_reason": rec.rank_reason} if "rank" in diff and rec.rank_reason else {}),
-                                      **self.detail}, default=list),
-            })
+            events.append(
+                {
+                    "claim": key,
+                    "claim_id": existing[key].id,
+                    "at": now,
+                    "kind": "updated",
+                    "actor": actor,
+                    "tag_before": diff["tag"][0] if "tag" in diff else None,
+                    "tag_after": rec.tag if "tag" in diff else None,
+                    "status_after": rec.status if "status" in diff else None,
+                    "rank_after": rec.rank if "rank" in diff else None,
+                    "origin": rec.file,
+                    "content_sha256": contents[key],
+                    "stored_sha256": self._stored(rec),
+                    "detail": json.dumps(
+                        {
+                            "record": rec.record_name,
+                            "changes": {k: list(v) for k, v in diff.items()},
+                            **(
+                                {"rank_reason": rec.rank_reason}
+                                if "rank" in diff and rec.rank_reason
+                                else {}
+                            ),
+                            **self.detail,
+                        },
+                        default=list,
+                    ),
+                }
+            )
         history.append(session, events)
         for key, diff in changes.items():
             claim, rec = existing[key], recs[key]
-            values: dict[str, Any] = {name: getattr(rec, name) for name in DATA_FIELDS if name in diff}
+            values: dict[str, Any] = {
+                name: getattr(rec, name) for name in DATA_FIELDS if name in diff
+            }
             if "tag" in diff:
                 values["tag"] = rec.tag
             if "status" in diff:
-                values.update(status=rec.status, status_reason=rec.status_reason, superseded_by=rec.superseded_by)
+                values.update(
+                    status=rec.status,
+                    status_reason=rec.status_reason,
+                    superseded_by=rec.superseded_by,
+                )
             if "rank" in diff:
                 values["rank"] = rec.rank
             if "quantity" in diff:
@@ -680,29 +1044,54 @@ class _Importer:
             session.execute(Claim.__table__.update().where(Claim.id == claim.id).values(**values))
             if "figures" in diff:
                 session.execute(Figure.__table__.delete().where(Figure.claim_id == claim.id))
-                session.execute(FigureNumber.__table__.delete().where(FigureNumber.claim_id == claim.id))
+                session.execute(
+                    FigureNumber.__table__.delete().where(FigureNumber.claim_id == claim.id)
+                )
             if "evidence" in diff:
                 # The file's evidence comes first, then what people added (re-read pages), in their order.
                 session.execute(Evidence.__table__.delete().where(Evidence.claim_id == claim.id))
-            _insert_children(session, [(claim.id, rec)], self.sources,
-                             figures="figures" in diff, evidence="evidence" in diff)
+            _insert_children(
+                session,
+                [(claim.id, rec)],
+                self.sources,
+                figures="figures" in diff,
+                evidence="evidence" in diff,
+            )
             if "evidence" in diff:
                 kept = [e for e in stored_evidence.get(claim.id, []) if e.event_id is not None]
                 if kept:
-                    session.execute(Evidence.__table__.insert(), [
-                        {"claim_id": claim.id, "source_id": e.source_id, "position": len(rec.evidence) + i,
-                         "locator": e.locator, "quote": e.quote, "event_id": e.event_id}
-                        for i, e in enumerate(kept)
-                    ])
+                    session.execute(
+                        Evidence.__table__.insert(),
+                        [
+                            {
+                                "claim_id": claim.id,
+                                "source_id": e.source_id,
+                                "position": len(rec.evidence) + i,
+                                "locator": e.locator,
+                                "quote": e.quote,
+                                "event_id": e.event_id,
+                            }
+                            for i, e in enumerate(kept)
+                        ],
+                    )
         for key, digest in refresh.items():
-            session.execute(Claim.__table__.update().where(Claim.key == key).values(record_sha256=digest))
+            session.execute(
+                Claim.__table__.update().where(Claim.key == key).values(record_sha256=digest)
+            )
 
     def _stored(self, rec: ClaimRecord) -> str:
         """The stored record (history.stored_digest) of the rows this import leaves for `rec`: every
         event it writes records them, so a row changed afterwards is found on read."""
-        return history.stored_digest(rec.stage, rec.basis, rec.section, self.quantities.get(rec.quantity),
-                                     [dict(zip(history.STORED_FIGURE_COLUMNS, (f.name, *_figure_values(f.quantity))))
-                                      for f in rec.figures])
+        return history.stored_digest(
+            rec.stage,
+            rec.basis,
+            rec.section,
+            self.quantities.get(rec.quantity),
+            [
+                dict(zip(history.STORED_FIGURE_COLUMNS, (f.name, *_figure_values(f.quantity))))
+                for f in rec.figures
+            ],
+        )
 
     # --- the end ---------------------------------------------------------------------------------
 
@@ -719,8 +1108,10 @@ class _Importer:
     def _one_preferred(self) -> None:
         """A quantity has at most one preferred value, counting the store's claims as the import leaves them."""
         rows = self.session.execute(
-            select(MeasuredQuantity.key, Claim.key).join(Claim, Claim.quantity_id == MeasuredQuantity.id)
-            .where(Claim.rank == "preferred").order_by(MeasuredQuantity.key, Claim.key)
+            select(MeasuredQuantity.key, Claim.key)
+            .join(Claim, Claim.quantity_id == MeasuredQuantity.id)
+            .where(Claim.rank == "preferred")
+            .order_by(MeasuredQuantity.key, Claim.key)
         ).all()
         preferred: dict[str, list[str]] = {}
         for quantity, key in rows:
@@ -728,9 +1119,13 @@ class _Importer:
         for quantity, keys in preferred.items():
             if len(keys) > 1:
                 mine = next((k for k in keys if k in self.seen), None)
-                raise InvalidRecord(self.seen.get(mine, "import"), repr(mine) if mine else None, "rank",
-                                    f"quantity {quantity!r} would have {len(keys)} preferred values "
-                                    f"({', '.join(keys)}): prefer one")
+                raise InvalidRecord(
+                    self.seen.get(mine, "import"),
+                    repr(mine) if mine else None,
+                    "rank",
+                    f"quantity {quantity!r} would have {len(keys)} preferred values "
+                    f"({', '.join(keys)}): prefer one",
+                )
 
 
 @dataclass
@@ -747,12 +1142,16 @@ def _reread_events(session: Session, claim_ids: list[int]) -> dict[int, list[tup
     """claim id -> the re-reads recorded of it, each as a data file names one: (by, day, page, locator, quote)."""
     out: dict[int, list[tuple]] = {}
     for chunk in _chunks(claim_ids):
-        rows = session.execute(select(Event.claim_id, Event.actor, Event.at, Event.detail).where(
-            Event.claim_id.in_(chunk), Event.kind == history.REREAD_KIND).order_by(Event.id))
+        rows = session.execute(
+            select(Event.claim_id, Event.actor, Event.at, Event.detail)
+            .where(Event.claim_id.in_(chunk), Event.kind == history.REREAD_KIND)
+            .order_by(Event.id)
+        )
         for claim_id, actor, at, detail in rows:
             seen = json.loads(detail) if detail else {}
             out.setdefault(claim_id, []).append(
-                (actor, str(at)[:10], seen.get("source"), seen.get("locator"), seen.get("quote")))
+                (actor, str(at)[:10], seen.get("source"), seen.get("locator"), seen.get("quote"))
+            )
     return out
 
 
@@ -761,7 +1160,10 @@ def _as_declared(stored: tuple, raw: Any) -> bool:
     have changed them since: then the import reads the record in full and reports the difference)."""
     _digest, tag, status, rank = stored
     return isinstance(raw, dict) and (tag, status, rank) == (
-        raw.get("tag"), raw.get("status") or "active", raw.get("rank") or "normal")
+        raw.get("tag"),
+        raw.get("status") or "active",
+        raw.get("rank") or "normal",
+    )
 
 
 def _stored_digests(session: Session, keys: list[str]) -> dict[str, tuple]:
@@ -787,8 +1189,15 @@ def _claim_columns(session: Session, columns: Sequence[str], keys: list[str]) ->
 ADD_ORIGIN = "claims add"
 
 
-def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: str, origin: str = ADD_ORIGIN,
-              detail: dict[str, Any] | None = None) -> dict[str, Any]:
+def add_claim(
+    session: Session,
+    fields: dict[str, Any],
+    *,
+    source: str,
+    actor: str,
+    origin: str = ADD_ORIGIN,
+    detail: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Record one claim from the command line (an agent's or a script's), or from another agent door
     (`origin`: "claims mcp"), with the same validation and history as an import. It is an agent channel
     (AGENT): the tag must be of unverified trust, since a figure rises above that only when a person
@@ -802,27 +1211,43 @@ def add_claim(session: Session, fields: dict[str, Any], *, source: str, actor: s
         raise BadQuery(f"unknown tag {fields['tag']!r} (known: {known})")
     src, registered = registry.resolve(session, source)
     key = fields.get("key") or derive_claim_key(fields["subject"], fields["statement"])
-    record = {**{k: v for k, v in fields.items() if v not in (None, [], "")}, "key": key,
-              "evidence": [{"source": src.key, "locator": fields.get("locator"), "quote": fields.get("quote")}]}
+    record = {
+        **{k: v for k, v in fields.items() if v not in (None, [], "")},
+        "key": key,
+        "evidence": [
+            {"source": src.key, "locator": fields.get("locator"), "quote": fields.get("quote")}
+        ],
+    }
     record.pop("locator", None)
     record.pop("quote", None)
     rec = claim_record(record, file=origin, label=repr(key))
     if session.scalars(select(Claim.id).where(Claim.key == key)).first() is not None:
         raise _stored_already(key, derived=not fields.get("key"))
-    import_data(session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail)
-    return {"key": key, "tag": rec.tag, "source": src.key, "source_registered": registered,
-            "figures": [f.quantity.raw for f in rec.figures]}
+    import_data(
+        session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail
+    )
+    return {
+        "key": key,
+        "tag": rec.tag,
+        "source": src.key,
+        "source_registered": registered,
+        "figures": [f.quantity.raw for f in rec.figures],
+    }
 
 
 def _stored_already(key: str, *, derived: bool) -> BadQuery:
     """The refusal of a claim added under a key the store holds, in words for every agent door (the
     command line, MCP): none of them has a data file, and adding never changes a stored claim."""
     if derived:  # the key comes from the subject and the statement: the same claim was added before
-        return BadQuery(f"the store holds this claim already, as {key!r} (the same subject and statement): nothing "
-                        "was added; show that claim for its tag and sources, and state a different figure in a "
-                        "statement of its own")
-    return BadQuery(f"a claim with key {key!r} exists, and adding never changes a stored claim: nothing was added; "
-                    "give this claim another key, or none to have one derived from its subject and statement")
+        return BadQuery(
+            f"the store holds this claim already, as {key!r} (the same subject and statement): nothing "
+            "was added; show that claim for its tag and sources, and state a different figure in a "
+            "statement of its own"
+        )
+    return BadQuery(
+        f"a claim with key {key!r} exists, and adding never changes a stored claim: nothing was added; "
+        "give this claim another key, or none to have one derived from its subject and statement"
+    )
 
 
 def derive_claim_key(subject: str, statement: str) -> str:
@@ -838,22 +1263,38 @@ def _superseding_changed(session: Session, changed: set[str]) -> list[Conflict]:
         return []
     out = []
     rows = session.execute(
-        select(Claim.key, Claim.superseded_by, Event.actor, Event.at).join(Event, Event.claim_id == Claim.id)
-        .where(Claim.superseded_by.in_(sorted(changed)), Claim.status == "superseded", Event.kind == "status")
+        select(Claim.key, Claim.superseded_by, Event.actor, Event.at)
+        .join(Event, Event.claim_id == Claim.id)
+        .where(
+            Claim.superseded_by.in_(sorted(changed)),
+            Claim.status == "superseded",
+            Event.kind == "status",
+        )
         .order_by(Claim.key)
     )
     for old, new, actor, at in rows:
-        out.append(Conflict(new, "replaces", old, None,
-                            f"{actor} superseded {old} by {new} ({str(at)[:10]}) before this change; "
-                            f"check that {new} still replaces it", applied=True))
+        out.append(
+            Conflict(
+                new,
+                "replaces",
+                old,
+                None,
+                f"{actor} superseded {old} by {new} ({str(at)[:10]}) before this change; "
+                f"check that {new} still replaces it",
+                applied=True,
+            )
+        )
     return out
 
 
 def _content(rec: ClaimRecord, person_evidence: list[tuple[str, str | None, str | None]]) -> str:
     """The content digest a claim will have once `rec` is applied (a person's evidence follows the file's)."""
     return history.content_digest(
-        rec.subject, rec.statement, [(f.quantity.raw, f.name) for f in rec.figures],
-        [(e.source, e.locator, e.quote) for e in rec.evidence] + person_evidence, rec.label,
+        rec.subject,
+        rec.statement,
+        [(f.quantity.raw, f.name) for f in rec.figures],
+        [(e.source, e.locator, e.quote) for e in rec.evidence] + person_evidence,
+        rec.label,
     )
 
 
@@ -890,24 +1331,43 @@ def _children(session: Session, model, claims: dict[str, Any]) -> dict[int, list
     table = model.__table__
     for chunk in _chunks(ids):
         rows = session.execute(
-            select(table).where(table.c.claim_id.in_(chunk)).order_by(table.c.claim_id, table.c.position)
+            select(table)
+            .where(table.c.claim_id.in_(chunk))
+            .order_by(table.c.claim_id, table.c.position)
         )
         for row in rows:
             out.setdefault(row.claim_id, []).append(row)
     return out
 
 
-def _states(session: Session, claim_ids: list[int], trust: dict[str, str]) -> tuple[dict[int, history.ClaimState], dict[int, str]]:
+def _states(
+    session: Session, claim_ids: list[int], trust: dict[str, str]
+) -> tuple[dict[int, history.ClaimState], dict[int, str]]:
     """For each claim, the state its history implies; and the claims whose status a person changed (by whom).
 
     "Latest" is insertion order (the id), never the clock.
     """
     events: dict[int, list] = {}
     table = Event.__table__
-    columns = [table.c[n] for n in (
-        "claim_id", "kind", "actor", "at", "tag_after", "status_after", "rank_after", "content_sha256")]
+    columns = [
+        table.c[n]
+        for n in (
+            "claim_id",
+            "kind",
+            "actor",
+            "at",
+            "tag_after",
+            "status_after",
+            "rank_after",
+            "content_sha256",
+        )
+    ]
     for chunk in _chunks(claim_ids):
-        for row in session.execute(select(*columns).where(table.c.claim_id.in_(chunk)).order_by(table.c.claim_id, table.c.id)):
+        for row in session.execute(
+            select(*columns)
+            .where(table.c.claim_id.in_(chunk))
+            .order_by(table.c.claim_id, table.c.id)
+        ):
             events.setdefault(row.claim_id, []).append(row._mapping)
     states = {cid: history.derive(evs, trust) for cid, evs in events.items()}
     person_status = {}
@@ -927,17 +1387,38 @@ def _insert_children(
     evidence: bool = True,
 ) -> None:
     if figures:
-        insert_rows(session, Figure.__table__, [
-            (cid, i, f.name, *_figure_values(f.quantity)) for cid, rec in pairs for i, f in enumerate(rec.figures)
-        ], FIGURE_ROW)
-        insert_rows(session, FigureNumber.__table__, [
-            (cid, i, lo, hi, tier)
-            for cid, rec in pairs for i, f in enumerate(rec.figures) for lo, hi, tier in _reach(f.quantity)
-        ], ("claim_id", "position", "lo", "hi", "tier"))
+        insert_rows(
+            session,
+            Figure.__table__,
+            [
+                (cid, i, f.name, *_figure_values(f.quantity))
+                for cid, rec in pairs
+                for i, f in enumerate(rec.figures)
+            ],
+            FIGURE_ROW,
+        )
+        insert_rows(
+            session,
+            FigureNumber.__table__,
+            [
+                (cid, i, lo, hi, tier)
+                for cid, rec in pairs
+                for i, f in enumerate(rec.figures)
+                for lo, hi, tier in _reach(f.quantity)
+            ],
+            ("claim_id", "position", "lo", "hi", "tier"),
+        )
     if evidence:
-        insert_rows(session, Evidence.__table__, [
-            (cid, source_ids[e.source], i, e.locator, e.quote) for cid, rec in pairs for i, e in enumerate(rec.evidence)
-        ], ("claim_id", "source_id", "position", "locator", "quote"))
+        insert_rows(
+            session,
+            Evidence.__table__,
+            [
+                (cid, source_ids[e.source], i, e.locator, e.quote)
+                for cid, rec in pairs
+                for i, e in enumerate(rec.evidence)
+            ],
+            ("claim_id", "source_id", "position", "locator", "quote"),
+        )
 
 
 # A figure row is its claim, its position, its name and these (figure_columns, without the first two).

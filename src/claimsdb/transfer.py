@@ -21,11 +21,33 @@ from claimsdb import history
 from claimsdb.db import session_scope
 from claimsdb.errors import DatabaseProblem
 from claimsdb.models import (
-    Anchor, Claim, Event, Evidence, Figure, FigureNumber, MeasuredQuantity, Snapshot, Source, Tag, Verification,
+    Anchor,
+    Claim,
+    Event,
+    Evidence,
+    Figure,
+    FigureNumber,
+    MeasuredQuantity,
+    Snapshot,
+    Source,
+    Tag,
+    Verification,
 )
 
 # Parents before children; events before the evidence that names them.
-TABLES = (Tag, Source, MeasuredQuantity, Claim, Event, Evidence, Figure, FigureNumber, Snapshot, Verification, Anchor)
+TABLES = (
+    Tag,
+    Source,
+    MeasuredQuantity,
+    Claim,
+    Event,
+    Evidence,
+    Figure,
+    FigureNumber,
+    Snapshot,
+    Verification,
+    Anchor,
+)
 CHUNK = 5000
 
 
@@ -35,26 +57,44 @@ class CopyReport:
     head: str | None = None
 
 
-def copy_store(source: Engine, target: Engine, *, on_rows: Callable[[int, int], None] | None = None) -> CopyReport:
+def copy_store(
+    source: Engine, target: Engine, *, on_rows: Callable[[int, int], None] | None = None
+) -> CopyReport:
     """Copy every row; `on_rows(copied, total)` hears of each chunk written (a progress bar)."""
     report = CopyReport()
     with Session(source) as src, session_scope(target) as dst:
-        total = sum(src.execute(select(func.count()).select_from(model)).scalar() for model in TABLES) if on_rows else 0
+        total = (
+            sum(src.execute(select(func.count()).select_from(model)).scalar() for model in TABLES)
+            if on_rows
+            else 0
+        )
         history.begin_write(dst)
         seeded = {t.name: t.trust for t in dst.scalars(select(Tag))}
         for model in TABLES[1:]:
             if dst.execute(select(func.count()).select_from(model)).scalar():
-                raise DatabaseProblem(f"the target already holds {model.__tablename__} rows: copy into an empty store")
+                raise DatabaseProblem(
+                    f"the target already holds {model.__tablename__} rows: copy into an empty store"
+                )
         for model in TABLES:
             table = model.__table__
-            result = src.execute(select(table).order_by(*table.primary_key.columns).execution_options(yield_per=CHUNK))
+            result = src.execute(
+                select(table)
+                .order_by(*table.primary_key.columns)
+                .execution_options(yield_per=CHUNK)
+            )
             copied = 0
             for part in result.partitions():
                 rows = [dict(r._mapping) for r in part]
                 if model is Tag:
-                    clash = [r["name"] for r in rows if r["name"] in seeded and seeded[r["name"]] != r["trust"]]
+                    clash = [
+                        r["name"]
+                        for r in rows
+                        if r["name"] in seeded and seeded[r["name"]] != r["trust"]
+                    ]
                     if clash:
-                        raise DatabaseProblem(f"tag {clash[0]!r} has another trust level in the target")
+                        raise DatabaseProblem(
+                            f"tag {clash[0]!r} has another trust level in the target"
+                        )
                     rows = [r for r in rows if r["name"] not in seeded]
                 if rows:
                     dst.execute(table.insert(), rows)
@@ -65,7 +105,11 @@ def copy_store(source: Engine, target: Engine, *, on_rows: Callable[[int, int], 
         if target.dialect.name == "postgresql":
             for model in TABLES[1:]:  # the rows kept their ids: move each sequence past them
                 name = model.__tablename__
-                dst.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
-                                 f"COALESCE((SELECT max(id) FROM {name}), 0) + 1, false)"))
+                dst.execute(
+                    text(
+                        f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+                        f"COALESCE((SELECT max(id) FROM {name}), 0) + 1, false)"
+                    )
+                )
         report.head = history.head(dst)
     return report

@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlmodel import Session
 
-from claimsdb.errors import BadQuery, UnknownClaim
-from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb import integrity
+from claimsdb.errors import BadQuery, UnknownClaim
 from claimsdb.figures import Quantity, as_quantity, figure_dict
+from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.queries import claim_views
 from claimsdb.verify.locate import locate
 from claimsdb.verify.snapshots import SnapshotStore
@@ -51,7 +51,9 @@ class SourceInfo:
     key: str
     url: str | None
     path: str | None
-    previous: dict[str, Any] | None  # the newest snapshot with a body: id, sha, etag, last_modified, ...
+    previous: (
+        dict[str, Any] | None
+    )  # the newest snapshot with a body: id, sha, etag, last_modified, ...
 
 
 @dataclass
@@ -75,11 +77,19 @@ class PairResult:
     missing: list[str] = field(default_factory=list)
     error: str | None = None
     snapshot: str | None = None
-    figures: list[dict[str, Any]] = field(default_factory=list)  # without a quote: each figure found or missing
+    figures: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # without a quote: each figure found or missing
 
 
-def plan(session: Session, keys: list[str], *, source: str | None = None, everything: bool = False,
-         among: Select | None = None) -> Plan:
+def plan(
+    session: Session,
+    keys: list[str],
+    *,
+    source: str | None = None,
+    everything: bool = False,
+    among: Select | None = None,
+) -> Plan:
     """The (claim, source) pairs to check, and the claims skipped because nothing can be fetched.
 
     By default a claim is checked against its primary pages (sources that are not notes) that have a
@@ -101,12 +111,17 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
     else:
         claims = list(session.scalars(stmt.where(Claim.status == "active")))
     integrity.ensure_intact(claim_views(session, [c.id for c in claims], events=0))
-    if source is not None and session.scalars(select(Source).where(Source.key == source)).first() is None:
+    if (
+        source is not None
+        and session.scalars(select(Source).where(Source.key == source)).first() is None
+    ):
         raise BadQuery(f"unknown source {source!r} (see `claims sources`)")
     by_claim: dict[int, list[tuple[Evidence, Source]]] = {}
     for ev, src in session.execute(
-        select(Evidence, Source).join(Source, Source.id == Evidence.source_id)
-        .where(Evidence.claim_id.in_([c.id for c in claims])).order_by(Evidence.claim_id, Evidence.position)
+        select(Evidence, Source)
+        .join(Source, Source.id == Evidence.source_id)
+        .where(Evidence.claim_id.in_([c.id for c in claims]))
+        .order_by(Evidence.claim_id, Evidence.position)
     ):
         by_claim.setdefault(ev.claim_id, []).append((ev, src))
     pairs: list[Pair] = []
@@ -116,21 +131,36 @@ def plan(session: Session, keys: list[str], *, source: str | None = None, everyt
         cited = by_claim.get(claim.id, [])
         if source is not None and not any(src.key == source for _, src in cited):
             continue
-        chosen = [(ev, src) for ev, src in cited
-                  if (src.key == source if source is not None else src.kind != "note") and (src.url or src.path)]
+        chosen = [
+            (ev, src)
+            for ev, src in cited
+            if (src.key == source if source is not None else src.kind != "note")
+            and (src.url or src.path)
+        ]
         if not chosen:
-            skipped.append({"claim": claim.key, "reason": "cites no primary page with a URL or a local copy"})
+            skipped.append(
+                {"claim": claim.key, "reason": "cites no primary page with a URL or a local copy"}
+            )
             continue
         for ev, src in chosen:
             if any(p.claim_id == claim.id and p.source_id == src.id for p in pairs):
                 continue
-            pairs.append(Pair(claim.id, claim.key, claim.subject, claim.statement, src.id, src.key, ev.quote))
+            pairs.append(
+                Pair(claim.id, claim.key, claim.subject, claim.statement, src.id, src.key, ev.quote)
+            )
             if src.id not in sources:
                 prev = latest_snapshot(session, src.id)
-                sources[src.id] = SourceInfo(src.id, src.key, src.url, src.path, _snapshot_info(prev))
+                sources[src.id] = SourceInfo(
+                    src.id, src.key, src.url, src.path, _snapshot_info(prev)
+                )
     ids = [p.claim_id for p in pairs]
-    return Plan(pairs=pairs, skipped=skipped, sources=sources, figures=quantities(session, ids),
-                names=figure_names(session, ids))
+    return Plan(
+        pairs=pairs,
+        skipped=skipped,
+        sources=sources,
+        figures=quantities(session, ids),
+        names=figure_names(session, ids),
+    )
 
 
 @dataclass
@@ -152,9 +182,19 @@ class Run:
         return counts
 
 
-def run(engine, keys: list[str], store: SnapshotStore, limits=None, *, source: str | None = None,
-        everything: bool = False, queued=None, offline: bool = False,
-        on_planned: Callable[[Plan], None] | None = None, on_fetched: Callable | None = None) -> Run:
+def run(
+    engine,
+    keys: list[str],
+    store: SnapshotStore,
+    limits=None,
+    *,
+    source: str | None = None,
+    everything: bool = False,
+    queued=None,
+    offline: bool = False,
+    on_planned: Callable[[Plan], None] | None = None,
+    on_fetched: Callable | None = None,
+) -> Run:
     """One verification run, as `claims verify` and the queue's "Fetch the page now" make it: plan in one
     session, fetch with no session open (the network may be slow; no lock is held meanwhile), record in
     another. `queued` (a Policy) selects the claims the re-read queue holds under that policy.
@@ -179,14 +219,24 @@ def run(engine, keys: list[str], store: SnapshotStore, limits=None, *, source: s
 def _snapshot_info(snap: Snapshot | None) -> dict[str, Any] | None:
     if snap is None:
         return None
-    return {"id": snap.id, "sha": snap.content_sha256, "etag": snap.etag, "last_modified": snap.last_modified,
-            "content_type": snap.content_type, "size": snap.size, "url": snap.url, "fetched_at": snap.fetched_at}
+    return {
+        "id": snap.id,
+        "sha": snap.content_sha256,
+        "etag": snap.etag,
+        "last_modified": snap.last_modified,
+        "content_type": snap.content_type,
+        "size": snap.size,
+        "url": snap.url,
+        "fetched_at": snap.fetched_at,
+    }
 
 
 def quantities(session: Session, claim_ids: list[int]) -> dict[int, list[Quantity]]:
     out: dict[int, list[Quantity]] = {}
     for f in session.scalars(
-        select(Figure).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
+        select(Figure)
+        .where(Figure.claim_id.in_(set(claim_ids)))
+        .order_by(Figure.claim_id, Figure.position)
     ):
         out.setdefault(f.claim_id, []).append(as_quantity(figure_dict(f)))
     return out
@@ -196,7 +246,9 @@ def figure_names(session: Session, claim_ids: list[int]) -> dict[int, list[str |
     """Each claim's figure names in the data ("prefill unit"), in figure order: they help find the figure."""
     out: dict[int, list[str | None]] = {}
     for claim_id, name in session.execute(
-        select(Figure.claim_id, Figure.name).where(Figure.claim_id.in_(set(claim_ids))).order_by(Figure.claim_id, Figure.position)
+        select(Figure.claim_id, Figure.name)
+        .where(Figure.claim_id.in_(set(claim_ids)))
+        .order_by(Figure.claim_id, Figure.position)
     ):
         out.setdefault(claim_id, []).append(name)
     return out
@@ -205,30 +257,50 @@ def figure_names(session: Session, claim_ids: list[int]) -> dict[int, list[str |
 def latest_snapshot(session: Session, source_id: int) -> Snapshot | None:
     """The newest snapshot of a source that holds a body."""
     return session.scalars(
-        select(Snapshot).where(Snapshot.source_id == source_id, Snapshot.content_sha256.is_not(None))
+        select(Snapshot)
+        .where(Snapshot.source_id == source_id, Snapshot.content_sha256.is_not(None))
         .order_by(Snapshot.id.desc())
     ).first()
 
 
-def fetch(the_plan: Plan, limits=None, *, offline: bool = False, on_fetched: Callable | None = None) -> dict[int, Any]:
+def fetch(
+    the_plan: Plan, limits=None, *, offline: bool = False, on_fetched: Callable | None = None
+) -> dict[int, Any]:
     """Fetch every source of the plan once (none when offline). No database access here."""
     if offline or not the_plan.sources:
         return {}
-    from claimsdb.verify.fetch import FetchLimits, FetchRequest, fetch_all  # httpx: only when fetching
+    from claimsdb.verify.fetch import (  # httpx: only when fetching
+        FetchLimits,
+        FetchRequest,
+        fetch_all,
+    )
 
     order = list(the_plan.sources)
     requests = []
     for sid in order:
         info = the_plan.sources[sid]
         prev = info.previous or {}
-        requests.append(FetchRequest(source=info.key, url=info.url, path=info.path,
-                                     etag=prev.get("etag"), last_modified=prev.get("last_modified")))
+        requests.append(
+            FetchRequest(
+                source=info.key,
+                url=info.url,
+                path=info.path,
+                etag=prev.get("etag"),
+                last_modified=prev.get("last_modified"),
+            )
+        )
     results = fetch_all(requests, limits or FetchLimits(), on_result=on_fetched)
     return dict(zip(order, results))
 
 
-def record(session: Session, the_plan: Plan, fetched: dict[int, Any], store: SnapshotStore, *,
-           offline: bool = False) -> tuple[list[PairResult], list[dict[str, Any]]]:
+def record(
+    session: Session,
+    the_plan: Plan,
+    fetched: dict[int, Any],
+    store: SnapshotStore,
+    *,
+    offline: bool = False,
+) -> tuple[list[PairResult], list[dict[str, Any]]]:
     """Store the snapshots and one verification per pair; return the results and a fetch log."""
     now = utcnow()
     texts: dict[int, tuple[str | None, str | None]] = {}
@@ -240,8 +312,17 @@ def record(session: Session, the_plan: Plan, fetched: dict[int, Any], store: Sna
         if offline:
             if prev and prev["sha"] and store.has(prev["sha"]):
                 snapshot_ids[sid], shas[sid] = prev["id"], prev["sha"]
-                texts[sid] = _text(store, prev["sha"], prev["content_type"], prev["url"] or info.key)
-                log.append({"source": info.key, "outcome": "offline", "snapshot": prev["sha"], "fetched_at": prev["fetched_at"]})
+                texts[sid] = _text(
+                    store, prev["sha"], prev["content_type"], prev["url"] or info.key
+                )
+                log.append(
+                    {
+                        "source": info.key,
+                        "outcome": "offline",
+                        "snapshot": prev["sha"],
+                        "fetched_at": prev["fetched_at"],
+                    }
+                )
             else:
                 snapshot_ids[sid] = shas[sid] = None
                 texts[sid] = (None, "no snapshot to verify against offline")
@@ -253,46 +334,102 @@ def record(session: Session, the_plan: Plan, fetched: dict[int, Any], store: Sna
         if result.outcome == "fetched" and result.content is not None:
             sha, size = store.put(result.content), len(result.content)
         elif result.outcome == "not-modified" and prev:
-            sha, size, content_type = prev["sha"], prev["size"], content_type or prev["content_type"]
+            sha, size, content_type = (
+                prev["sha"],
+                prev["size"],
+                content_type or prev["content_type"],
+            )
         snap = Snapshot(
-            source_id=sid, fetched_at=result.fetched_at, url=result.url, status=result.status,
-            outcome=result.outcome, content_sha256=sha, size=size, content_type=content_type,
-            etag=result.etag or (prev["etag"] if prev and result.outcome == "not-modified" else None),
-            last_modified=result.last_modified, error=result.error,
+            source_id=sid,
+            fetched_at=result.fetched_at,
+            url=result.url,
+            status=result.status,
+            outcome=result.outcome,
+            content_sha256=sha,
+            size=size,
+            content_type=content_type,
+            etag=result.etag
+            or (prev["etag"] if prev and result.outcome == "not-modified" else None),
+            last_modified=result.last_modified,
+            error=result.error,
         )
         session.add(snap)
         session.flush()
         snapshot_ids[sid], shas[sid] = snap.id, sha
-        texts[sid] = _text(store, sha, content_type, result.url or info.key) if sha else (None, result.error or "nothing fetched")
-        log.append({"source": info.key, "outcome": result.outcome, "status": result.status, "url": result.url,
-                    "error": result.error, "snapshot": sha})
+        texts[sid] = (
+            _text(store, sha, content_type, result.url or info.key)
+            if sha
+            else (None, result.error or "nothing fetched")
+        )
+        log.append(
+            {
+                "source": info.key,
+                "outcome": result.outcome,
+                "status": result.status,
+                "url": result.url,
+                "error": result.error,
+                "snapshot": sha,
+            }
+        )
 
     results: list[PairResult] = []
     rows = []
     for p in the_plan.pairs:
         text, error = texts[p.source_id]
         if text is None:
-            r = PairResult(p.claim, p.subject, p.source, "unreachable", error=error, snapshot=shas[p.source_id])
+            r = PairResult(
+                p.claim, p.subject, p.source, "unreachable", error=error, snapshot=shas[p.source_id]
+            )
         else:
-            found = locate(text, quote=p.quote, figures=the_plan.figures.get(p.claim_id, []),
-                           hint=f"{p.subject} {p.statement}", names=the_plan.names.get(p.claim_id))
-            r = PairResult(p.claim, p.subject, p.source, found.outcome, passage=found.passage, score=found.score,
-                           changes=[list(c) for c in found.changes], missing=list(found.missing),
-                           snapshot=shas[p.source_id], figures=[asdict(f) for f in found.figures])
+            found = locate(
+                text,
+                quote=p.quote,
+                figures=the_plan.figures.get(p.claim_id, []),
+                hint=f"{p.subject} {p.statement}",
+                names=the_plan.names.get(p.claim_id),
+            )
+            r = PairResult(
+                p.claim,
+                p.subject,
+                p.source,
+                found.outcome,
+                passage=found.passage,
+                score=found.score,
+                changes=[list(c) for c in found.changes],
+                missing=list(found.missing),
+                snapshot=shas[p.source_id],
+                figures=[asdict(f) for f in found.figures],
+            )
         results.append(r)
-        detail = {"quote": p.quote, "changes": r.changes, "missing": r.missing, "error": r.error,
-                  "figures": r.figures, "offline": True if offline else None}
-        rows.append({
-            "claim_id": p.claim_id, "source_id": p.source_id, "snapshot_id": snapshot_ids[p.source_id], "at": now,
-            "outcome": r.outcome, "passage": r.passage, "score": r.score, "content_sha256": r.snapshot,
-            "detail": json.dumps({k: v for k, v in detail.items() if v}, ensure_ascii=False),
-        })
+        detail = {
+            "quote": p.quote,
+            "changes": r.changes,
+            "missing": r.missing,
+            "error": r.error,
+            "figures": r.figures,
+            "offline": True if offline else None,
+        }
+        rows.append(
+            {
+                "claim_id": p.claim_id,
+                "source_id": p.source_id,
+                "snapshot_id": snapshot_ids[p.source_id],
+                "at": now,
+                "outcome": r.outcome,
+                "passage": r.passage,
+                "score": r.score,
+                "content_sha256": r.snapshot,
+                "detail": json.dumps({k: v for k, v in detail.items() if v}, ensure_ascii=False),
+            }
+        )
     if rows:
         session.execute(Verification.__table__.insert(), rows)
     return results, log
 
 
-def _text(store: SnapshotStore, sha: str, content_type: str | None, name: str) -> tuple[str | None, str | None]:
+def _text(
+    store: SnapshotStore, sha: str, content_type: str | None, name: str
+) -> tuple[str | None, str | None]:
     """The visible text of a stored body, or (None, why not)."""
     try:
         content = store.get(sha)
@@ -306,7 +443,9 @@ def _text(store: SnapshotStore, sha: str, content_type: str | None, name: str) -
         return None, f"unsupported content: {exc.reason}"
 
 
-def passage_for(session: Session, claim: Claim, source: Source, store: SnapshotStore) -> dict[str, Any] | None:
+def passage_for(
+    session: Session, claim: Claim, source: Source, store: SnapshotStore
+) -> dict[str, Any] | None:
     """Where the claim's evidence stands in the latest snapshot of `source` (shown by `claims reread`)."""
     snap = latest_snapshot(session, source.id)
     if snap is None:
@@ -317,7 +456,17 @@ def passage_for(session: Session, claim: Claim, source: Source, store: SnapshotS
     quote = session.scalars(
         select(Evidence.quote).where(Evidence.claim_id == claim.id, Evidence.source_id == source.id)
     ).first()
-    found = locate(text, quote=quote, figures=quantities(session, [claim.id]).get(claim.id, []),
-                   hint=f"{claim.subject} {claim.statement}", names=figure_names(session, [claim.id]).get(claim.id))
-    return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "url": snap.url,
-            "outcome": found.outcome, "passage": found.passage}
+    found = locate(
+        text,
+        quote=quote,
+        figures=quantities(session, [claim.id]).get(claim.id, []),
+        hint=f"{claim.subject} {claim.statement}",
+        names=figure_names(session, [claim.id]).get(claim.id),
+    )
+    return {
+        "snapshot": snap.content_sha256,
+        "fetched_at": snap.fetched_at,
+        "url": snap.url,
+        "outcome": found.outcome,
+        "passage": found.passage,
+    }

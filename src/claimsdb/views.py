@@ -39,33 +39,73 @@ BATCH = 1000  # claims a batch; each statement binds at most this many parameter
 # A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
 STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
-_CLAIM_COLUMNS = ("id", "key", "subject", "stage", "statement", "tag", "basis", "section", "aliases", "status",
-                  "status_reason", "superseded_by", "quantity_id", "rank", "label")
-_FIGURE_KEYS = ("name", "raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active",
-                "unit", "counted")
+_CLAIM_COLUMNS = (
+    "id",
+    "key",
+    "subject",
+    "stage",
+    "statement",
+    "tag",
+    "basis",
+    "section",
+    "aliases",
+    "status",
+    "status_reason",
+    "superseded_by",
+    "quantity_id",
+    "rank",
+    "label",
+)
+_FIGURE_KEYS = (
+    "name",
+    "raw",
+    "kind",
+    "comparator",
+    "value",
+    "low",
+    "high",
+    "start",
+    "end",
+    "steps",
+    "active",
+    "unit",
+    "counted",
+)
 _EVENT_KEYS = ("id", *chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")
-_SOURCE_KEYS = ("key", "title", "kind", "url", "cite_key", "publisher", "date", "authors", "accessed")
+_SOURCE_KEYS = (
+    "key",
+    "title",
+    "kind",
+    "url",
+    "cite_key",
+    "publisher",
+    "date",
+    "authors",
+    "accessed",
+)
 
 
 def _quoted(columns: Sequence[str], prefix: str = "") -> str:
-    return ", ".join(f'{prefix}"{c}"' for c in columns)  # "end", "key": reserved words on one engine or both
+    return ", ".join(
+        f'{prefix}"{c}"' for c in columns
+    )  # "end", "key": reserved words on one engine or both
 
 
 # The set-based reads of a batch, as SQL both engines run as is ({ids}: the batch's parameter marks).
 _SQL = {
     "claims": f"SELECT {_quoted(_CLAIM_COLUMNS)} FROM claim WHERE id IN ({{ids}})",
     "figures": f"SELECT claim_id, {_quoted(_FIGURE_KEYS)} FROM figure WHERE claim_id IN ({{ids}}) "
-               "ORDER BY claim_id, position",
+    "ORDER BY claim_id, position",
     "events": f"SELECT claim_id, {_quoted(_EVENT_KEYS)} FROM event WHERE claim_id IN ({{ids}}) "
-              "ORDER BY claim_id, id",
+    "ORDER BY claim_id, id",
     "sources": "SELECT e.claim_id, e.locator, e.quote, e.event_id, "
-               f"{_quoted(_SOURCE_KEYS, 's.')} FROM evidence e JOIN source s ON s.id = e.source_id "
-               "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
+    f"{_quoted(_SOURCE_KEYS, 's.')} FROM evidence e JOIN source s ON s.id = e.source_id "
+    "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
     "evidence": "SELECT e.claim_id, s.key, e.locator, e.quote FROM evidence e JOIN source s ON s.id = e.source_id "
-                "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
+    "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
     "verifications": "SELECT v.claim_id, v.source_id, s.key, v.outcome, v.at, v.passage, v.score, v.detail "
-                     "FROM verification v JOIN source s ON s.id = v.source_id WHERE v.claim_id IN ({ids}) "
-                     "ORDER BY v.id",
+    "FROM verification v JOIN source s ON s.id = v.source_id WHERE v.claim_id IN ({ids}) "
+    "ORDER BY v.id",
 }
 
 
@@ -131,19 +171,39 @@ class ClaimView(NamedTuple):
 
     @property
     def stale_outcome(self) -> str | None:
-        return next((v["outcome"] for v in self.verifications if v["outcome"] in STALE_OUTCOMES), None) \
-            if self.stale else None
+        return (
+            next((v["outcome"] for v in self.verifications if v["outcome"] in STALE_OUTCOMES), None)
+            if self.stale
+            else None
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "key": self.key, "subject": self.subject, "stage": self.stage, "statement": self.statement,
-            "tag": self.tag, "trust": self.trust, "basis": self.basis, "section": self.section,
-            "aliases": list(self.aliases), "label": self.label, "tag_reason": self.tag_reason,
-            "status": self.status, "status_reason": self.status_reason, "superseded_by": self.superseded_by,
-            "quantity": self.quantity, "rank": self.rank, "rank_reason": self.rank_reason,
-            "competitors": list(self.competitors), "figures": list(self.figures), "sources": list(self.sources),
-            "events": list(self.events), "verifications": list(self.verifications), "stale": self.stale,
-            "reread_outdated": self.reread_outdated, "outdated_reason": self.outdated_reason,
+            "key": self.key,
+            "subject": self.subject,
+            "stage": self.stage,
+            "statement": self.statement,
+            "tag": self.tag,
+            "trust": self.trust,
+            "basis": self.basis,
+            "section": self.section,
+            "aliases": list(self.aliases),
+            "label": self.label,
+            "tag_reason": self.tag_reason,
+            "status": self.status,
+            "status_reason": self.status_reason,
+            "superseded_by": self.superseded_by,
+            "quantity": self.quantity,
+            "rank": self.rank,
+            "rank_reason": self.rank_reason,
+            "competitors": list(self.competitors),
+            "figures": list(self.figures),
+            "sources": list(self.sources),
+            "events": list(self.events),
+            "verifications": list(self.verifications),
+            "stale": self.stale,
+            "reread_outdated": self.reread_outdated,
+            "outdated_reason": self.outdated_reason,
             "integrity": list(self.integrity),
         }
 
@@ -151,7 +211,9 @@ class ClaimView(NamedTuple):
 def subject_names(session: Session) -> dict[str, list[str]]:
     """Every subject of the store with the aliases its claims give it (one grouped query)."""
     out: dict[str, list[str]] = {}
-    for subject, aliases in session.execute(select(Claim.subject, Claim.aliases).group_by(Claim.subject, Claim.aliases)):
+    for subject, aliases in session.execute(
+        select(Claim.subject, Claim.aliases).group_by(Claim.subject, Claim.aliases)
+    ):
         names = out.setdefault(subject, [])
         names += [a for a in aliases_of(aliases) if a not in names]
     return out
@@ -161,7 +223,9 @@ def of_subjects(session: Session, subjects: Sequence[str]) -> list[int]:
     """The ids of the claims of these subjects, in key order (BATCH subjects a query)."""
     found: list[tuple[str, int]] = []
     for i in range(0, len(subjects), BATCH):
-        found += session.execute(select(Claim.key, Claim.id).where(Claim.subject.in_(subjects[i:i + BATCH]))).all()
+        found += session.execute(
+            select(Claim.key, Claim.id).where(Claim.subject.in_(subjects[i : i + BATCH]))
+        ).all()
     return [claim_id for _, claim_id in sorted(found)]
 
 
@@ -173,15 +237,16 @@ def select_ids(session: Session, filters: Any = None) -> list[int]:
     return list(session.scalars(stmt.order_by(Claim.key)))
 
 
-def load(session: Session, ids: Sequence[int], *, events: int | None = 0,
-         events_checked: bool = False) -> Iterator[ClaimView]:
+def load(
+    session: Session, ids: Sequence[int], *, events: int | None = 0, events_checked: bool = False
+) -> Iterator[ClaimView]:
     """The views of these claims, in this order, read BATCH at a time (see the module docstring).
     `events`: how many of the latest history events each view lists (None: all; the check always reads
     all of them). `events_checked`: the caller has just checked every event's hash (`claims db check`
     walks the whole chain first), so the check here leaves that part out."""
     trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
     for i in range(0, len(ids), BATCH):
-        yield from _batch(session, ids[i:i + BATCH], trust, events, events_checked)
+        yield from _batch(session, ids[i : i + BATCH], trust, events, events_checked)
 
 
 def _grouped(rows, key_index: int = 0) -> dict[int, list]:
@@ -191,8 +256,13 @@ def _grouped(rows, key_index: int = 0) -> dict[int, list]:
     return out
 
 
-def _batch(session: Session, ids: Sequence[int], trust: dict[str, str], events: int | None,
-           events_checked: bool) -> Iterator[ClaimView]:
+def _batch(
+    session: Session,
+    ids: Sequence[int],
+    trust: dict[str, str],
+    events: int | None,
+    events_checked: bool,
+) -> Iterator[ClaimView]:
     claims = {r[0]: r for r in _read(session, "claims", ids)}
     figures: dict[int, list[dict[str, Any]]] = {}
     for r in _read(session, "figures", ids):
@@ -207,25 +277,41 @@ def _batch(session: Session, ids: Sequence[int], trust: dict[str, str], events: 
         claim_id, locator, quote, event_id = r[:4]
         s = dict(zip(_SOURCE_KEYS, r[4:]))
         s["locator"], s["quote"] = locator, quote
-        s["added_by"] = _actor(history.get(claim_id, ()), event_id) if event_id is not None else None
+        s["added_by"] = (
+            _actor(history.get(claim_id, ()), event_id) if event_id is not None else None
+        )
         sources.setdefault(claim_id, []).append(s)
     checks = _latest_verifications(_read(session, "verifications", ids))
     quantity_ids = {r[12] for r in claims.values() if r[12] is not None}
-    quantities, competitors = _competition(session, quantity_ids, trust) if quantity_ids else ({}, {})
+    quantities, competitors = (
+        _competition(session, quantity_ids, trust) if quantity_ids else ({}, {})
+    )
     for claim_id in ids:
         c = claims.get(claim_id)
         if c is None:
             continue
-        yield _view(c, trust, figures.get(claim_id, []), sources.get(claim_id, []), history.get(claim_id, []),
-                    checks.get(claim_id, []), quantities, competitors, events, events_checked)
+        yield _view(
+            c,
+            trust,
+            figures.get(claim_id, []),
+            sources.get(claim_id, []),
+            history.get(claim_id, []),
+            checks.get(claim_id, []),
+            quantities,
+            competitors,
+            events,
+            events_checked,
+        )
 
 
-def problems_of(session: Session, ids: Sequence[int], *, events_checked: bool = False) -> Iterator[tuple[str, list[str]]]:
+def problems_of(
+    session: Session, ids: Sequence[int], *, events_checked: bool = False
+) -> Iterator[tuple[str, list[str]]]:
     """(key, every way the claim disagrees with its history) for these claims, BATCH at a time: the check
     every view runs (see `load`), without building the views (`claims db check` reads every claim)."""
     trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
     for i in range(0, len(ids), BATCH):
-        batch = ids[i:i + BATCH]
+        batch = ids[i : i + BATCH]
         figures: dict[int, list[dict[str, Any]]] = {}
         for r in _read(session, "figures", batch):
             f = dict(zip(_FIGURE_KEYS, r[1:]))
@@ -236,29 +322,92 @@ def problems_of(session: Session, ids: Sequence[int], *, events_checked: bool = 
         evidence: dict[int, list[tuple]] = {}
         for r in _read(session, "evidence", batch):
             evidence.setdefault(r[0], []).append(r[1:])
-        for (claim_id, key, subject, stage, statement, tag, basis, section, _aliases, status, _reason, _by,
-             quantity_id, rank, label) in _read(session, "claims", batch):
+        for (
+            claim_id,
+            key,
+            subject,
+            stage,
+            statement,
+            tag,
+            basis,
+            section,
+            _aliases,
+            status,
+            _reason,
+            _by,
+            quantity_id,
+            rank,
+            label,
+        ) in _read(session, "claims", batch):
             evs, figs = history.get(claim_id, []), figures.get(claim_id, [])
-            content = chain.content_digest(subject, statement, [(f["raw"], f["name"]) for f in figs],
-                                           evidence.get(claim_id, []), label)
+            content = chain.content_digest(
+                subject,
+                statement,
+                [(f["raw"], f["name"]) for f in figs],
+                evidence.get(claim_id, []),
+                label,
+            )
             stored = chain.stored_digest(stage, basis, section, quantity_id, figs)
-            yield key, chain.problems(key, tag, status, content, evs, chain.derive(evs, trust), rank,
-                                      stored_sha256=stored, events_checked=events_checked)
+            yield (
+                key,
+                chain.problems(
+                    key,
+                    tag,
+                    status,
+                    content,
+                    evs,
+                    chain.derive(evs, trust),
+                    rank,
+                    stored_sha256=stored,
+                    events_checked=events_checked,
+                ),
+            )
 
 
 def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
     return next((e["actor"] for e in events if e["id"] == event_id), None)
 
 
-def _view(c, trust, figures, sources, evs, checks, quantities, competitors, events, events_checked) -> ClaimView:
-    (claim_id, key, subject, stage, statement, tag, basis, section, aliases, status, status_reason,
-     superseded_by, quantity_id, rank, label) = c
+def _view(
+    c, trust, figures, sources, evs, checks, quantities, competitors, events, events_checked
+) -> ClaimView:
+    (
+        claim_id,
+        key,
+        subject,
+        stage,
+        statement,
+        tag,
+        basis,
+        section,
+        aliases,
+        status,
+        status_reason,
+        superseded_by,
+        quantity_id,
+        rank,
+        label,
+    ) = c
     state = chain.derive(evs, trust)
-    content = chain.content_digest(subject, statement, [(f["raw"], f["name"]) for f in figures],
-                                   [(s["key"], s["locator"], s["quote"]) for s in sources], label)
+    content = chain.content_digest(
+        subject,
+        statement,
+        [(f["raw"], f["name"]) for f in figures],
+        [(s["key"], s["locator"], s["quote"]) for s in sources],
+        label,
+    )
     stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
-    problems = chain.problems(key, tag, status, content, evs, state, rank, stored_sha256=stored,
-                              events_checked=events_checked)
+    problems = chain.problems(
+        key,
+        tag,
+        status,
+        content,
+        evs,
+        state,
+        rank,
+        stored_sha256=stored,
+        events_checked=events_checked,
+    )
     verified = trust.get(tag) == "verified"
     # A claim that disagrees with its history is reported as that, not as "changed since re-read".
     outdated = verified and not state.vouches_for(content) and not problems
@@ -267,16 +416,42 @@ def _view(c, trust, figures, sources, evs, checks, quantities, competitors, even
     tag_event = next((e for e in reversed(evs) if e["tag_after"] is not None), None)
     rank_event = next((e for e in reversed(evs) if e.get("rank_after") is not None), None)
     return ClaimView(
-        claim_id, key, subject, stage, statement, tag, trust.get(tag), basis, section, tuple(aliases_of(aliases)),
-        status, status_reason, superseded_by, quantities.get(quantity_id), quantity_id, rank,
-        tuple(o for o in competitors.get(quantity_id, ()) if o["key"] != key) if quantity_id is not None else (),
-        tuple(figures), tuple(sources), tuple(_shown(e) for e in shown), tuple(checks),
+        claim_id,
+        key,
+        subject,
+        stage,
+        statement,
+        tag,
+        trust.get(tag),
+        basis,
+        section,
+        tuple(aliases_of(aliases)),
+        status,
+        status_reason,
+        superseded_by,
+        quantities.get(quantity_id),
+        quantity_id,
+        rank,
+        tuple(o for o in competitors.get(quantity_id, ()) if o["key"] != key)
+        if quantity_id is not None
+        else (),
+        tuple(figures),
+        tuple(sources),
+        tuple(_shown(e) for e in shown),
+        tuple(checks),
         verified and any(v["outcome"] in STALE_OUTCOMES for v in checks),
         outdated,
-        (f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
-         if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
-         else "its content changed since it was last re-read" if outdated else None),
-        tuple(problems), tag_event, rank_event, label,
+        (
+            f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
+            if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
+            else "its content changed since it was last re-read"
+            if outdated
+            else None
+        ),
+        tuple(problems),
+        tag_event,
+        rank_event,
+        label,
     )
 
 
@@ -284,9 +459,17 @@ def _shown(e: dict[str, Any] | None) -> dict[str, Any] | None:
     """An event as a view shows it: its fields for people, the detail decoded."""
     if e is None:
         return None
-    return {"at": e["at"], "kind": e["kind"], "actor": e["actor"], "tag_before": e["tag_before"],
-            "tag_after": e["tag_after"], "status_after": e["status_after"], "rank_after": e.get("rank_after"),
-            "origin": e["origin"], "detail": json.loads(e["detail"]) if e["detail"] else None}
+    return {
+        "at": e["at"],
+        "kind": e["kind"],
+        "actor": e["actor"],
+        "tag_before": e["tag_before"],
+        "tag_after": e["tag_after"],
+        "status_after": e["status_after"],
+        "rank_after": e.get("rank_after"),
+        "origin": e["origin"],
+        "detail": json.loads(e["detail"]) if e["detail"] else None,
+    }
 
 
 def _latest_verifications(rows: Sequence[tuple]) -> dict[int, list[dict[str, Any]]]:
@@ -295,17 +478,40 @@ def _latest_verifications(rows: Sequence[tuple]) -> dict[int, list[dict[str, Any
     "verifications" read, oldest first."""
     latest: dict[tuple[int, int], dict[str, Any]] = {}
     for claim_id, source_id, source_key, outcome, at, passage, score, detail in rows:
-        entry = latest.setdefault((claim_id, source_id), {"source": source_key, "outcome": None, "at": None,
-                                                          "passage": None, "detail": None, "last_attempt": None})
+        entry = latest.setdefault(
+            (claim_id, source_id),
+            {
+                "source": source_key,
+                "outcome": None,
+                "at": None,
+                "passage": None,
+                "detail": None,
+                "last_attempt": None,
+            },
+        )
         if outcome == "unreachable":
-            entry["last_attempt"] = {"outcome": outcome, "at": at, "detail": json.loads(detail) if detail else None}
+            entry["last_attempt"] = {
+                "outcome": outcome,
+                "at": at,
+                "detail": json.loads(detail) if detail else None,
+            }
         else:
-            entry.update(outcome=outcome, at=at, passage=passage, score=score,
-                         detail=json.loads(detail) if detail else None, last_attempt=None)
+            entry.update(
+                outcome=outcome,
+                at=at,
+                passage=passage,
+                score=score,
+                detail=json.loads(detail) if detail else None,
+                last_attempt=None,
+            )
     out: dict[int, list[dict[str, Any]]] = {}
     for (claim_id, _source_id), entry in latest.items():
         if entry["outcome"] is None:  # only unreachable attempts so far
-            entry.update(outcome="unreachable", at=entry["last_attempt"]["at"], detail=entry["last_attempt"]["detail"])
+            entry.update(
+                outcome="unreachable",
+                at=entry["last_attempt"]["at"],
+                detail=entry["last_attempt"]["detail"],
+            )
             entry["last_attempt"] = None
         out.setdefault(claim_id, []).append(entry)
     return out
@@ -315,27 +521,52 @@ def latest_verifications(session: Session, ids: Sequence[int]) -> dict[int, list
     """_latest_verifications of any number of claims, BATCH at a time."""
     out: dict[int, list[dict[str, Any]]] = {}
     for i in range(0, len(ids), BATCH):
-        out.update(_latest_verifications(_read(session, "verifications", ids[i:i + BATCH])))
+        out.update(_latest_verifications(_read(session, "verifications", ids[i : i + BATCH])))
     return out
 
 
-def _competition(session: Session, quantity_ids: set[int], trust: dict[str, str]
-                 ) -> tuple[dict[int, dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+def _competition(
+    session: Session, quantity_ids: set[int], trust: dict[str, str]
+) -> tuple[dict[int, dict[str, Any]], dict[int, list[dict[str, Any]]]]:
     """The quantities these claims state, and every claim on each (its figures, tag and rank), in key order."""
-    quantities = {q[0]: {"key": q[1], "subject": q[2], "measure": q[3]} for q in session.execute(
-        select(MeasuredQuantity.id, MeasuredQuantity.key, MeasuredQuantity.subject, MeasuredQuantity.measure)
-        .where(MeasuredQuantity.id.in_(quantity_ids)))}
-    others = list(session.execute(select(Claim.id, Claim.key, Claim.tag, Claim.rank, Claim.status, Claim.quantity_id)
-                                  .where(Claim.quantity_id.in_(quantity_ids)).order_by(Claim.key)))
+    quantities = {
+        q[0]: {"key": q[1], "subject": q[2], "measure": q[3]}
+        for q in session.execute(
+            select(
+                MeasuredQuantity.id,
+                MeasuredQuantity.key,
+                MeasuredQuantity.subject,
+                MeasuredQuantity.measure,
+            ).where(MeasuredQuantity.id.in_(quantity_ids))
+        )
+    }
+    others = list(
+        session.execute(
+            select(Claim.id, Claim.key, Claim.tag, Claim.rank, Claim.status, Claim.quantity_id)
+            .where(Claim.quantity_id.in_(quantity_ids))
+            .order_by(Claim.key)
+        )
+    )
     raws: dict[int, list[str]] = {}
     for i in range(0, len(others), BATCH):
-        for claim_id, raw in session.execute(select(Figure.claim_id, Figure.raw).where(
-                Figure.claim_id.in_([o[0] for o in others[i:i + BATCH]])).order_by(Figure.claim_id, Figure.position)):
+        for claim_id, raw in session.execute(
+            select(Figure.claim_id, Figure.raw)
+            .where(Figure.claim_id.in_([o[0] for o in others[i : i + BATCH]]))
+            .order_by(Figure.claim_id, Figure.position)
+        ):
             raws.setdefault(claim_id, []).append(raw)
     competitors: dict[int, list[dict[str, Any]]] = {}
     for claim_id, key, tag, rank, status, quantity_id in others:
-        competitors.setdefault(quantity_id, []).append({"key": key, "figures": raws.get(claim_id, []), "tag": tag,
-                                                        "trust": trust.get(tag), "rank": rank, "status": status})
+        competitors.setdefault(quantity_id, []).append(
+            {
+                "key": key,
+                "figures": raws.get(claim_id, []),
+                "tag": tag,
+                "trust": trust.get(tag),
+                "rank": rank,
+                "status": status,
+            }
+        )
     return quantities, competitors
 
 
@@ -353,7 +584,9 @@ def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
         return f"re-read by {event['actor']} on {when} in {where}{seen}"
     if event["kind"] == "retagged":
         return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
-    if isinstance(detail, dict) and detail.get("agent"):  # an agent door's (claims mcp): no data file
+    if isinstance(detail, dict) and detail.get(
+        "agent"
+    ):  # an agent door's (claims mcp): no data file
         return f"reported by {event['actor']} on {when}: {basis}"
     return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
 
@@ -366,4 +599,6 @@ def rank_reason(event: dict[str, Any] | None) -> str | None:
     if event["kind"] == "ranked":
         why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
         return why + (f" ({detail['because']})" if detail.get("because") else "")
-    return f"from the data file {event['origin']}" + (f": {detail['rank_reason']}" if detail.get("rank_reason") else "")
+    return f"from the data file {event['origin']}" + (
+        f": {detail['rank_reason']}" if detail.get("rank_reason") else ""
+    )

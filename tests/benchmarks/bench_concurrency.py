@@ -41,14 +41,20 @@ def measure(url: str, workers: int, each: int, workdir: Path) -> None:
     revision = db.current_revision(engine)
     with db.session_scope(engine) as session:
         after = session.execute(select(func.count()).select_from(Event)).scalar()
-        checks = integrity.check_store(session, revision=revision, head_revision=db.HEAD_REVISION,
-                                     expected_triggers=db.TRIGGERS[engine.dialect.name],
-                                     installed_triggers=db.installed_triggers(session.connection()))
+        checks = integrity.check_store(
+            session,
+            revision=revision,
+            head_revision=db.HEAD_REVISION,
+            expected_triggers=db.TRIGGERS[engine.dialect.name],
+            installed_triggers=db.installed_triggers(session.connection()),
+        )
     engine.dispose()
     name = engine.dialect.name
-    print(f"{name:10} {workers} × {each} re-reads: {elapsed:6.2f} s, {(after - before) / elapsed:6.1f} events/s, "
-          f"{after - before} of {workers * each} events landed, failures {len(failed)}, "
-          f"history {'intact' if all(c.ok for c in checks) else 'BROKEN'}")
+    print(
+        f"{name:10} {workers} × {each} re-reads: {elapsed:6.2f} s, {(after - before) / elapsed:6.1f} events/s, "
+        f"{after - before} of {workers * each} events landed, failures {len(failed)}, "
+        f"history {'intact' if all(c.ok for c in checks) else 'BROKEN'}"
+    )
     for line in failed[:3]:
         print("   ", line)
 
@@ -62,15 +68,19 @@ def main() -> None:
         measure(str(Path(tmp) / "claims.db"), args.workers, args.each, Path(tmp))
         admin = os.environ.get("CLAIMS_TEST_POSTGRES")
         if not admin:
-            print("postgresql skipped: set CLAIMS_TEST_POSTGRES (eval \"$(.ci/postgres start)\")")
+            print('postgresql skipped: set CLAIMS_TEST_POSTGRES (eval "$(.ci/postgres start)")')
             return
         name = f"claims_bench_{uuid.uuid4().hex[:8]}"
         server = create_engine(admin, isolation_level="AUTOCOMMIT")
         with server.connect() as conn:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
         try:
-            measure(make_url(admin).set(database=name).render_as_string(hide_password=False), args.workers, args.each,
-                    Path(tmp))
+            measure(
+                make_url(admin).set(database=name).render_as_string(hide_password=False),
+                args.workers,
+                args.each,
+                Path(tmp),
+            )
         finally:
             with server.connect() as conn:
                 conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))

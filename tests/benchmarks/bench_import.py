@@ -61,18 +61,32 @@ def claim(i: int, distinct: bool, tags: tuple[str, ...] = TAGS) -> dict:
         "figures": [f"{gpus:,} H100", f"{tokens:.1f}T tokens"],
         "evidence": [{"source": "bench-source", "locator": f"row {i}"}],
     }
-    if record["tag"] == "spot-checked":  # a verified tag names who re-read it; the import records that re-read
-        record["reread"] = {"by": "Bench Reader", "at": "2026-09-21", "source": "bench-source", "locator": f"row {i}",
-                            "quote": f"{gpus:,} H100 GPUs"}
+    if (
+        record["tag"] == "spot-checked"
+    ):  # a verified tag names who re-read it; the import records that re-read
+        record["reread"] = {
+            "by": "Bench Reader",
+            "at": "2026-09-21",
+            "source": "bench-source",
+            "locator": f"row {i}",
+            "quote": f"{gpus:,} H100 GPUs",
+        }
     return record
 
 
-SOURCE = {"key": "bench-source", "title": "Benchmark source", "kind": "other", "url": "https://example.org/bench"}
+SOURCE = {
+    "key": "bench-source",
+    "title": "Benchmark source",
+    "kind": "other",
+    "url": "https://example.org/bench",
+}
 
 
 def run(args: list[str], env: dict) -> tuple[float, int, subprocess.CompletedProcess]:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, env=env
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"claims {' '.join(args)} failed: {proc.stderr[-2000:]}")
@@ -82,18 +96,39 @@ def run(args: list[str], env: dict) -> tuple[float, int, subprocess.CompletedPro
 
 def sqlite_utils(tmp: Path, claims: list[dict]) -> float:
     """What a user would reach for: sqlite-utils insert of the claim rows and the figure rows."""
-    exe = shutil.which("sqlite-utils", path=str(Path(sys.executable).parent)) or shutil.which("sqlite-utils")
+    exe = shutil.which("sqlite-utils", path=str(Path(sys.executable).parent)) or shutil.which(
+        "sqlite-utils"
+    )
     if exe is None:
         return float("nan")
     rows = tmp / "su_claims.json"
-    rows.write_text(json.dumps([{k: c[k] for k in ("key", "subject", "stage", "statement", "tag", "basis")}
-                                for c in claims]), encoding="utf-8")
+    rows.write_text(
+        json.dumps(
+            [
+                {k: c[k] for k in ("key", "subject", "stage", "statement", "tag", "basis")}
+                for c in claims
+            ]
+        ),
+        encoding="utf-8",
+    )
     figures = tmp / "su_figures.json"
-    figures.write_text(json.dumps([{"claim": c["key"], "position": i, "raw": raw}
-                                   for c in claims for i, raw in enumerate(c["figures"])]), encoding="utf-8")
+    figures.write_text(
+        json.dumps(
+            [
+                {"claim": c["key"], "position": i, "raw": raw}
+                for c in claims
+                for i, raw in enumerate(c["figures"])
+            ]
+        ),
+        encoding="utf-8",
+    )
     start = time.perf_counter()
     for table, path, extra in (("claim", rows, ["--pk", "key"]), ("figure", figures, [])):
-        subprocess.run([exe, "insert", str(tmp / "su.db"), table, str(path), *extra], check=True, capture_output=True)
+        subprocess.run(
+            [exe, "insert", str(tmp / "su.db"), table, str(path), *extra],
+            check=True,
+            capture_output=True,
+        )
     return time.perf_counter() - start
 
 
@@ -101,9 +136,15 @@ def executemany(tmp: Path, claims: list[dict]) -> float:
     """The floor: a plain sqlite3 executemany of the same claim and figure rows, figures parsed beforehand."""
     from claimsdb.figures import parse
 
-    claim_rows = [(c["key"], c["subject"], c["stage"], c["statement"], c["tag"], c["basis"]) for c in claims]
-    figure_rows = [(i, pos, raw, q.kind, q.value, q.unit, q.counted)
-                   for i, c in enumerate(claims, start=1) for pos, raw in enumerate(c["figures"]) for q in (parse(raw),)]
+    claim_rows = [
+        (c["key"], c["subject"], c["stage"], c["statement"], c["tag"], c["basis"]) for c in claims
+    ]
+    figure_rows = [
+        (i, pos, raw, q.kind, q.value, q.unit, q.counted)
+        for i, c in enumerate(claims, start=1)
+        for pos, raw in enumerate(c["figures"])
+        for q in (parse(raw),)
+    ]
     con = sqlite3.connect(tmp / "plain.db")
     con.executescript(
         "CREATE TABLE claim (id INTEGER PRIMARY KEY, key TEXT UNIQUE, subject TEXT, stage TEXT, statement TEXT,"
@@ -113,21 +154,44 @@ def executemany(tmp: Path, claims: list[dict]) -> float:
     )
     start = time.perf_counter()
     with con:
-        con.executemany("INSERT INTO claim (key, subject, stage, statement, tag, basis) VALUES (?,?,?,?,?,?)", claim_rows)
-        con.executemany("INSERT INTO figure (claim_id, position, raw, kind, value, unit, counted) VALUES (?,?,?,?,?,?,?)",
-                        figure_rows)
+        con.executemany(
+            "INSERT INTO claim (key, subject, stage, statement, tag, basis) VALUES (?,?,?,?,?,?)",
+            claim_rows,
+        )
+        con.executemany(
+            "INSERT INTO figure (claim_id, position, raw, kind, value, unit, counted) VALUES (?,?,?,?,?,?,?)",
+            figure_rows,
+        )
     con.close()
     return time.perf_counter() - start
 
 
-STORE_TABLES = ("tag", "source", "quantity", "claim", "event", "evidence", "figure", "figure_number")
-SQLITE_PRAGMAS = ("PRAGMA foreign_keys = ON", "PRAGMA recursive_triggers = ON", "PRAGMA cache_size = -65536")
+STORE_TABLES = (
+    "tag",
+    "source",
+    "quantity",
+    "claim",
+    "event",
+    "evidence",
+    "figure",
+    "figure_number",
+)
+SQLITE_PRAGMAS = (
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA recursive_triggers = ON",
+    "PRAGMA cache_size = -65536",
+)
 
 
 def stored_rows(db: Path) -> tuple[list[str], dict[str, tuple[list[str], list[tuple]]]]:
     """The schema of an imported store (its CREATE statements in order) and every row of its tables."""
     con = sqlite3.connect(db)
-    schema = [sql for (sql,) in con.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")]
+    schema = [
+        sql
+        for (sql,) in con.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+        )
+    ]
     rows = {}
     for table in STORE_TABLES:
         cursor = con.execute(f'SELECT * FROM "{table}" ORDER BY rowid')
@@ -157,7 +221,9 @@ def executemany_store(tmp: Path, schema: list[str], rows: dict) -> float:
     for table, (columns, values) in rows.items():
         if values:
             names = ", ".join(f'"{c}"' for c in columns)
-            con.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" * len(columns))})', values)
+            con.executemany(
+                f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" * len(columns))})', values
+            )
     con.execute("COMMIT")
     con.close()
     return time.perf_counter() - start
@@ -166,7 +232,9 @@ def executemany_store(tmp: Path, schema: list[str], rows: dict) -> float:
 def sqlite_utils_store(tmp: Path, schema: list[str], rows: dict) -> float:
     """sqlite-utils insert of the same rows into the same schema, a table at a time (JSON files written
     beforehand, outside the timing)."""
-    exe = shutil.which("sqlite-utils", path=str(Path(sys.executable).parent)) or shutil.which("sqlite-utils")
+    exe = shutil.which("sqlite-utils", path=str(Path(sys.executable).parent)) or shutil.which(
+        "sqlite-utils"
+    )
     if exe is None:
         return float("nan")
     path = tmp / "su_store.db"
@@ -179,7 +247,9 @@ def sqlite_utils_store(tmp: Path, schema: list[str], rows: dict) -> float:
             files.append((table, file))
     start = time.perf_counter()
     for table, file in files:
-        subprocess.run([exe, "insert", str(path), table, str(file)], check=True, capture_output=True)
+        subprocess.run(
+            [exe, "insert", str(path), table, str(file)], check=True, capture_output=True
+        )
     return time.perf_counter() - start
 
 
@@ -187,19 +257,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=100_000)
     parser.add_argument("--distinct", action="store_true", help="every figure written differently")
-    parser.add_argument("--jsonl", type=int, default=0, help="also stream a JSON Lines file of this many claims")
+    parser.add_argument(
+        "--jsonl", type=int, default=0, help="also stream a JSON Lines file of this many claims"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         claims = [claim(i, args.distinct) for i in range(args.claims)]
         data = tmp / "bench.json"
         data.write_text(json.dumps({"sources": [SOURCE], "claims": claims}), encoding="utf-8")
-        print(f"{args.claims:,} claims, {2 * args.claims:,} figures ({data.stat().st_size / 1e6:.1f} MB)"
-              f"{', every figure distinct' if args.distinct else ''}")
+        print(
+            f"{args.claims:,} claims, {2 * args.claims:,} figures ({data.stat().st_size / 1e6:.1f} MB)"
+            f"{', every figure distinct' if args.distinct else ''}"
+        )
         env = {**os.environ, "CLAIMS_DB": str(tmp / "claims.db")}
         # as a user's Python runs: our modules' bytecode cached (an editable install has none until then)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(claimsdb.__file__).parent)], env=env, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(Path(claimsdb.__file__).parent)],
+            env=env,
+            check=True,
+        )
         first, rss_first, _ = run(["import", str(data)], env)
         again, rss_again, _ = run(["import", str(data)], env)
         su = sqlite_utils(tmp, claims)
@@ -216,14 +294,20 @@ def main() -> None:
         print(f"sqlite-utils insert, same rows:    {su:7.2f} s")
         print(f"sqlite3 executemany, same rows:    {floor:7.2f} s")
         print(f"python -c 'import sqlmodel, typer': {startup:6.2f} s (the stack's start-up floor)")
-        print(f"the rows the import wrote ({written:,} in {sum(1 for _, v in rows.values() if v)} tables), "
-              "again into an empty copy of its schema:")
+        print(
+            f"the rows the import wrote ({written:,} in {sum(1 for _, v in rows.values() if v)} tables), "
+            "again into an empty copy of its schema:"
+        )
         print(f"  sqlite3 executemany:              {floor_store:7.2f} s")
         print(f"  sqlite-utils insert:              {su_store:7.2f} s")
-        print(f"ratios: first import / sqlite-utils {first / su:.2f}; / executemany {first / floor:.1f}; "
-              f"re-import {again:.2f} s")
-        print(f"        first import / sqlite-utils into the same schema {first / su_store:.2f}; "
-              f"/ executemany into the same schema {first / floor_store:.2f}")
+        print(
+            f"ratios: first import / sqlite-utils {first / su:.2f}; / executemany {first / floor:.1f}; "
+            f"re-import {again:.2f} s"
+        )
+        print(
+            f"        first import / sqlite-utils into the same schema {first / su_store:.2f}; "
+            f"/ executemany into the same schema {first / floor_store:.2f}"
+        )
         if args.jsonl:
             lines = tmp / "bench.jsonl"
             with open(lines, "w", encoding="utf-8") as fh:
@@ -232,8 +316,10 @@ def main() -> None:
                     fh.write(json.dumps(claim(i, args.distinct, (AGENT_TAG,))) + "\n")
             env = {**os.environ, "CLAIMS_DB": str(tmp / "stream.db")}
             elapsed, rss, _ = run(["import", str(lines)], env)
-            print(f"claims import of {args.jsonl:,} claims as JSON Lines ({lines.stat().st_size / 1e6:.0f} MB): "
-                  f"{elapsed:.1f} s, peak {rss / 1024:.0f} MB")
+            print(
+                f"claims import of {args.jsonl:,} claims as JSON Lines ({lines.stat().st_size / 1e6:.0f} MB): "
+                f"{elapsed:.1f} s, peak {rss / 1024:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

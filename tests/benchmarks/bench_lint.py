@@ -38,8 +38,16 @@ def main() -> None:
     text = (args.corpus / REPORT).read_text(encoding="utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "bench.db"
-        result = CliRunner().invoke(app, ["import", str(ROOT / "data/pipelines.json"), str(ROOT / "data/rl_loop.json"),
-                                          "--db", str(db_path)])
+        result = CliRunner().invoke(
+            app,
+            [
+                "import",
+                str(ROOT / "data/pipelines.json"),
+                str(ROOT / "data/rl_loop.json"),
+                "--db",
+                str(db_path),
+            ],
+        )
         assert result.exit_code == 0, result.output
         engine = db.open_engine(str(db_path))
         started = time.perf_counter()
@@ -52,11 +60,17 @@ def main() -> None:
             report = lint_report(text, name=REPORT, kind="md", store=store)
             times.append(time.perf_counter() - started)
     counts = report.counts()
-    print(f"lint of {REPORT}: {len(text):,} characters, store of {len(store):,} figures read in {read_s:.3f}s")
-    print(f"  best {min(times):.3f}s, median {statistics.median(times):.3f}s over {args.repeat} runs "
-          f"({len(text) / min(times) / 1e3:,.0f} K characters/s)")
-    print(f"  {counts['checked']} figures checked: {counts['passed']} passed, {counts['errors']} errors, "
-          f"{counts['warnings']} warnings, {counts['notes']} notes")
+    print(
+        f"lint of {REPORT}: {len(text):,} characters, store of {len(store):,} figures read in {read_s:.3f}s"
+    )
+    print(
+        f"  best {min(times):.3f}s, median {statistics.median(times):.3f}s over {args.repeat} runs "
+        f"({len(text) / min(times) / 1e3:,.0f} K characters/s)"
+    )
+    print(
+        f"  {counts['checked']} figures checked: {counts['passed']} passed, {counts['errors']} errors, "
+        f"{counts['warnings']} warnings, {counts['notes']} notes"
+    )
 
 
 if __name__ == "__main__":

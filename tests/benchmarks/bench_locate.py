@@ -32,15 +32,21 @@ from claimsdb.records import load  # noqa: E402
 from claimsdb.verify.locate import locate  # noqa: E402
 from claimsdb.verify.text import extract_text  # noqa: E402
 
-TARGET = ("The Heron-3 pretraining run occupied 3,328 H200 GPUs for 41 days and consumed 22.4T tokens of "
-          "mixed web, code and math data.")
+TARGET = (
+    "The Heron-3 pretraining run occupied 3,328 H200 GPUs for 41 days and consumed 22.4T tokens of "
+    "mixed web, code and math data."
+)
 FIGURES = ["3,328 H200", "22.4T tokens"]
 QUOTE = "occupied 3,328 H200 GPUs for 41 days"
 HINT = "Heron-3 Heron-3 pretraining run used 3,328 H200 GPUs and 22.4T tokens"
 
 
 def corpus(folder: Path) -> None:
-    claims = [c for path in ("data/pipelines.json", "data/rl_loop.json") for c in load(str(ROOT / path)).claims]
+    claims = [
+        c
+        for path in ("data/pipelines.json", "data/rl_loop.json")
+        for c in load(str(ROOT / path)).claims
+    ]
     claims = [c for c in claims if c.figures]
     pages = {}
     for path in sorted(folder.iterdir()):
@@ -51,26 +57,40 @@ def corpus(folder: Path) -> None:
     outcomes: dict[str, int] = {}
     for text in pages.values():
         for c in claims:
-            loc = locate(text, quote=None, figures=[f.quantity for f in c.figures], hint=f"{c.subject} {c.statement}",
-                         names=[f.name for f in c.figures])
+            loc = locate(
+                text,
+                quote=None,
+                figures=[f.quantity for f in c.figures],
+                hint=f"{c.subject} {c.statement}",
+                names=[f.name for f in c.figures],
+            )
             outcomes[loc.outcome] = outcomes.get(loc.outcome, 0) + 1
     bare_s = time.perf_counter() - started
     quoted = [(c, e.quote) for c in claims for e in c.evidence if e.quote]
     started = time.perf_counter()
     for text in pages.values():
         for c, quote in quoted:
-            locate(text, quote=quote, figures=[f.quantity for f in c.figures], hint=f"{c.subject} {c.statement}")
+            locate(
+                text,
+                quote=quote,
+                figures=[f.quantity for f in c.figures],
+                hint=f"{c.subject} {c.statement}",
+            )
     quote_s = time.perf_counter() - started
     n = len(pages) * len(claims)
     print(f"corpus: {len(pages)} pages, {total:,} characters; {len(claims)} claims with figures")
-    print(f"  without a quote: {n:,} locates in {bare_s:.2f}s ({bare_s / n * 1e3:.2f} ms each); outcomes {outcomes}")
+    print(
+        f"  without a quote: {n:,} locates in {bare_s:.2f}s ({bare_s / n * 1e3:.2f} ms each); outcomes {outcomes}"
+    )
     print(f"  with a quote: {len(pages) * len(quoted):,} locates in {quote_s:.2f}s")
 
 
 def generate(megabytes: float, path: Path) -> int:
     rng = random.Random(7)
-    vocab = ("the a rack node shard queue worker cable switch kernel loss curve batch stage warmup decay "
-             "checkpoint fabric storage rollout reward buffer model team report table run data").split()
+    vocab = (
+        "the a rack node shard queue worker cable switch kernel loss curve batch stage warmup decay "
+        "checkpoint fabric storage rollout reward buffer model team report table run data"
+    ).split()
     units = ["GPUs", "nodes", "tokens", "hours", "days", "TB", "steps", "%"]
     target = int(megabytes * 1_000_000)
     parts, size, placed = [], 0, False
@@ -125,15 +145,22 @@ def large(megabytes: float) -> None:
         for mode in ("bare", "quote", "fuzzy"):
             r = _child(code, path, mode, "rss")
             traced = _child(code, path, mode, "trace")["traced_peak"]
-            print(f"  {mode:5}: {r['outcome']:10} extract {r['extract_s']:.2f}s + locate {r['locate_s']:.2f}s; "
-                  f"peak RSS {r['rss_peak_kb'] / 1024:.0f} MB (process before reading: "
-                  f"{r['rss_before_kb'] / 1024:.0f} MB); locate's own allocations peak at "
-                  f"{traced / 1e6:.1f} MB ({traced / r['chars']:.1f} bytes per character, tracemalloc, separate run)")
+            print(
+                f"  {mode:5}: {r['outcome']:10} extract {r['extract_s']:.2f}s + locate {r['locate_s']:.2f}s; "
+                f"peak RSS {r['rss_peak_kb'] / 1024:.0f} MB (process before reading: "
+                f"{r['rss_before_kb'] / 1024:.0f} MB); locate's own allocations peak at "
+                f"{traced / 1e6:.1f} MB ({traced / r['chars']:.1f} bytes per character, tracemalloc, separate run)"
+            )
 
 
 def _child(code: str, path: Path, mode: str, measure: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, str(path), mode, measure], capture_output=True, text=True,
-                         cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path), mode, measure],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 

@@ -67,10 +67,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     figures = bench_figures(args.figures)
-    print(f"parse, {len(figures):,} distinct figures: {per_figure(figures, args.repeat):.2f} µs per figure")
+    print(
+        f"parse, {len(figures):,} distinct figures: {per_figure(figures, args.repeat):.2f} µs per figure"
+    )
     if args.corpus.is_dir():
         windows = corpus_windows(args.corpus)
-        print(f"parse, {len(windows):,} corpus windows: {per_figure(windows, args.repeat):.2f} µs per string")
+        print(
+            f"parse, {len(windows):,} corpus windows: {per_figure(windows, args.repeat):.2f} µs per string"
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,13 @@ from tests.web.keys import access_key  # noqa: E402
 
 CLAIMS = str(Path(sys.executable).with_name("claims"))
 CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 READER = "Ada Lovelace"
 BUNDLED = (REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json")
 # The bundled sources the corpus holds a copy of: the files, joined, make the page.
@@ -59,12 +64,20 @@ CORPUS_PAGES = {
     "inferencebench-readme": ["inferencebench_README.md"],
     "olmo-core-olmo3-readme": ["olmo_core_OLMo3_README.md"],
     "deepseek-v3-report": ["deepseek_v3_tech_report_arxiv2412.19437.md"],
-    "llama3-report": ["llama3_paper_excerpt_A_3.3.1_compute.md", "llama3_paper_excerpt_B_table5_3.3.4_reliability.md"],
+    "llama3-report": [
+        "llama3_paper_excerpt_A_3.3.1_compute.md",
+        "llama3_paper_excerpt_B_table5_3.3.4_reliability.md",
+    ],
 }
 
 
 BEFORE = "2457ea1"  # main when queue triage began
-LOCATED = ("confirmed", "reworded", "rounded", "partial")  # a passage with the claim's figures (or its quote)
+LOCATED = (
+    "confirmed",
+    "reworded",
+    "rounded",
+    "partial",
+)  # a passage with the claim's figures (or its quote)
 
 
 def claims(env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -76,7 +89,9 @@ def prepare(tmp: Path, corpus: Path, server: LocalHTTPServer) -> dict:
     folder = tmp / "pages"
     folder.mkdir()
     for key, files in CORPUS_PAGES.items():
-        (folder / f"{key}.md").write_bytes(b"\n\n".join((corpus / name).read_bytes() for name in files))
+        (folder / f"{key}.md").write_bytes(
+            b"\n\n".join((corpus / name).read_bytes() for name in files)
+        )
     for page in folder.iterdir():
         server.add(f"/{page.name}", page.read_bytes(), content_type="text/markdown; charset=utf-8")
     base = server.url("").rstrip("/")
@@ -88,8 +103,14 @@ def prepare(tmp: Path, corpus: Path, server: LocalHTTPServer) -> dict:
                 source["url"] = f"{base}/{source['key']}.md"  # a 404 unless the folder holds it
         paths.append(tmp / data.name)
         paths[-1].write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    env = {**os.environ, "CLAIMS_DB": str(tmp / "claims.db"), "CLAIMS_SOURCES": str(tmp / "sources"),
-           "NO_PROXY": "127.0.0.1,localhost", "COLUMNS": "200", "CLAIMS_VERIFY_ALLOW_LOCAL": "1"}
+    env = {
+        **os.environ,
+        "CLAIMS_DB": str(tmp / "claims.db"),
+        "CLAIMS_SOURCES": str(tmp / "sources"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "COLUMNS": "200",
+        "CLAIMS_VERIFY_ALLOW_LOCAL": "1",
+    }
     env.pop("CLAIMS_READER", None)
     done = claims(env, "import", *map(str, paths))
     assert done.returncode == 0, done.stderr
@@ -140,22 +161,30 @@ def walk_before(page, env: dict, n: int, count: Count) -> None:
         key = shown(page)
         count.visited += 1
         assert count.visited < 400, "walked the whole queue without ten located claims"
-        if key in count.recorded:  # re-read and still blocked (a partial match is stale under --strict): on
+        if (
+            key in count.recorded
+        ):  # re-read and still blocked (a partial match is stale under --strict): on
             with page.expect_navigation():
                 page.get_by_role("link", name="Skip", exact=True).click()
             count.clicks += 1
             continue
-        if page.get_by_text("The claim cites no primary page yet").count():  # nothing verify could fetch: on
+        if page.get_by_text(
+            "The claim cites no primary page yet"
+        ).count():  # nothing verify could fetch: on
             with page.expect_navigation():
                 page.get_by_role("link", name="Skip", exact=True).click()
             count.clicks += 1
             continue
         command = ["verify", key]
-        done = claims(env, *command, "--format", "json")  # the person reads the table; the script its JSON
+        done = claims(
+            env, *command, "--format", "json"
+        )  # the person reads the table; the script its JSON
         assert done.returncode in (0, 1), done.stderr
         found = [r["source"] for r in json.loads(done.stdout)["results"] if r["outcome"] in LOCATED]
         count.clicks += 2  # into the terminal, back into the browser
-        count.keys += len(" ".join(["claims", *command])) + 1 + 1  # the command, Enter; F5 in the browser
+        count.keys += (
+            len(" ".join(["claims", *command])) + 1 + 1
+        )  # the command, Enter; F5 in the browser
         page.reload()
         assert shown(page) == key
         if found:
@@ -183,7 +212,9 @@ def walk_after(page, n: int, count: Count) -> None:
     while len(count.recorded) < n:
         key = shown(page)
         count.visited += 1
-        assert located(page), f"{key}: the {len(count.recorded) + 1}th claim of the queue has no located passage"
+        assert located(page), (
+            f"{key}: the {len(count.recorded) + 1}th claim of the queue has no located passage"
+        )
         locator = f"§{len(count.recorded) + 1}"
         page.keyboard.press("Control+A")  # the locator may come prefilled from the data
         page.keyboard.type(locator)
@@ -196,12 +227,16 @@ def walk_after(page, n: int, count: Count) -> None:
 def through_queue(env: dict, n: int, way: str) -> tuple[Count, float]:
     from playwright.sync_api import sync_playwright
 
-    serve = subprocess.Popen([CLAIMS, "serve", "--port", "0", "--strict"], env=env, stdout=subprocess.PIPE, text=True)
+    serve = subprocess.Popen(
+        [CLAIMS, "serve", "--port", "0", "--strict"], env=env, stdout=subprocess.PIPE, text=True
+    )
     url = serve.stdout.readline().split()[2].rstrip("/")
     count = Count()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
             page = browser.new_page()
             page.set_default_timeout(30_000)
             start = time.perf_counter()
@@ -218,7 +253,10 @@ def through_queue(env: dict, n: int, way: str) -> tuple[Count, float]:
                 else:
                     walk_before(page, env, n, count)
             except Exception:
-                print(f"{way}: stopped at {page.url} after recording {count.recorded}", file=sys.stderr)
+                print(
+                    f"{way}: stopped at {page.url} after recording {count.recorded}",
+                    file=sys.stderr,
+                )
                 raise
             elapsed = time.perf_counter() - start
             browser.close()
@@ -229,18 +267,28 @@ def through_queue(env: dict, n: int, way: str) -> tuple[Count, float]:
 
 
 def rereads(env: dict, keys: list[str]) -> int:
-    return sum(json.loads(claims(env, "history", key, "--format", "json").stdout)["events"][-1]["kind"] == "reread"
-               for key in keys)
+    return sum(
+        json.loads(claims(env, "history", key, "--format", "json").stdout)["events"][-1]["kind"]
+        == "reread"
+        for key in keys
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=10)
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
-    parser.add_argument("--before", default=BEFORE, help=f"the revision to measure as before (default {BEFORE})")
+    parser.add_argument(
+        "--before", default=BEFORE, help=f"the revision to measure as before (default {BEFORE})"
+    )
     args = parser.parse_args()
     n = args.claims
-    missing = [name for files in CORPUS_PAGES.values() for name in files if not (args.corpus / name).is_file()]
+    missing = [
+        name
+        for files in CORPUS_PAGES.values()
+        for name in files
+        if not (args.corpus / name).is_file()
+    ]
     if missing:
         sys.exit(f"{args.corpus}: {', '.join(missing)} not found: give --corpus DIR")
     rows = []
@@ -249,16 +297,22 @@ def main() -> None:
         env = prepare(tmp, args.corpus, server)
         old = tmp / "before"
         old.mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.before, "src"], capture_output=True, check=True)
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", args.before, "src"], capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         for label, way in ((f"before ({args.before})", "before"), ("after", "after")):
             mine = copy(env, tmp, f"{way}.db")
             if way == "before":
-                mine["PYTHONPATH"] = os.pathsep.join([str(old / "src"), *filter(None, [env.get("PYTHONPATH")])])
+                mine["PYTHONPATH"] = os.pathsep.join(
+                    [str(old / "src"), *filter(None, [env.get("PYTHONPATH")])]
+                )
             count, elapsed = through_queue(mine, n, way)
             assert rereads(mine, count.recorded) == n, f"{label}: not every re-read was recorded"
             rows.append((label, count, elapsed))
-    print(f"clearing {n} claims of the bundled data through the strict re-read queue (pages on 127.0.0.1)")
+    print(
+        f"clearing {n} claims of the bundled data through the strict re-read queue (pages on 127.0.0.1)"
+    )
     print(f"{'':<22}{'clicks':>8}{'keystrokes':>12}{'seconds':>10}{'claims seen':>13}")
     for label, count, elapsed in rows:
         print(f"{label:<22}{count.clicks:>8}{count.keys:>12}{elapsed:>10.2f}{count.visited:>13}")

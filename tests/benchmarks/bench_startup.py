@@ -31,9 +31,17 @@ FLOOR = [sys.executable, "-c", "import sqlmodel, typer"]
 # The floor again, with the garbage collector treated as the `claims` script treats it (cli/app.py main):
 # paused while the modules load, and frozen at exit. Not the issue's floor; shown so that the ratios
 # can be read both ways.
-FLOOR_FROZEN = [sys.executable, "-c", "import gc; gc.disable(); import sqlmodel, typer; gc.freeze(); gc.enable()"]
+FLOOR_FROZEN = [
+    sys.executable,
+    "-c",
+    "import gc; gc.disable(); import sqlmodel, typer; gc.freeze(); gc.enable()",
+]
 # How the `claims` script starts: import the app and call main (pip writes the same two lines).
-CLAIMS = [sys.executable, "-c", "import sys; from claimsdb.cli.app import main; sys.argv[0] = 'claims'; sys.exit(main())"]
+CLAIMS = [
+    sys.executable,
+    "-c",
+    "import sys; from claimsdb.cli.app import main; sys.argv[0] = 'claims'; sys.exit(main())",
+]
 COMMANDS = {
     "claims trace 466": ["trace", "466"],
     "claims show KEY": ["show", "pipelines.obs.llama3-failures"],
@@ -44,7 +52,9 @@ COMMANDS = {
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{argv[3:]} failed: {done.stderr}")
@@ -54,7 +64,9 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (default 20)")
-    parser.add_argument("--compare", type=Path, help="another checkout's src folder, measured in the same run")
+    parser.add_argument(
+        "--compare", type=Path, help="another checkout's src folder, measured in the same run"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,12 +74,16 @@ def main() -> None:
         env.pop("PYTHONPATH", None)
         # as a user's Python runs: our modules' bytecode cached (an editable install has none until then)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([*CLAIMS, "import", *map(str, DATA)], env=env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [*CLAIMS, "import", *map(str, DATA)], env=env, check=True, stdout=subprocess.DEVNULL
+        )
         variants = {"": env}
         if args.compare:
             variants["before: "] = {**env, "PYTHONPATH": str(args.compare.resolve())}
-        cases = {"floor: python -c 'import sqlmodel, typer'": (FLOOR, env),
-                 "floor, collector paused and frozen": (FLOOR_FROZEN, env)}
+        cases = {
+            "floor: python -c 'import sqlmodel, typer'": (FLOOR, env),
+            "floor, collector paused and frozen": (FLOOR_FROZEN, env),
+        }
         for prefix, variant_env in variants.items():
             for name, argv in COMMANDS.items():
                 cases[prefix + name] = ([*CLAIMS, *argv], variant_env)
@@ -81,12 +97,17 @@ def main() -> None:
     names = iter(cases)
     floor, frozen = (statistics.median(times[next(names)]) for _ in range(2))
     width = max(map(len, cases))
-    print(f"{args.runs} runs each, interleaved; median wall time, and its ratio to each floor's median")
+    print(
+        f"{args.runs} runs each, interleaved; median wall time, and its ratio to each floor's median"
+    )
     print(f"{'command':<{width}}  {'median':>8}  {'min':>8}  {'ratio':>6}  {'to frozen':>9}")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"{name:<{width}}  {median * 1000:6.0f} ms  {min(values) * 1000:6.0f} ms  {median / floor:5.2f}x  "
-              f"{median / frozen:8.2f}x")
+        print(
+            f"{name:<{width}}  {median * 1000:6.0f} ms  {min(values) * 1000:6.0f} ms  {median / floor:5.2f}x  "
+            f"{median / frozen:8.2f}x"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -42,8 +42,20 @@ def test_every_command_has_help_with_an_example_and_is_in_the_guide(name):
 
 
 def test_commands_exist():
-    assert {"import", "add", "trace", "show", "list", "sources list", "sources add", "sources show", "tags",
-            "db upgrade", "db current", "db check"} <= set(COMMANDS)
+    assert {
+        "import",
+        "add",
+        "trace",
+        "show",
+        "list",
+        "sources list",
+        "sources add",
+        "sources show",
+        "tags",
+        "db upgrade",
+        "db current",
+        "db check",
+    } <= set(COMMANDS)
 
 
 def test_help_and_version_run(claims):
@@ -69,7 +81,11 @@ def test_help_uses_the_usual_metavars_and_names_arguments_in_the_usage(name):
         assert p.metavar.isupper() and p.metavar in usage, usage
     for p in COMMANDS[name].params:
         if p.param_type_name == "option" and not p.is_flag:
-            assert p.metavar in ("TEXT", "INTEGER", "FLOAT", "PATH") or p.metavar.startswith("[") or p.metavar.isupper()
+            assert (
+                p.metavar in ("TEXT", "INTEGER", "FLOAT", "PATH")
+                or p.metavar.startswith("[")
+                or p.metavar.isupper()
+            )
 
 
 def re_any(pattern: str, text: str) -> list[str]:
@@ -84,7 +100,9 @@ def test_show_reads_as_a_person_would_type_it():
     assert "  --db TEXT " in text and "  -f, --format [table|json|csv] " in text
     assert "  lint " not in text
     assert "Usage: root lint [OPTIONS] FILE..." in help_of("lint")
-    assert "  --port INTEGER RANGE " in help_of("serve") or "  -p, --port INTEGER" in help_of("serve")
+    assert "  --port INTEGER RANGE " in help_of("serve") or "  -p, --port INTEGER" in help_of(
+        "serve"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -133,8 +151,16 @@ print(json.dumps(seen))
 @pytest.mark.slow
 def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connections(db_path):
     env = {"CLAIMS_DB": str(db_path), "PATH": "/usr/bin:/bin"}
-    run = lambda *args: subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True,  # noqa: E731
-                                       timeout=120, env=env)
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-c", SCRIPT, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+
     assert run("import", *map(str, DATA_FILES)).returncode == 0
     done = run("trace", "466")
     assert done.returncode == 0, done.stderr
@@ -145,13 +171,22 @@ def test_the_script_resumes_the_collector_for_the_command_and_closes_its_connect
     assert seen["open_connections"] == 0
 
 
-@pytest.mark.parametrize("args, says", [
-    (["tarce", "466"], "No such command 'tarce'. Did you mean 'trace'?"),  # a command loaded only when it runs
-    (["lst"], "No such command 'lst'. Did you mean 'list'?"),
-    (["db", "chek"], "No such command 'chek'. Did you mean 'check'?"),  # a group's command
-    (["list", "--tga", "x"], "No such option: --tga (Possible options: --stage, --stale, --tag)"),
-    (["show", "k", "--dbb", "x"], "No such option: --dbb (Possible options: --db)"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (
+            ["tarce", "466"],
+            "No such command 'tarce'. Did you mean 'trace'?",
+        ),  # a command loaded only when it runs
+        (["lst"], "No such command 'lst'. Did you mean 'list'?"),
+        (["db", "chek"], "No such command 'chek'. Did you mean 'check'?"),  # a group's command
+        (
+            ["list", "--tga", "x"],
+            "No such option: --tga (Possible options: --stage, --stale, --tag)",
+        ),
+        (["show", "k", "--dbb", "x"], "No such option: --dbb (Possible options: --db)"),
+    ],
+)
 def test_a_mistyped_command_or_option_suggests_the_closest_and_exits_2(claims, args, says):
     result = claims(*args, db=None)
     assert result.exit_code == 2 and says in result.stderr, result.output
@@ -159,13 +194,27 @@ def test_a_mistyped_command_or_option_suggests_the_closest_and_exits_2(claims, a
 
 def test_a_command_nothing_like_any_suggests_nothing(claims):
     result = claims("xyzzy", db=None)
-    assert result.exit_code == 2 and "No such command 'xyzzy'." in result.stderr and "Did you mean" not in result.stderr
+    assert (
+        result.exit_code == 2
+        and "No such command 'xyzzy'." in result.stderr
+        and "Did you mean" not in result.stderr
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["list"], ["list", "--format", "json"], ["list", "--format", "csv"], ["show", "widget.pretrain"],
-    ["trace", "3072"], ["export", "--skip-unsafe"], ["sources"], ["--help"], ["show", "--help"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["list", "--format", "json"],
+        ["list", "--format", "csv"],
+        ["show", "widget.pretrain"],
+        ["trace", "3072"],
+        ["export", "--skip-unsafe"],
+        ["sources"],
+        ["--help"],
+        ["show", "--help"],
+    ],
+)
 def test_a_closed_pipe_ends_the_command_quietly(store, loaded, args):
     """`claims list | head`: the reader goes away; no message, the exit code of SIGPIPE (141), as Unix tools."""
     import os
@@ -176,8 +225,13 @@ def test_a_closed_pipe_ends_the_command_quietly(store, loaded, args):
     os.close(read)  # gone before the command writes anything: its first write meets a closed pipe
     try:
         argv = [*args, "--db", store] if "--help" not in args else args
-        done = subprocess.run([sys.executable, "-m", "claimsdb.cli", *argv], stdout=write, stderr=subprocess.PIPE,
-                              text=True, cwd=REPO)
+        done = subprocess.run(
+            [sys.executable, "-m", "claimsdb.cli", *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (PIPE_CLOSED, "")

@@ -13,8 +13,12 @@ def test_upgrade_then_current(claims, store):
     assert result.exit_code == 0, result.output
     assert f"schema revision none → {HEAD_REVISION}" in result.stdout
     info = json.loads(claims("db", "current", "--format", "json").stdout)
-    assert info == {"database": describe_url(resolve_url(store)), "revision": HEAD_REVISION, "head": HEAD_REVISION,
-                    "up_to_date": True}
+    assert info == {
+        "database": describe_url(resolve_url(store)),
+        "revision": HEAD_REVISION,
+        "head": HEAD_REVISION,
+        "up_to_date": True,
+    }
     assert "://" in store or info["database"] == store  # a SQLite store is named by its path
 
 
@@ -22,7 +26,10 @@ def test_upgrade_then_current(claims, store):
 def test_current_on_a_missing_database_says_where_it_looked_and_does_not_create_it(claims, db_path):
     result = claims("db", "current")
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"error: no claims database at {db_path}; `claims import` creates one"
+    assert (
+        result.stderr.strip()
+        == f"error: no claims database at {db_path}; `claims import` creates one"
+    )
     assert not db_path.exists()
 
 

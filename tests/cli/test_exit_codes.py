@@ -19,11 +19,14 @@ def test_0_success(claims, loaded):
 
 
 @pytest.mark.usefixtures("loaded")
-@pytest.mark.parametrize("args, says", [
-    (["trace", "999,999 widgets"], "no figure matches"),  # nothing states it
-    (["export"], "export blocked"),  # the gate: gadget.fleet is agent-reported
-    (["verify", "widget.pretrain", "--offline"], ""),  # no snapshot to confirm it against
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["trace", "999,999 widgets"], "no figure matches"),  # nothing states it
+        (["export"], "export blocked"),  # the gate: gadget.fleet is agent-reported
+        (["verify", "widget.pretrain", "--offline"], ""),  # no snapshot to confirm it against
+    ],
+)
 @pytest.mark.slow
 def test_1_findings(claims, args, says):
     result = claims(*args)
@@ -39,17 +42,34 @@ def test_1_lint_error(claims, loaded, tmp_path):
 
 
 def test_1_broken_history(claims, loaded, store):
-    run_sql(store, "DROP TRIGGER event_no_update" if "://" not in store else "DROP TRIGGER event_append_only ON event")
+    run_sql(
+        store,
+        "DROP TRIGGER event_no_update"
+        if "://" not in store
+        else "DROP TRIGGER event_append_only ON event",
+    )
     assert claims("db", "check").exit_code == 1
 
 
 def test_2_a_read_command_never_creates_a_database(claims, tmp_path):
     typo = tmp_path / "typo" / "claims.db"
-    for args in (["list"], ["trace", "466"], ["show", "k"], ["export"], ["db", "check"], ["db", "current"],
-                 ["retag", "k", "prior-note", "--reason", "r"], ["verify", "--all"], ["sources"]):
+    for args in (
+        ["list"],
+        ["trace", "466"],
+        ["show", "k"],
+        ["export"],
+        ["db", "check"],
+        ["db", "current"],
+        ["retag", "k", "prior-note", "--reason", "r"],
+        ["verify", "--all"],
+        ["sources"],
+    ):
         result = claims(*args, db=typo)
         assert result.exit_code == 2, (args, result.output)
-        assert result.stderr.strip() == f"error: no claims database at {typo}; `claims import` creates one", args
+        assert (
+            result.stderr.strip()
+            == f"error: no claims database at {typo}; `claims import` creates one"
+        ), args
     assert not (tmp_path / "typo").exists()
 
 
@@ -59,18 +79,27 @@ def test_2_a_writer_creates_it(claims, tmp_path):
     assert new.exists()
 
 
-@pytest.mark.parametrize("args, says", [
-    (["import", "{dir}/missing.json"], "missing.json: no such file"),
-    (["import", "{dir}/bad.json"], "bad.json"),
-    (["import", "{dir}/deep.json"], "nested deeper than"),  # was a RecursionError, exit 70
-    (["lint", "{dir}/missing.md"], "missing.md: cannot read"),
-    (["export", "--skip-unsafe", "-o", "/proc/nope/table.md"], "cannot use /proc/nope"),  # unwritable
-    (["list", "--db", "/proc/nope/claims.db"], "no claims database at /proc/nope/claims.db"),
-    (["import", "{dir}/bad.json", "--db", "/proc/nope/claims.db"], "cannot create the database /proc/nope/claims.db"),
-    (["list", "--db", "mysql://u@h/x"], "SQLite or PostgreSQL, not mysql"),
-    (["list", "--format", "yaml"], "Invalid value for '--format'"),
-    (["export", "--format", "bibtex", "--grid"], "--grid lays out a table"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["import", "{dir}/missing.json"], "missing.json: no such file"),
+        (["import", "{dir}/bad.json"], "bad.json"),
+        (["import", "{dir}/deep.json"], "nested deeper than"),  # was a RecursionError, exit 70
+        (["lint", "{dir}/missing.md"], "missing.md: cannot read"),
+        (
+            ["export", "--skip-unsafe", "-o", "/proc/nope/table.md"],
+            "cannot use /proc/nope",
+        ),  # unwritable
+        (["list", "--db", "/proc/nope/claims.db"], "no claims database at /proc/nope/claims.db"),
+        (
+            ["import", "{dir}/bad.json", "--db", "/proc/nope/claims.db"],
+            "cannot create the database /proc/nope/claims.db",
+        ),
+        (["list", "--db", "mysql://u@h/x"], "SQLite or PostgreSQL, not mysql"),
+        (["list", "--format", "yaml"], "Invalid value for '--format'"),
+        (["export", "--format", "bibtex", "--grid"], "--grid lays out a table"),
+    ],
+)
 @pytest.mark.slow
 def test_2_the_users_input_or_environment(claims, loaded, tmp_path, args, says):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
@@ -86,7 +115,8 @@ def test_2_a_missing_database_driver(claims, monkeypatch):
     result = claims("list", db="postgresql://u@127.0.0.1:1/x")
     assert result.exit_code == 2
     assert result.stderr.strip() == (
-        "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'")
+        "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'"
+    )
 
 
 def test_2_a_database_error_raised_by_the_driver_itself(claims, loaded, store):
@@ -98,7 +128,9 @@ def test_2_a_database_error_raised_by_the_driver_itself(claims, loaded, store):
     assert "evidence" in result.stderr and result.stderr.startswith("error: database: ")
 
 
-@sqlite_only("SQLite's file lock; PostgreSQL writers wait for each other (tests/test_concurrency.py)")
+@sqlite_only(
+    "SQLite's file lock; PostgreSQL writers wait for each other (tests/test_concurrency.py)"
+)
 def test_2_a_database_still_locked_after_the_retry_window(claims, loaded, db_path, monkeypatch):
     monkeypatch.setattr("claimsdb.db.BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db_path, isolation_level=None)
@@ -109,7 +141,10 @@ def test_2_a_database_still_locked_after_the_retry_window(claims, loaded, db_pat
         holder.execute("ROLLBACK")
         holder.close()
     assert result.exit_code == 2, result.output
-    assert "the database is locked by another claims (or sqlite3) writing to it; waited 0.2 s" in result.stderr
+    assert (
+        "the database is locked by another claims (or sqlite3) writing to it; waited 0.2 s"
+        in result.stderr
+    )
     history = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)
     assert [e["kind"] for e in history["events"]] == ["imported", "reread"]  # nothing changed
 
@@ -125,8 +160,12 @@ def test_70_only_for_a_bug_and_still_no_traceback(claims, loaded, monkeypatch):
 
 
 def test_a_real_process_exits_with_the_code_and_prints_no_traceback(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "claimsdb.cli", "list", "--db", str(tmp_path / "none.db")],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "claimsdb.cli", "list", "--db", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (out.returncode, out.stdout) == (2, "")
     assert out.stderr.startswith("error: no claims database at ") and "Traceback" not in out.stderr
 

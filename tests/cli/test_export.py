@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA_FILES
-from tests.latex import assert_contained, build, build_document, documented_snippet, needs_tex, render_pages
+from tests.latex import (
+    assert_contained,
+    build,
+    build_document,
+    documented_snippet,
+    needs_tex,
+    render_pages,
+)
 
 
 def test_the_example_in_the_help_exports_the_bundled_data(claims, tmp_path, monkeypatch):
@@ -37,7 +44,9 @@ def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):
     result = claims("export", "--format", "latex", "-o", out)
     assert result.exit_code == 1
     assert not out.exists() and result.stdout == ""
-    assert "gadget.fleet: 40–60K sandboxes (Gadget) tag agent-reported (unverified)" in result.stderr
+    assert (
+        "gadget.fleet: 40–60K sandboxes (Gadget) tag agent-reported (unverified)" in result.stderr
+    )
     assert "clear it: claims reread gadget.fleet --source PAGE" in result.stderr
 
 
@@ -104,27 +113,37 @@ def test_bundled_data_gate_reread_and_reimport(claims):
     again = claims("import", *DATA_FILES)
     assert f"conflict {key}: kept tag 'spot-checked'" in again.stdout
     history = json.loads(claims("history", key, "--format", "json").stdout)
-    assert [e["kind"] for e in history["events"]] == ["imported", "reread"] and history["tag"] == "spot-checked"
+    assert [e["kind"] for e in history["events"]] == ["imported", "reread"] and history[
+        "tag"
+    ] == "spot-checked"
 
 
 @pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize("layout", [[], ["--grid"]])
-def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliography(claims, tmp_path, layout):
+def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliography(
+    claims, tmp_path, layout
+):
     assert claims("import", *DATA_FILES).exit_code == 0
     for fmt, name, flags in (("latex", "table.tex", layout), ("bibtex", "claims.bib", [])):
         result = claims("export", "--draft", "--format", fmt, *flags, "-o", tmp_path / name)
         assert result.exit_code == 0, result.output
     table = (tmp_path / "table.tex").read_text(encoding="utf-8")
-    assert "\\begin{longtable}" in table and "\\toprule" in table and "\\begin{tabular}" not in table
+    assert (
+        "\\begin{longtable}" in table and "\\toprule" in table and "\\begin{tabular}" not in table
+    )
     built = build(tmp_path, "\\input{table.tex}\n\\nocite{*}", bibliography=True)
     assert_contained(built, {"table.tex", "claims.bib"})
-    assert "undefined" not in (tmp_path / "paper.log").read_text(errors="replace")  # every \cite has its entry
+    assert "undefined" not in (tmp_path / "paper.log").read_text(
+        errors="replace"
+    )  # every \cite has its entry
     # Nothing runs off the page (169 claims, 20 stages; the grid was 21 columns of 2.6 cm): at most a long
     # word pokes into the space between two columns, by less than a character.
     assert built.overfull(points=4) == []
     assert built.pages > 2  # the longtables break across pages
-    assert built.bitmap_fonts == 0  # the draft's daggers too are the math symbol, drawn from a Type 1 font
+    assert (
+        built.bitmap_fonts == 0
+    )  # the draft's daggers too are the math symbol, drawn from a Type 1 font
     assert "LongCat" in built.flat and "Subject" in built.flat
 
 
@@ -133,15 +152,49 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     """The docs' preamble around the files the docs' commands export, as a new user runs them: every
     \\cite has its entry, BibTeX warns about nothing, titles keep their case, ~50B is about 50B."""
     doc, snippet = documented_snippet()
-    files = {"stages.tex": ["--format", "latex", "--grid", "--skip-unsafe"],
-             "table.tex": ["--format", "latex", "--skip-unsafe"], "claims.bib": ["--format", "bibtex"]}
+    files = {
+        "stages.tex": ["--format", "latex", "--grid", "--skip-unsafe"],
+        "table.tex": ["--format", "latex", "--skip-unsafe"],
+        "claims.bib": ["--format", "bibtex"],
+    }
     assert set(re.findall(r"\\input\{([^}]+)\}", snippet)) | {
-        name + ".bib" for name in re.findall(r"\\bibliography\{([^}]+)\}", snippet)} == set(files), doc
+        name + ".bib" for name in re.findall(r"\\bibliography\{([^}]+)\}", snippet)
+    } == set(files), doc
     assert claims("import", *DATA_FILES).exit_code == 0
-    assert claims("sources", "add", "longcat-report", "--url", "https://example.org/longcat", "--kind", "report",
-                  "--title", "LongCat technical report", "--cite-key", "longcat2026", "--year", "2026").exit_code == 0
-    assert claims("reread", "rl.fleet.longcat-environments", "--source", "longcat-report", "--locator", "§4.1",
-                  "--quote", "32,000 environments", "--by", "Ada", "--yes").exit_code == 0
+    assert (
+        claims(
+            "sources",
+            "add",
+            "longcat-report",
+            "--url",
+            "https://example.org/longcat",
+            "--kind",
+            "report",
+            "--title",
+            "LongCat technical report",
+            "--cite-key",
+            "longcat2026",
+            "--year",
+            "2026",
+        ).exit_code
+        == 0
+    )
+    assert (
+        claims(
+            "reread",
+            "rl.fleet.longcat-environments",
+            "--source",
+            "longcat-report",
+            "--locator",
+            "§4.1",
+            "--quote",
+            "32,000 environments",
+            "--by",
+            "Ada",
+            "--yes",
+        ).exit_code
+        == 0
+    )
     for name, flags in files.items():
         result = claims("export", *flags, "-o", tmp_path / name)
         assert result.exit_code == 0, result.output
@@ -150,7 +203,9 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     built = build_document(tmp_path, snippet, bibliography=True)
     assert_contained(built, set(files))
     log = (tmp_path / "paper.log").read_text(errors="replace")
-    assert "Undefined control sequence" not in built.log and not re.search(r"Citation .* undefined", log), log[-2000:]
+    assert "Undefined control sequence" not in built.log and not re.search(
+        r"Citation .* undefined", log
+    ), log[-2000:]
     assert "There were undefined references" not in log
     blg = (tmp_path / "paper.blg").read_text(errors="replace")
     assert "Warning--" not in blg and "need author or key" not in blg, blg
@@ -163,7 +218,9 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     # Every page is drawn and holds ink (kept as PNGs with $CLAIMS_SCREENSHOTS for a person to look at).
     kept = os.environ.get("CLAIMS_SCREENSHOTS")
     inked = render_pages(tmp_path, Path(kept) if kept else None, prefix="paper")
-    assert len(inked) == built.pages and all(share > 0.0005 for share in inked), inked  # a blank page: 0
+    assert len(inked) == built.pages and all(share > 0.0005 for share in inked), (
+        inked
+    )  # a blank page: 0
 
 
 # --- files a paper can use as they are --------------------------------------------------------------------
@@ -180,12 +237,18 @@ def test_a_csv_export_is_plain_csv_with_its_manifest_beside_it(claims, tmp_path)
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
     assert rows[0][:2] == ["key", "subject"] and len({len(r) for r in rows}) == 1 and len(rows) == 3
     manifest = json.loads((tmp_path / "claims.csv.manifest.json").read_text(encoding="utf-8"))
-    assert (manifest["mode"], manifest["rows"], manifest["left_out_unsafe"]) == ("skip-unsafe", 2, 1)
+    assert (manifest["mode"], manifest["rows"], manifest["left_out_unsafe"]) == (
+        "skip-unsafe",
+        2,
+        1,
+    )
     assert f"manifest in {tmp_path / 'claims.csv.manifest.json'}" in result.stderr
     to_stdout = claims("export", "--skip-unsafe", "--format", "csv", "-o", "-")
     assert to_stdout.stdout == out.read_text(encoding="utf-8") and not (tmp_path / "-").exists()
-    assert json.loads(to_stdout.stderr.split("manifest: ", 1)[1].splitlines()[0])["content_sha256"] == (
-        manifest["content_sha256"])
+    assert (
+        json.loads(to_stdout.stderr.split("manifest: ", 1)[1].splitlines()[0])["content_sha256"]
+        == (manifest["content_sha256"])
+    )
 
 
 @pytest.mark.slow
@@ -197,13 +260,20 @@ def test_exported_files_get_the_users_usual_permissions(claims, tmp_path, umask,
 
     old = os.umask(umask)
     try:
-        for fmt, target in (("markdown", tmp_path / "t.md"), ("csv", tmp_path / "t.csv"),
-                            ("html", tmp_path / "site")):
+        for fmt, target in (
+            ("markdown", tmp_path / "t.md"),
+            ("csv", tmp_path / "t.csv"),
+            ("html", tmp_path / "site"),
+        ):
             assert claims("export", "--skip-unsafe", "--format", fmt, "-o", target).exit_code == 0
     finally:
         os.umask(old)
-    for path in (tmp_path / "t.md", tmp_path / "t.csv", tmp_path / "t.csv.manifest.json",
-                 tmp_path / "site" / "index.html"):
+    for path in (
+        tmp_path / "t.md",
+        tmp_path / "t.csv",
+        tmp_path / "t.csv.manifest.json",
+        tmp_path / "site" / "index.html",
+    ):
         assert stat.S_IMODE(path.stat().st_mode) == mode, path
 
 
@@ -217,47 +287,88 @@ def test_grid_is_refused_where_there_is_no_layout(claims, fmt):
 
 
 @pytest.mark.usefixtures("loaded")
-@pytest.mark.parametrize("flags, mode, draft, defined, says_draft", [
-    ([], "guarded", False, {"widget.pretrain", "widget.context", "gadget.fleet"}, False),
-    (["--draft"], "draft", True, {"widget.pretrain", "widget.context", "gadget.fleet"}, True),
-    (["--skip-unsafe"], "skip-unsafe", False, {"widget.pretrain", "widget.context"}, False),
-])
+@pytest.mark.parametrize(
+    "flags, mode, draft, defined, says_draft",
+    [
+        ([], "guarded", False, {"widget.pretrain", "widget.context", "gadget.fleet"}, False),
+        (["--draft"], "draft", True, {"widget.pretrain", "widget.context", "gadget.fleet"}, True),
+        (["--skip-unsafe"], "skip-unsafe", False, {"widget.pretrain", "widget.context"}, False),
+    ],
+)
 @pytest.mark.slow
-def test_macros_honour_draft_and_skip_unsafe_and_the_manifest_says_which(claims, flags, mode, draft, defined,
-                                                                          says_draft):
+def test_macros_honour_draft_and_skip_unsafe_and_the_manifest_says_which(
+    claims, flags, mode, draft, defined, says_draft
+):
     result = claims("export", "--format", "macros", *flags)
     assert result.exit_code == 0, result.output
     text = result.stdout
-    assert f"% claimsdb export: mode: {mode}" in text and f"% claimsdb export: draft: {draft}" in text
-    assert {key for key in ("widget.pretrain", "widget.context", "gadget.fleet")
-            if f"claims@fig@{key}@" in text} == defined
+    assert (
+        f"% claimsdb export: mode: {mode}" in text and f"% claimsdb export: draft: {draft}" in text
+    )
+    assert {
+        key
+        for key in ("widget.pretrain", "widget.context", "gadget.fleet")
+        if f"claims@fig@{key}@" in text
+    } == defined
     assert ("\n\\claimsdraft\n" in text) is says_draft
 
 
 @needs_tex
 @pytest.mark.usefixtures("loaded")
-def test_macros_exported_as_a_draft_print_unsafe_figures_marked_without_claimsdraft_in_the_paper(claims, tmp_path):
-    (tmp_path / "claims.tex").write_text(claims("export", "--format", "macros", "--draft").stdout, encoding="utf-8")
-    built = build(tmp_path, "Gadget runs \\claim{gadget.fleet}.", preamble="\\documentclass{article}\n\\input{claims.tex}\n")
-    assert built.ok and "40–60K sandboxes" in built.flat.replace("--", "–") and "unverified" in built.flat
+def test_macros_exported_as_a_draft_print_unsafe_figures_marked_without_claimsdraft_in_the_paper(
+    claims, tmp_path
+):
+    (tmp_path / "claims.tex").write_text(
+        claims("export", "--format", "macros", "--draft").stdout, encoding="utf-8"
+    )
+    built = build(
+        tmp_path,
+        "Gadget runs \\claim{gadget.fleet}.",
+        preamble="\\documentclass{article}\n\\input{claims.tex}\n",
+    )
+    assert (
+        built.ok
+        and "40–60K sandboxes" in built.flat.replace("--", "–")
+        and "unverified" in built.flat
+    )
 
 
-def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_the_others(claims, write_json, sample):
-    sample["sources"].append({"key": "gadget-paper", "title": "Gadget at scale", "kind": "paper",
-                              "url": "https://example.org/gadget", "cite_key": "gadget2026"})
-    sample["claims"][2]["evidence"] = [{"source": "gadget-paper", "quote": "40–60K"}]  # agent-reported
+def test_bibtex_writes_the_sources_the_safe_claims_cite_and_is_not_blocked_by_the_others(
+    claims, write_json, sample
+):
+    sample["sources"].append(
+        {
+            "key": "gadget-paper",
+            "title": "Gadget at scale",
+            "kind": "paper",
+            "url": "https://example.org/gadget",
+            "cite_key": "gadget2026",
+        }
+    )
+    sample["claims"][2]["evidence"] = [
+        {"source": "gadget-paper", "quote": "40–60K"}
+    ]  # agent-reported
     sample["sources"][1].update(authors="Ada Lovelace and Grace Hopper", accessed="2026-11-30")
     assert claims("import", write_json(sample)).exit_code == 0
     result = claims("export", "--format", "bibtex")
-    assert result.exit_code == 0, result.output  # the table's gate does not hold back its bibliography
+    assert result.exit_code == 0, (
+        result.output
+    )  # the table's gate does not hold back its bibliography
     bib = result.stdout
     assert "@techreport{widget2026," in bib and "lab-notes" not in bib and "gadget2026" not in bib
     assert "% claimsdb export: mode: skip-unsafe" in bib and "left out 1 claim(s)" in result.stderr
-    assert "1 exported claim(s) cite only notes" in result.stderr and "widget.context" in result.stderr
+    assert (
+        "1 exported claim(s) cite only notes" in result.stderr and "widget.context" in result.stderr
+    )
     entry = bib.split("@techreport{widget2026,", 1)[1].split("\n}", 1)[0]
-    for field in ("author = {Ada Lovelace and Grace Hopper}", "title = {{Widget technical report}}", "year = 2026",
-                  "url = {https://example.org/widget}", "urldate = {2026-11-30}",
-                  "note = {\\url{https://example.org/widget}. Accessed 2026-11-30}"):
+    for field in (
+        "author = {Ada Lovelace and Grace Hopper}",
+        "title = {{Widget technical report}}",
+        "year = 2026",
+        "url = {https://example.org/widget}",
+        "urldate = {2026-11-30}",
+        "note = {\\url{https://example.org/widget}. Accessed 2026-11-30}",
+    ):
         assert field in entry, entry
     assert "gadget2026" in claims("export", "--format", "bibtex", "--draft").stdout
     assert "@misc{lab-notes," in claims("export", "--format", "bibtex", "--cite-notes").stdout
@@ -276,7 +387,9 @@ def test_cite_notes_makes_a_note_only_claim_cite_its_note(claims, fmt):
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("fmt", ["markdown", "csv", "json", "macros", "quarto", "html"])
 def test_cite_notes_is_refused_by_the_formats_that_do_not_cite(claims, fmt, tmp_path):
-    result = claims("export", "--format", fmt, "--skip-unsafe", "--cite-notes", "-o", tmp_path / "out")
+    result = claims(
+        "export", "--format", fmt, "--skip-unsafe", "--cite-notes", "-o", tmp_path / "out"
+    )
     assert result.exit_code == 2 and "--cite-notes is for the formats that cite" in result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -286,5 +399,9 @@ def test_quarto_variable_names_are_single_words(claims, write_json, sample):
     assert claims("import", write_json(sample)).exit_code == 0
     text = claims("export", "--format", "quarto").stdout
     assert '"GPU_count": "3,072 H100"' in text
-    names = [line.strip().split(":")[0].strip('"') for line in text.splitlines() if not line.startswith("#")]
+    names = [
+        line.strip().split(":")[0].strip('"')
+        for line in text.splitlines()
+        if not line.startswith("#")
+    ]
     assert names and all(" " not in name for name in names)

@@ -20,8 +20,18 @@ from tests.conftest import DATA_FILES
 # What each command is run with on the bundled data ({dir}: the test's folder). Writers get a fresh copy.
 ARGS = {
     "import": ["{dir}/more.json"],
-    "add": ["--subject", "Orchard", "--statement", "Orchard ran on 64 GPUs.", "--figure", "64 GPUs",
-            "--source", "llama3-report", "--by", "T"],
+    "add": [
+        "--subject",
+        "Orchard",
+        "--statement",
+        "Orchard ran on 64 GPUs.",
+        "--figure",
+        "64 GPUs",
+        "--source",
+        "llama3-report",
+        "--by",
+        "T",
+    ],
     "trace": ["466"],
     "show": ["pipelines.obs.llama3-failures"],
     "list": ["--stage", "Pretrain"],
@@ -30,8 +40,15 @@ ARGS = {
     "reread": ["pipelines.obs.llama3-failures", "--locator", "Table 5", "--yes", "--by", "T"],
     "retag": ["pipelines.llama3.pretrain", "prior-note", "--reason", "from the note", "--by", "T"],
     "withdraw": ["rl.bench.weirdml", "--reason", "dropped", "--by", "T"],
-    "supersede": ["pipelines.kimi-k2-k3.post-train", "--with", "rl.weight-sync.kimi-checkpoint-engine",
-                  "--reason", "measured", "--by", "T"],
+    "supersede": [
+        "pipelines.kimi-k2-k3.post-train",
+        "--with",
+        "rl.weight-sync.kimi-checkpoint-engine",
+        "--reason",
+        "measured",
+        "--by",
+        "T",
+    ],
     "values": ["orchard.update-1t"],
     "prefer": ["orchard.readme", "--reason", "the README", "--by", "T"],
     "deprecate": ["orchard.table", "--reason", "the README", "--by", "T"],
@@ -39,7 +56,13 @@ ARGS = {
     "verify": ["pipelines.obs.llama3-failures", "--offline", "--sources-dir", "{dir}/snap"],
     "lint": ["{dir}/paper.md"],
     "sources list": [],
-    "sources add": ["orchard-page", "--url", "https://example.org/orchard", "--authors", "A. Author"],
+    "sources add": [
+        "orchard-page",
+        "--url",
+        "https://example.org/orchard",
+        "--authors",
+        "A. Author",
+    ],
     "sources show": ["llama3-report"],
     "sources import": ["{dir}/refs.bib"],
     "db upgrade": [],
@@ -51,11 +74,15 @@ ARGS = {
 # `claims sources` alone lists them: the group's own --format.
 GROUP_ARGS = {"sources": []}
 NO_FORMAT = {"serve", "mcp"}  # servers, not outputs (mcp speaks JSON-RPC: tests/cli/test_mcp.py)
-POSTGRES_ONLY = {"db grant"}  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
+POSTGRES_ONLY = {
+    "db grant"
+}  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
 
 
 def declared_formats(name: str) -> tuple[str, ...]:
-    cmd = COMMANDS[name] if name in COMMANDS else typer.main.get_command(app).get_command(None, name)
+    cmd = (
+        COMMANDS[name] if name in COMMANDS else typer.main.get_command(app).get_command(None, name)
+    )
     for param in cmd.params:
         if "--format" in getattr(param, "opts", ()):
             return tuple(str(getattr(c, "value", c)) for c in param.type_descriptor.choices)
@@ -68,19 +95,42 @@ MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_forma
 def test_every_command_is_in_the_matrix_or_says_why_not():
     assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
     assert declared_formats("serve") == () and declared_formats("mcp") == ()
-    assert declared_formats("export") == ("markdown", "csv", "json", "latex", "bibtex", "biblatex", "macros", "quarto", "prov", "html")
+    assert declared_formats("export") == (
+        "markdown",
+        "csv",
+        "json",
+        "latex",
+        "bibtex",
+        "biblatex",
+        "macros",
+        "quarto",
+        "prov",
+        "html",
+    )
     assert declared_formats("history") == ("table", "json", "csv", "prov")
-    assert all(declared_formats(name) == ("table", "json", "csv")
-               for name in COMMANDS if name not in ("export", "history", *NO_FORMAT))
+    assert all(
+        declared_formats(name) == ("table", "json", "csv")
+        for name in COMMANDS
+        if name not in ("export", "history", *NO_FORMAT)
+    )
 
 
 # Two competing values of one quantity (the bundled data names none), for values, prefer and deprecate.
 RANKED = {
-    "quantities": [{"key": "orchard.update-1t", "subject": "Orchard", "measure": "update time of a 1T model"}],
+    "quantities": [
+        {"key": "orchard.update-1t", "subject": "Orchard", "measure": "update time of a 1T model"}
+    ],
     "claims": [
-        {"key": f"orchard.{name}", "subject": "Orchard", "statement": f"Orchard updates a 1T model in {fig}.",
-         "tag": "prior-note", "basis": "a note", "quantity": "orchard.update-1t", "figures": [fig],
-         "evidence": [{"source": "llama3-report"}]}
+        {
+            "key": f"orchard.{name}",
+            "subject": "Orchard",
+            "statement": f"Orchard updates a 1T model in {fig}.",
+            "tag": "prior-note",
+            "basis": "a note",
+            "quantity": "orchard.update-1t",
+            "figures": [fig],
+            "evidence": [{"source": "llama3-report"}],
+        }
         for name, fig in (("table", "< 30 s"), ("readme", "about 20 s"))
     ],
 }
@@ -103,12 +153,31 @@ def run(template, stores, tmp_path, monkeypatch):
     monkeypatch.delenv("CLAIMS_DB", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # a server store's snapshots
     store = stores.copy(template, tmp_path)
-    (tmp_path / "more.json").write_text(json.dumps({"claims": [{
-        "key": "orchard.fleet", "subject": "Orchard", "statement": "Orchard runs 12 nodes.", "figures": ["12 nodes"],
-        "tag": "agent-reported", "basis": "a sweep", "evidence": [{"source": "llama3-report"}]}]}), encoding="utf-8")
-    (tmp_path / "paper.md").write_text("Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8")
-    (tmp_path / "refs.bib").write_text("@misc{Orchard2026,\n  title = {Orchard},\n  url = {https://example.org/orchard-bib},\n}\n",
-                                       encoding="utf-8")
+    (tmp_path / "more.json").write_text(
+        json.dumps(
+            {
+                "claims": [
+                    {
+                        "key": "orchard.fleet",
+                        "subject": "Orchard",
+                        "statement": "Orchard runs 12 nodes.",
+                        "figures": ["12 nodes"],
+                        "tag": "agent-reported",
+                        "basis": "a sweep",
+                        "evidence": [{"source": "llama3-report"}],
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "paper.md").write_text(
+        "Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8"
+    )
+    (tmp_path / "refs.bib").write_text(
+        "@misc{Orchard2026,\n  title = {Orchard},\n  url = {https://example.org/orchard-bib},\n}\n",
+        encoding="utf-8",
+    )
 
     def invoke(name: str, fmt: str, *extra: str):
         args = [a.format(dir=tmp_path) for a in {**ARGS, **GROUP_ARGS}[name]]
@@ -141,9 +210,14 @@ def parse(fmt: str, text: str) -> object:
         assert rows and len({len(r) for r in rows}) == 1, rows[:3]
         return rows
     if fmt == "markdown":  # tables (a grid export has one per grid), each of rows of one width
-        tables = [block.strip("\n").splitlines() for block in re.split(r"^(?!\|).*$", text, flags=re.M)
-                  if block.strip()]
-        assert tables and all(len({line.replace("\\|", "").count("|") for line in t}) == 1 for t in tables), tables
+        tables = [
+            block.strip("\n").splitlines()
+            for block in re.split(r"^(?!\|).*$", text, flags=re.M)
+            if block.strip()
+        ]
+        assert tables and all(
+            len({line.replace("\\|", "").count("|") for line in t}) == 1 for t in tables
+        ), tables
         return [line for t in tables for line in t]
     if fmt == "html":
         parser = _Html()
@@ -157,7 +231,12 @@ def parse(fmt: str, text: str) -> object:
                 if sep:
                     json.loads(value)
         return text
-    if fmt in ("latex", "macros", "bibtex", "biblatex"):  # compiled with TeX in test_export.py, test_hostile_export.py
+    if fmt in (
+        "latex",
+        "macros",
+        "bibtex",
+        "biblatex",
+    ):  # compiled with TeX in test_export.py, test_hostile_export.py
         assert text.count("{") - text.count("\\{") == text.count("}") - text.count("\\}")
         return text
     assert fmt == "table" and text.strip(), text
@@ -169,7 +248,9 @@ def parse(fmt: str, text: str) -> object:
 @pytest.mark.parametrize("name, fmt", MATRIX, ids=[f"{n}-{f}" for n, f in MATRIX])
 def test_every_command_writes_every_format_it_declares_and_it_parses(run, name, fmt):
     result = run(name, fmt)
-    assert result.exit_code in (0, 1), result.output  # 1: verify finds no snapshot offline, lint an error
+    assert result.exit_code in (0, 1), (
+        result.output
+    )  # 1: verify finds no snapshot offline, lint an error
     parse(fmt, result.stdout)
     if fmt == "csv" and name == "export":
         manifest = json.loads(result.stderr.split("manifest: ", 1)[1].splitlines()[0])
@@ -246,8 +327,15 @@ def test_a_streamed_json_list_is_one_item_a_line_and_each_line_is_the_item(capsy
     line), and the whole is one JSON list of exactly the items given, none lost at the edges."""
     from claimsdb.cli.output import Output, Stream, emit
 
-    items = [{"key": "a", "statement": "ran on 2,048 H800 GPUs\nover \"two\" months", "figures": [{"raw": "2,048 H800"}]},
-             {"key": "b", "statement": "字", "figures": []}, {"key": "c", "n": 1.5, "ok": None}]
+    items = [
+        {
+            "key": "a",
+            "statement": 'ran on 2,048 H800 GPUs\nover "two" months',
+            "figures": [{"raw": "2,048 H800"}],
+        },
+        {"key": "b", "statement": "字", "figures": []},
+        {"key": "c", "n": 1.5, "ok": None},
+    ]
     emit("json", Output(Stream(iter(items)), (), [], lambda: None))
     out = capsys.readouterr().out
     assert json.loads(out) == items

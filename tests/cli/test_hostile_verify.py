@@ -39,16 +39,41 @@ def verify(claims, project, write_json):
     db = project / "claims.db"
 
     def run(sources: dict[str, dict], *options: str):
-        doc = {"sources": [{"key": k, "title": k, "kind": "report", **s} for k, s in sources.items()],
-               "claims": [{"key": f"c.{k}", "subject": "Orchard-9", "statement": QUOTE, "tag": "agent-reported",
-                           "basis": "test", "figures": ["4,096 GPUs"], "evidence": [{"source": k, "quote": QUOTE}]}
-                          for k in sources]}
+        doc = {
+            "sources": [{"key": k, "title": k, "kind": "report", **s} for k, s in sources.items()],
+            "claims": [
+                {
+                    "key": f"c.{k}",
+                    "subject": "Orchard-9",
+                    "statement": QUOTE,
+                    "tag": "agent-reported",
+                    "basis": "test",
+                    "figures": ["4,096 GPUs"],
+                    "evidence": [{"source": k, "quote": QUOTE}],
+                }
+                for k in sources
+            ],
+        }
         assert claims("import", write_json(doc), db=db).exit_code == 0
-        result = claims("verify", "--all", "--timeout", "2", "--sources-dir", project / "snapshots-root",
-                        "--format", "json", *options, db=db)
+        result = claims(
+            "verify",
+            "--all",
+            "--timeout",
+            "2",
+            "--sources-dir",
+            project / "snapshots-root",
+            "--format",
+            "json",
+            *options,
+            db=db,
+        )
         assert result.exit_code in (0, 1), result.output
         report = json.loads(result.stdout)
-        return result.exit_code, {r["claim"].removeprefix("c."): r for r in report["results"]}, result.stdout
+        return (
+            result.exit_code,
+            {r["claim"].removeprefix("c."): r for r in report["results"]},
+            result.stdout,
+        )
 
     return run
 
@@ -60,27 +85,34 @@ def snapshots(project) -> list:
 
 def test_local_copies_outside_the_database_folder_are_never_read(verify, project):
     outside = project.parent / "outside" / "secret.txt"
-    code, results, stdout = verify({
-        "inside": {"path": "pages/copy.md"},
-        "passwd": {"path": "/etc/passwd"},
-        "dotdot": {"path": "../outside/secret.txt"},
-        "dotdot-abs": {"path": str(project / "pages" / ".." / ".." / "outside" / "secret.txt")},
-        "home": {"path": "~/.bashrc"},
-        "environ": {"path": "/proc/self/environ"},
-        "device": {"path": "/dev/zero"},
-        "symlink": {"path": "pages/innocent.md"},
-    })
+    code, results, stdout = verify(
+        {
+            "inside": {"path": "pages/copy.md"},
+            "passwd": {"path": "/etc/passwd"},
+            "dotdot": {"path": "../outside/secret.txt"},
+            "dotdot-abs": {"path": str(project / "pages" / ".." / ".." / "outside" / "secret.txt")},
+            "home": {"path": "~/.bashrc"},
+            "environ": {"path": "/proc/self/environ"},
+            "device": {"path": "/dev/zero"},
+            "symlink": {"path": "pages/innocent.md"},
+        }
+    )
     assert code == 1 and results.pop("inside")["outcome"] == "confirmed"
     for key, r in results.items():
         assert r["outcome"] == "unreachable" and r["passage"] is None, key
         assert r["error"].startswith("local copy ") and " not read: " in r["error"], r["error"]
-    assert "outside the local root" in results["dotdot"]["error"] and "/proc is never read" in results["environ"]["error"]
+    assert (
+        "outside the local root" in results["dotdot"]["error"]
+        and "/proc is never read" in results["environ"]["error"]
+    )
     assert SECRET not in stdout and "root:" not in stdout and str(outside) not in stdout
     assert len(snapshots(project)) == 1  # only the page inside the root
 
 
 @pytest.mark.slow
-def test_local_root_names_another_folder_and_relative_paths_are_read_from_it(verify, project, monkeypatch):
+def test_local_root_names_another_folder_and_relative_paths_are_read_from_it(
+    verify, project, monkeypatch
+):
     elsewhere = project.parent / "outside"
     code, results, _ = verify({"there": {"path": "secret.txt"}}, "--local-root", str(elsewhere))
     assert code == 0 and results["there"]["outcome"] == "confirmed"
@@ -91,7 +123,11 @@ def test_local_root_names_another_folder_and_relative_paths_are_read_from_it(ver
 
 def test_a_local_root_that_is_not_a_folder_is_a_usage_error(claims, project):
     result = claims("verify", "--all", "--local-root", project / "nope", db=project / "claims.db")
-    assert result.exit_code == 2 and "--local-root" in result.stderr and "is not a folder" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "--local-root" in result.stderr
+        and "is not a folder" in result.stderr
+    )
 
 
 @pytest.fixture
@@ -122,14 +158,21 @@ def entrance(monkeypatch):
         yield server
 
 
-def test_redirects_from_a_public_page_to_internal_addresses_are_refused(verify, entrance, internal, project):
+def test_redirects_from_a_public_page_to_internal_addresses_are_refused(
+    verify, entrance, internal, project
+):
     entrance.add("/page.html", f"<p>{QUOTE}</p>".encode())
     entrance.redirect("/moved", "/page.html")
     entrance.redirect("/admin", internal.url("/admin"))
     entrance.redirect("/metadata", "http://169.254.169.254/latest/meta-data/")
     entrance.redirect("/router", "http://192.168.1.1/")
     entrance.redirect("/name", f"http://localhost:{internal.port}/admin")
-    code, results, stdout = verify({k: {"url": entrance.url(f"/{k}")} for k in ("moved", "admin", "metadata", "router", "name")})
+    code, results, stdout = verify(
+        {
+            k: {"url": entrance.url(f"/{k}")}
+            for k in ("moved", "admin", "metadata", "router", "name")
+        }
+    )
     assert code == 1 and results.pop("moved")["outcome"] == "confirmed"
     kinds = {"admin": "loopback", "metadata": "link-local", "router": "private", "name": "loopback"}
     for key, r in results.items():
@@ -141,6 +184,12 @@ def test_redirects_from_a_public_page_to_internal_addresses_are_refused(verify, 
 def test_the_policy_is_in_the_help(claims):
     result = claims("verify", "--help", db=None)
     text = " ".join(result.stdout.split())
-    for words in ("--allow-local", "CLAIMS_VERIFY_ALLOW_LOCAL", "--local-root", "CLAIMS_VERIFY_ROOT",
-                  "public addresses only", "never under /proc, /dev or /sys"):
+    for words in (
+        "--allow-local",
+        "CLAIMS_VERIFY_ALLOW_LOCAL",
+        "--local-root",
+        "CLAIMS_VERIFY_ROOT",
+        "public addresses only",
+        "never under /proc, /dev or /sys",
+    ):
         assert words in text, words

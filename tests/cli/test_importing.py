@@ -31,7 +31,9 @@ def test_dry_run_lists_the_plan(claims, write_json, sample):
         assert json.loads(listed.stdout) == []
 
 
-def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(claims, write_json, sample, store):
+def test_bad_file_is_one_line_on_stderr_exit_2_and_the_database_unchanged(
+    claims, write_json, sample, store
+):
     assert claims("import", write_json(sample)).exit_code == 0
     sample["claims"][2]["tag"] = "rumour"
     bad = write_json(sample, "bad.json")
@@ -65,22 +67,49 @@ def test_a_failed_command_or_a_dry_run_creates_no_database(claims, write_json, s
     sample["claims"][2]["tag"] = "rumour"
     assert claims("import", write_json(sample, "bad.json"), db=new).exit_code == 2
     assert claims("import", tmp_path / "missing.json", db=new).exit_code == 2
-    refused = claims("add", "--subject", "X", "--statement", "X has 4 parts.", "--figure", "4 parts",
-                     "--tag", "spot-checked", "--source", "https://example.org/x", "--quote", "4 parts", db=new)
+    refused = claims(
+        "add",
+        "--subject",
+        "X",
+        "--statement",
+        "X has 4 parts.",
+        "--figure",
+        "4 parts",
+        "--tag",
+        "spot-checked",
+        "--source",
+        "https://example.org/x",
+        "--quote",
+        "4 parts",
+        db=new,
+    )
     assert refused.exit_code == 2
     sample["claims"][2]["tag"] = "agent-reported"
     dry = claims("import", "--dry-run", write_json(sample), db=new)
     assert dry.exit_code == 0 and "gadget.fleet" in dry.stdout  # the plan, and nothing written
     assert not new.parent.exists()  # neither the file nor the folder made for it
     assert claims("list", db=new).exit_code == 2  # still missing: not an empty store
-    assert claims("import", write_json(sample), db=new).exit_code == 0  # and a good import then creates it
+    assert (
+        claims("import", write_json(sample), db=new).exit_code == 0
+    )  # and a good import then creates it
     assert "gadget.fleet" in claims("list", "--format", "json", db=new).stdout
 
 
 def test_conflict_is_reported_in_the_output(claims, write_json, sample):
     path = write_json(sample)
     claims("import", path)
-    assert claims("retag", "widget.context", "agent-reported", "--reason", "not in the note", "--by", "grace").exit_code == 0
+    assert (
+        claims(
+            "retag",
+            "widget.context",
+            "agent-reported",
+            "--reason",
+            "not in the note",
+            "--by",
+            "grace",
+        ).exit_code
+        == 0
+    )
     result = claims("import", path)
     assert result.exit_code == 0
     assert "conflict widget.context: kept tag 'agent-reported' (set by grace" in result.output

@@ -48,7 +48,11 @@ def test_a_label_changed_after_the_re_read_needs_a_re_read(claims, write_json):
     assert again.exit_code == 0, again.output
     assert "widget.pretrain" in again.stdout and "claims reread widget.pretrain" in again.stdout
     shown = show_json(claims, "widget.pretrain")
-    assert shown["label"] == "9,999 H100, 21.5T" and shown["reread_outdated"] and not shown["integrity"]
+    assert (
+        shown["label"] == "9,999 H100, 21.5T"
+        and shown["reread_outdated"]
+        and not shown["integrity"]
+    )
     assert shown["events"][-1]["detail"]["changes"]["label"] == [LABEL, "9,999 H100, 21.5T"]
     assert claims("export", "--subject", "widget", "--grid").exit_code == 1  # the gate closes
     assert claims("reread", "widget.pretrain", "--by", "Ada", "--yes").exit_code == 0
@@ -65,16 +69,25 @@ def test_a_label_edited_in_the_database_is_found(claims, write_json, store):
     assert claims("export", "--subject", "widget", "--grid").exit_code != 0
 
 
-def test_a_bad_label_is_refused_naming_file_record_and_field_and_changes_nothing(claims, write_json, store):
+def test_a_bad_label_is_refused_naming_file_record_and_field_and_changes_nothing(
+    claims, write_json, store
+):
     assert claims("import", write_json(labelled(None))).exit_code == 0
     before = store_digest(store)
-    for label, says in (("x" * 101, "the most allowed is 100"), ("two\nlines", "one line"), (42, "must be text"),
-                        (SAMPLE["claims"][0]["statement"], "as long as the statement")):
+    for label, says in (
+        ("x" * 101, "the most allowed is 100"),
+        ("two\nlines", "one line"),
+        (42, "must be text"),
+        (SAMPLE["claims"][0]["statement"], "as long as the statement"),
+    ):
         path = write_json(labelled(label), "bad.json")
         result = claims("import", path)
         assert result.exit_code == 2, result.output
         assert f"{path}: claim 'widget.pretrain', field label" in result.stderr or (
-            str(path) in result.stderr and "'widget.pretrain'" in result.stderr and "label" in result.stderr)
+            str(path) in result.stderr
+            and "'widget.pretrain'" in result.stderr
+            and "label" in result.stderr
+        )
         assert says in result.stderr and "Traceback" not in result.output
         assert len(result.stderr.strip().splitlines()) == 1
         assert store_digest(store) == before
@@ -82,19 +95,33 @@ def test_a_bad_label_is_refused_naming_file_record_and_field_and_changes_nothing
 
 def content_digest_0010(subject, statement, figures, evidence, label=None) -> str:
     """history.content_digest as releases before schema 0011 computed it: no label."""
-    payload = [history.HASH_VERSION, subject, statement, [list(f) for f in figures], [list(e) for e in evidence]]
+    payload = [
+        history.HASH_VERSION,
+        subject,
+        statement,
+        [list(f) for f in figures],
+        [list(e) for e in evidence],
+    ]
     return hashlib.sha256(history._ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_vouch(claims, write_json, store,
-                                                                                      monkeypatch):
+def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_vouch(
+    claims, write_json, store, monkeypatch
+):
     from alembic import command
 
     with monkeypatch.context() as patched:  # the digests a release before 0011 recorded
         patched.setattr(history, "content_digest", content_digest_0010)
         assert claims("import", write_json(labelled(None))).exit_code == 0
-        assert claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--yes").exit_code == 0
-    command.downgrade(db._alembic_config(db.resolve_url(store)), "0010")  # the store as 0010 left it
+        assert (
+            claims(
+                "reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--yes"
+            ).exit_code
+            == 0
+        )
+    command.downgrade(
+        db._alembic_config(db.resolve_url(store)), "0010"
+    )  # the store as 0010 left it
     db.dispose_engines()
     assert claims("db", "check").exit_code == 2  # "run `claims db upgrade`"
     upgraded = claims("db", "upgrade")
@@ -103,7 +130,9 @@ def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_v
     assert check.exit_code == 0, check.output
     for key in ("widget.pretrain", "widget.context"):
         shown = show_json(claims, key)
-        assert shown["label"] is None and not shown["reread_outdated"] and not shown["integrity"], key
+        assert shown["label"] is None and not shown["reread_outdated"] and not shown["integrity"], (
+            key
+        )
         assert shown["tag"] == "spot-checked"
     assert claims("export", "--skip-unsafe", "--grid").exit_code == 0
     assert claims("import", write_json(labelled())).exit_code == 0  # and labels can come in

@@ -23,7 +23,9 @@ def lint_json(claims, path, *args):
 @pytest.mark.usefixtures("bundled")
 def test_an_agent_reported_figure_in_a_manuscript_is_an_error(claims, tmp_path):
     paper = tmp_path / "paper.md"
-    paper.write_text("# Fleets\n\nKimi K2.5 keeps 100,000 concurrent tasks in flight.\n", encoding="utf-8")
+    paper.write_text(
+        "# Fleets\n\nKimi K2.5 keeps 100,000 concurrent tasks in flight.\n", encoding="utf-8"
+    )
     code, report = lint_json(claims, paper)
     assert code == 1 and report["errors"] == 1
     (finding,) = report["findings"]
@@ -46,7 +48,8 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
     )
     code, report = lint_json(claims, paper)
     assert [(f["line"], f["raw"], f["claims"]) for f in report["findings"]] == [
-        (2, "466 interruptions", ["pipelines.obs.llama3-failures"])]
+        (2, "466 interruptions", ["pipelines.obs.llama3-failures"])
+    ]
     assert code == 1
     assert claims("reread", "pipelines.obs.llama3-failures", "--yes", "--by", "Ada").exit_code == 0
     code, report = lint_json(claims, paper)
@@ -56,34 +59,48 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
 @pytest.mark.slow
 @pytest.mark.usefixtures("bundled")
 def test_a_number_word_with_a_long_s_is_read_and_flagged_like_its_ascii_spelling(claims, tmp_path):
-    """"\u017f" (long s) matches "s" without case: the figure once stopped lint with an internal error."""
+    """ "\u017f" (long s) matches "s" without case: the figure once stopped lint with an internal error."""
     reports = []
     for name, word in (("ascii.md", "sixty-six"), ("long-s.md", "\u017fixty-\u017fix")):
         paper = tmp_path / name
-        paper.write_text(f"Llama 3 saw four hundred and {word} interruptions during pretraining.\n", encoding="utf-8")
+        paper.write_text(
+            f"Llama 3 saw four hundred and {word} interruptions during pretraining.\n",
+            encoding="utf-8",
+        )
         reports.append(lint_json(claims, paper))
     for code, report in reports:
-        assert code == 1 and [f["claims"] for f in report["findings"]] == [["pipelines.obs.llama3-failures"]]
+        assert code == 1 and [f["claims"] for f in report["findings"]] == [
+            ["pipelines.obs.llama3-failures"]
+        ]
 
 
 @pytest.mark.usefixtures("bundled")
 def test_untracked_figures_are_notes_and_do_not_fail(claims, tmp_path):
     paper = tmp_path / "paper.txt"
-    paper.write_text("We used 7,777 GPUs for the ablation. Llama 3 ran on 16K H100.\n", encoding="utf-8")
+    paper.write_text(
+        "We used 7,777 GPUs for the ablation. Llama 3 ran on 16K H100.\n", encoding="utf-8"
+    )
     code, report = lint_json(claims, paper)
     assert code == 0 and report["findings"] == []  # notes are counted, and listed with --notes
     assert (report["notes"], report["passed"], report["checked"], report["errors"]) == (1, 1, 2, 0)
     code, report = lint_json(claims, paper, "--notes")
     # --notes lists the untracked figure and the one lint did not judge ("3" of "Llama 3 ran"), with why
     assert code == 0 and [(f["severity"], f["raw"]) for f in report["findings"]] == [
-        ("note", "7,777 GPUs"), ("skipped", "3 ran")]
+        ("note", "7,777 GPUs"),
+        ("skipped", "3 ran"),
+    ]
     assert report["findings"][1]["message"] == "part of a subject's name" and report["skipped"] == 1
     table = claims("lint", paper).stdout
     assert "7,777" not in table
-    assert ("2 figure(s) checked: 1 passed, 0 error(s), 0 warning(s), 1 untracked, 1 skipped "
-            "(list them with --notes)") in table
+    assert (
+        "2 figure(s) checked: 1 passed, 0 error(s), 0 warning(s), 1 untracked, 1 skipped "
+        "(list them with --notes)"
+    ) in table
     listed = claims("lint", paper, "--notes").stdout
-    assert "paper.txt:1:9: note: 7,777 GPUs" in listed and "paper.txt:1:44: skipped: 3 ran: part of a subject's name" in listed
+    assert (
+        "paper.txt:1:9: note: 7,777 GPUs" in listed
+        and "paper.txt:1:44: skipped: 3 ran: part of a subject's name" in listed
+    )
 
 
 @pytest.mark.usefixtures("bundled")
@@ -101,7 +118,10 @@ def test_macros_and_quarto_exports(claims, tmp_path):
     assert result.exit_code == 0, result.output
     text = macros.read_text(encoding="utf-8")
     assert "\\@namedef{claims@fig@pipelines.deepseek-v3.pretrain@}{2,048 H800}" in text
-    assert "\\@namedef{claims@fig@rl.fleet.kimi-k25-tasks@}{\\claims@unsafe{rl.fleet.kimi-k25-tasks}{up to 100,000 tasks}}" in text
+    assert (
+        "\\@namedef{claims@fig@rl.fleet.kimi-k25-tasks@}{\\claims@unsafe{rl.fleet.kimi-k25-tasks}{up to 100,000 tasks}}"
+        in text
+    )
     assert "stops the LaTeX build unless the document says \\claimsdraft" in result.stderr
     quarto = claims("export", "--format", "quarto")
     assert quarto.exit_code == 0 and '"fig": "2,048 H800"' in quarto.stdout

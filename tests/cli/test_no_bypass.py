@@ -18,12 +18,26 @@ from tests.conftest import SAMPLE
 
 DATA = copy.deepcopy(SAMPLE)
 DATA["claims"] += [
-    {"key": "gadget.queue", "subject": "Gadget", "stage": "Agentic RL", "statement": "Gadget queues 1,200 rollouts.",
-     "tag": "agent-reported", "basis": "a sweep", "figures": ["1,200 rollouts"],
-     "evidence": [{"source": "widget-report", "locator": "§9", "quote": "1,200 rollouts"}]},
-    {"key": "widget.serve", "subject": "Widget-7", "stage": "Serve", "statement": "Widget-7 serves on 64 nodes.",
-     "tag": "prior-note", "basis": "the March note", "figures": ["64 nodes"],
-     "evidence": [{"source": "lab-notes"}]},
+    {
+        "key": "gadget.queue",
+        "subject": "Gadget",
+        "stage": "Agentic RL",
+        "statement": "Gadget queues 1,200 rollouts.",
+        "tag": "agent-reported",
+        "basis": "a sweep",
+        "figures": ["1,200 rollouts"],
+        "evidence": [{"source": "widget-report", "locator": "§9", "quote": "1,200 rollouts"}],
+    },
+    {
+        "key": "widget.serve",
+        "subject": "Widget-7",
+        "stage": "Serve",
+        "statement": "Widget-7 serves on 64 nodes.",
+        "tag": "prior-note",
+        "basis": "the March note",
+        "figures": ["64 nodes"],
+        "evidence": [{"source": "lab-notes"}],
+    },
 ]
 KEYS = [c["key"] for c in DATA["claims"]]
 TAGS = ["spot-checked", "note-2026-09-21", "prior-note", "agent-reported", "note-2026-10-04"]
@@ -32,8 +46,12 @@ operation = st.one_of(
     st.tuples(st.just("retag"), st.sampled_from(KEYS), st.sampled_from(TAGS)),
     st.tuples(st.just("withdraw"), st.sampled_from(KEYS)),
     st.tuples(st.just("supersede"), st.sampled_from(KEYS), st.sampled_from(KEYS)),
-    st.tuples(st.just("import"), st.sampled_from(KEYS), st.sampled_from(["", " (revised)", " at most"])),
-    st.tuples(st.just("add"), st.sampled_from(["agent-reported", "spot-checked"]), st.integers(1, 99)),
+    st.tuples(
+        st.just("import"), st.sampled_from(KEYS), st.sampled_from(["", " (revised)", " at most"])
+    ),
+    st.tuples(
+        st.just("add"), st.sampled_from(["agent-reported", "spot-checked"]), st.integers(1, 99)
+    ),
     st.tuples(st.just("source"), st.integers(1, 3)),
     st.tuples(st.just("verify"), st.sampled_from(KEYS)),
 )
@@ -64,12 +82,35 @@ def apply(op: tuple, db: Path | str, work: Path, unverified: set[str]) -> None:
         path.write_text(json.dumps(doc), encoding="utf-8")
         run(db, "import", path)
     elif kind == "add":
-        code, out = run(db, "add", "--subject", "Agent", "--statement", f"Agent saw {op[2]} GPUs.", "--figure",
-                        f"{op[2]} GPUs", "--source", "widget-report", "--tag", op[1], "--format", "json")
+        code, out = run(
+            db,
+            "add",
+            "--subject",
+            "Agent",
+            "--statement",
+            f"Agent saw {op[2]} GPUs.",
+            "--figure",
+            f"{op[2]} GPUs",
+            "--source",
+            "widget-report",
+            "--tag",
+            op[1],
+            "--format",
+            "json",
+        )
         if code == 0:
             unverified.add(json.loads(out)["key"])
     elif kind == "source":
-        run(db, "sources", "add", f"page-{op[1]}", "--url", f"https://example.org/{op[1]}", "--kind", "report")
+        run(
+            db,
+            "sources",
+            "add",
+            f"page-{op[1]}",
+            "--url",
+            f"https://example.org/{op[1]}",
+            "--kind",
+            "report",
+        )
     elif kind == "verify":
         run(db, "verify", op[1], "--offline", "--sources-dir", work / "snapshots")
 
@@ -86,7 +127,9 @@ def template(tmp_path_factory, stores):
     stores.drop(path)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(ops=st.lists(operation, min_size=1, max_size=10))
 # The bypasses found by hand, always tried (hypothesis adds random sequences around them):
 @pytest.mark.slow
@@ -95,8 +138,15 @@ def template(tmp_path_factory, stores):
 @example(ops=[("retag", "widget.pretrain", "agent-reported"), ("import", "widget.pretrain", "")])
 @example(ops=[("add", "spot-checked", 7)])
 @example(ops=[("withdraw", "gadget.fleet"), ("import", "gadget.fleet", " (revised)")])
-@example(ops=[("supersede", "widget.serve", "gadget.queue"), ("retag", "gadget.queue", "note-2026-10-04")])
-def test_no_sequence_without_a_reread_makes_an_agent_reported_claim_paper_safe(template, stores, ops):
+@example(
+    ops=[
+        ("supersede", "widget.serve", "gadget.queue"),
+        ("retag", "gadget.queue", "note-2026-10-04"),
+    ]
+)
+def test_no_sequence_without_a_reread_makes_an_agent_reported_claim_paper_safe(
+    template, stores, ops
+):
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         db = stores.copy(template, work)

@@ -41,7 +41,9 @@ def test_no_bar_for_work_shorter_than_the_threshold(claims, loaded, paper, termi
     assert terminal_stderr.getvalue() == ""
 
 
-def test_lint_shows_files_done_rate_and_time_left_then_clears_it(claims, loaded, paper, terminal_stderr, monkeypatch):
+def test_lint_shows_files_done_rate_and_time_left_then_clears_it(
+    claims, loaded, paper, terminal_stderr, monkeypatch
+):
     monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
     result = claims("lint", *paper)
     assert result.exit_code == 0
@@ -56,15 +58,28 @@ def test_import_shows_claims_done_and_their_rate(claims, tmp_path, terminal_stde
     import json
 
     monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
-    doc = {"sources": [{"key": "n", "title": "Notes", "kind": "note"}],
-           "claims": [{"key": f"c.{i}", "subject": "Orchard", "statement": f"Orchard ran {i} jobs.",
-                       "figures": [f"{i} jobs"], "tag": "agent-reported", "basis": "b", "evidence": [{"source": "n"}]}
-                      for i in range(1, 40)]}
+    doc = {
+        "sources": [{"key": "n", "title": "Notes", "kind": "note"}],
+        "claims": [
+            {
+                "key": f"c.{i}",
+                "subject": "Orchard",
+                "statement": f"Orchard ran {i} jobs.",
+                "figures": [f"{i} jobs"],
+                "tag": "agent-reported",
+                "basis": "b",
+                "evidence": [{"source": "n"}],
+            }
+            for i in range(1, 40)
+        ],
+    }
     (tmp_path / "data.json").write_text(json.dumps(doc), encoding="utf-8")
     result = claims("import", tmp_path / "data.json")
     assert result.exit_code == 0 and "39 added" in result.stdout
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal_stderr.getvalue())
-    assert "importing claims" in shown and re.search(r"\b39\b", shown)  # a stream: done so far, no total
+    assert "importing claims" in shown and re.search(
+        r"\b39\b", shown
+    )  # a stream: done so far, no total
 
 
 @pytest.mark.slow

@@ -17,11 +17,22 @@ from tests.conftest import DATA_FILES, sqlite_only
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_reread_prints_tag_before_and_after(claims):
-    result = claims("reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--locator", "§4", "--yes")
+    result = claims(
+        "reread",
+        "widget.context",
+        "--by",
+        "Ada",
+        "--source",
+        "widget-report",
+        "--locator",
+        "§4",
+        "--yes",
+    )
     assert result.exit_code == 0, result.output
-    assert "widget.context: note-2026-10-04 → spot-checked" in result.stdout and "by Ada" in result.stdout
-
-
+    assert (
+        "widget.context: note-2026-10-04 → spot-checked" in result.stdout
+        and "by Ada" in result.stdout
+    )
 
 
 @pytest.mark.usefixtures("loaded")
@@ -29,51 +40,107 @@ def test_reread_errors_are_one_line_exit_2(claims):
     result = claims("reread", "gadget.fleet", "--yes")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: --source is needed: gadget.fleet cites no primary page")
-    assert claims("reread", "nope.key", "--yes").stderr.strip() == "error: no claim with key 'nope.key'"
+    assert (
+        claims("reread", "nope.key", "--yes").stderr.strip()
+        == "error: no claim with key 'nope.key'"
+    )
 
 
 @pytest.mark.usefixtures("loaded")
 def test_retag_withdraw_supersede_and_history(claims):
-    assert claims("retag", "widget.pretrain", "prior-note", "--reason", "March note", "--by", "Bo").exit_code == 0
-    assert claims("retag", "widget.pretrain", "agent-reported").exit_code == 2  # --reason is required
-    bidi = claims("retag", "widget.pretrain", "agent-reported", "--reason", "a\u202eb", "--by", "Bo")
-    assert bidi.exit_code == 2 and bidi.stderr.startswith("error: --reason holds '\\u202e'"), bidi.output
+    assert (
+        claims(
+            "retag", "widget.pretrain", "prior-note", "--reason", "March note", "--by", "Bo"
+        ).exit_code
+        == 0
+    )
+    assert (
+        claims("retag", "widget.pretrain", "agent-reported").exit_code == 2
+    )  # --reason is required
+    bidi = claims(
+        "retag", "widget.pretrain", "agent-reported", "--reason", "a\u202eb", "--by", "Bo"
+    )
+    assert bidi.exit_code == 2 and bidi.stderr.startswith("error: --reason holds '\\u202e'"), (
+        bidi.output
+    )
     raised = claims("retag", "gadget.fleet", "spot-checked", "--reason", "looked", "--by", "Bo")
-    assert raised.exit_code == 2 and raised.stderr.startswith("error: retag cannot raise gadget.fleet")
-    assert raised.stderr.endswith("only a re-read raises trust; if you re-read the page: claims reread gadget.fleet "
-                                  "--source PAGE --locator WHERE --quote TEXT\n")
-    assert claims("withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo").stdout.strip() == (
-        "widget.pretrain: active → withdrawn")
-    assert claims("supersede", "widget.context", "--with", "widget.pretrain", "--by", "Cy",
-                  "--reason", "merged into the pretrain claim").exit_code == 0
+    assert raised.exit_code == 2 and raised.stderr.startswith(
+        "error: retag cannot raise gadget.fleet"
+    )
+    assert raised.stderr.endswith(
+        "only a re-read raises trust; if you re-read the page: claims reread gadget.fleet "
+        "--source PAGE --locator WHERE --quote TEXT\n"
+    )
+    assert claims(
+        "withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo"
+    ).stdout.strip() == ("widget.pretrain: active → withdrawn")
+    assert (
+        claims(
+            "supersede",
+            "widget.context",
+            "--with",
+            "widget.pretrain",
+            "--by",
+            "Cy",
+            "--reason",
+            "merged into the pretrain claim",
+        ).exit_code
+        == 0
+    )
     data = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)
     assert [(e["kind"], e["actor"]) for e in data["events"]] == [
-        ("imported", "import"), ("reread", "Grace Hopper"), ("retagged", "Bo"), ("status", "Bo")]
+        ("imported", "import"),
+        ("reread", "Grace Hopper"),
+        ("retagged", "Bo"),
+        ("status", "Bo"),
+    ]
     assert data["events"][2]["detail"] == {"reason": "March note"}
     table = claims("history", "widget.pretrain").stdout
     assert "spot-checked → prior-note" in table and "reason: wrong system" in table
     shown = json.loads(claims("show", "widget.context", "--format", "json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", "widget.pretrain")
-    superseded = json.loads(claims("history", "widget.context", "--format", "json").stdout)["events"][-1]
-    assert (superseded["actor"], superseded["detail"]["reason"]) == ("Cy", "merged into the pretrain claim")
+    superseded = json.loads(claims("history", "widget.context", "--format", "json").stdout)[
+        "events"
+    ][-1]
+    assert (superseded["actor"], superseded["detail"]["reason"]) == (
+        "Cy",
+        "merged into the pretrain claim",
+    )
 
 
 @pytest.mark.usefixtures("loaded")
-@pytest.mark.parametrize("args, says", [
-    (["--with", "widget.pretrain", "--by", "Cy"], "Missing option '--reason'"),  # every status change says why
-    (["--with", "widget.pretrain", "--reason", " "], "say why"),  # and says something
-    (["--by", "widget.pretrain", "--reason", "x"], "Missing option '--with'"),  # --by is the person, never the claim
-    (["--actor", "Cy", "--with", "widget.pretrain", "--reason", "x"], "No such option: --actor"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (
+            ["--with", "widget.pretrain", "--by", "Cy"],
+            "Missing option '--reason'",
+        ),  # every status change says why
+        (["--with", "widget.pretrain", "--reason", " "], "say why"),  # and says something
+        (
+            ["--by", "widget.pretrain", "--reason", "x"],
+            "Missing option '--with'",
+        ),  # --by is the person, never the claim
+        (
+            ["--actor", "Cy", "--with", "widget.pretrain", "--reason", "x"],
+            "No such option: --actor",
+        ),
+    ],
+)
 @pytest.mark.slow
 def test_supersede_takes_the_replacing_claim_with_with_and_requires_a_reason(claims, args, says):
     result = claims("supersede", "widget.context", *args)
     assert result.exit_code == 2 and says in result.stderr, result.output
-    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["status"] == "active"
+    assert (
+        json.loads(claims("show", "widget.context", "--format", "json").stdout)["status"]
+        == "active"
+    )
 
 
 @pytest.mark.slow
-@sqlite_only("holds SQLite's write lock with the sqlite3 module; PostgreSQL's writers: tests/test_concurrency.py")
+@sqlite_only(
+    "holds SQLite's write lock with the sqlite3 module; PostgreSQL's writers: tests/test_concurrency.py"
+)
 def test_two_rereads_at_the_same_time_both_land(db_path, claims):
     assert claims("import", *DATA_FILES).exit_code == 0
     keys = ["pipelines.obs.llama3-failures", "pipelines.marin.open-athena.tokens"]
@@ -82,8 +149,12 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     procs = [
-        subprocess.Popen(cmd + ["reread", key, "--yes", "--by", f"reader{i}", "--db", str(db_path)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            cmd + ["reread", key, "--yes", "--by", f"reader{i}", "--db", str(db_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i, key in enumerate(keys)
     ]
     time.sleep(3)
@@ -98,21 +169,37 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
 
 @pytest.mark.usefixtures("loaded")
 def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims):
-    result = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
+    result = claims(
+        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n"
+    )
     assert result.exit_code == 2, result.output
-    assert result.stderr.strip() == ("error: claims reread shows the passage and asks before it records, and there "
-                                     "is no terminal to ask on: pass --yes")
-    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
+    assert result.stderr.strip() == (
+        "error: claims reread shows the passage and asks before it records, and there "
+        "is no terminal to ask on: pass --yes"
+    )
+    assert (
+        json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"]
+        == "note-2026-10-04"
+    )
 
 
 @pytest.mark.usefixtures("loaded", "terminal")
 def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
-    declined = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n")
+    declined = claims(
+        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n"
+    )
     assert declined.exit_code == 1 and "nothing recorded" in declined.stderr
-    folder = files_folder(resolve_url(store)) / "snapshots"  # beside a SQLite file; the data folder for a server
+    folder = (
+        files_folder(resolve_url(store)) / "snapshots"
+    )  # beside a SQLite file; the data folder for a server
     assert f"no snapshot of widget-report in {folder} yet" in declined.stderr
-    assert json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"] == "note-2026-10-04"
-    accepted = claims("reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n")
+    assert (
+        json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"]
+        == "note-2026-10-04"
+    )
+    accepted = claims(
+        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n"
+    )
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout
 
 
@@ -122,6 +209,12 @@ def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
 def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
     result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
     assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr
-    assert result.stderr.startswith(f"error: {flag} holds ")  # the domain's field, named by its flag
-    assert [e["kind"] for e in json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]] == [
-        "imported", "reread"]  # the data file's re-read, and nothing more
+    assert result.stderr.startswith(
+        f"error: {flag} holds "
+    )  # the domain's field, named by its flag
+    assert [
+        e["kind"]
+        for e in json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)[
+            "events"
+        ]
+    ] == ["imported", "reread"]  # the data file's re-read, and nothing more

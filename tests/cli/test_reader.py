@@ -12,7 +12,10 @@ from tests.cli.test_values import DATA
 from tests.conftest import store_digest
 from tests.names import REFUSED_PARAMS
 
-pytestmark = [pytest.mark.slow, pytest.mark.engine_free]  # refused names, every command recording a person
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.engine_free,
+]  # refused names, every command recording a person
 
 REREAD = ("reread", "widget.context", "--source", "widget-report", "--locator", "§4", "--yes")
 # Every command that records a person's act, on the claims of tests/cli/test_values.py's data set.
@@ -37,7 +40,11 @@ def last_event(claims, key: str) -> dict:
 
 def toml_string(text: str) -> str:
     """A TOML basic string holding exactly `text` (its control characters, quote and backslash escaped)."""
-    return '"' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or c in '\x7f"\\' else c for c in text) + '"'
+    return (
+        '"'
+        + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or c in '\x7f"\\' else c for c in text)
+        + '"'
+    )
 
 
 def write_settings(text: str):
@@ -49,20 +56,25 @@ def write_settings(text: str):
 
 @pytest.mark.usefixtures("acts")
 @pytest.mark.parametrize("command", sorted(PERSONS_ACTS))
-def test_with_nobody_named_a_persons_act_is_refused_and_changes_nothing(claims, store, no_reader, monkeypatch,
-                                                                        command):
+def test_with_nobody_named_a_persons_act_is_refused_and_changes_nothing(
+    claims, store, no_reader, monkeypatch, command
+):
     monkeypatch.setenv("LOGNAME", "mlogin")  # never used
     monkeypatch.setenv("USER", "mlogin")
     before = store_digest(store)
     result = claims(*PERSONS_ACTS[command])
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("error: no reader's name is set, and the login name is never used: "
-                                    'pass --by "Your Name", set CLAIMS_READER="Your Name", write reader = "Your Name" in '
-                                    f"{no_reader / '.config' / 'claimsdb' / 'config.toml'}, or run git config --global "
-                                    'user.name "Your Name"'), result.stderr
+    assert result.stderr.startswith(
+        "error: no reader's name is set, and the login name is never used: "
+        'pass --by "Your Name", set CLAIMS_READER="Your Name", write reader = "Your Name" in '
+        f"{no_reader / '.config' / 'claimsdb' / 'config.toml'}, or run git config --global "
+        'user.name "Your Name"'
+    ), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "mlogin" not in result.stderr
     assert store_digest(store) == before
-    assert claims(*PERSONS_ACTS[command], "--by", "Ada Lovelace").exit_code == 0  # and with a name, it records
+    assert (
+        claims(*PERSONS_ACTS[command], "--by", "Ada Lovelace").exit_code == 0
+    )  # and with a name, it records
 
 
 @pytest.mark.usefixtures("acts")
@@ -70,7 +82,9 @@ def test_with_nobody_named_a_persons_act_is_refused_and_changes_nothing(claims, 
 def test_every_persons_act_checks_the_name(claims, store, command):
     before = store_digest(store)
     result = claims(*PERSONS_ACTS[command], "--by", "\u3164")
-    assert result.exit_code == 2 and result.stderr.startswith("error: --by 'ㅤ': a name cannot hold U+3164 HANGUL FILLER")
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "error: --by 'ㅤ': a name cannot hold U+3164 HANGUL FILLER"
+    )
     assert store_digest(store) == before
 
 
@@ -87,18 +101,24 @@ def test_reread_refuses_a_name_that_is_no_name(claims, store, name, reason):
 
 @pytest.mark.usefixtures("acts")
 @pytest.mark.parametrize("name, reason", REFUSED_PARAMS)
-def test_a_reader_set_on_the_machine_is_checked_too(claims, store, no_reader, tmp_path, monkeypatch, name, reason):
+def test_a_reader_set_on_the_machine_is_checked_too(
+    claims, store, no_reader, tmp_path, monkeypatch, name, reason
+):
     """CLAIMS_READER, the settings file and git's user.name: each refused name is named with where it was set."""
     before = store_digest(store)
     places = []
-    if "\x00" not in name:  # neither an environment variable nor TOML can hold NUL; every other character they can
+    if (
+        "\x00" not in name
+    ):  # neither an environment variable nor TOML can hold NUL; every other character they can
         monkeypatch.setenv("CLAIMS_READER", name)
         places.append(("CLAIMS_READER", claims(*REREAD)))
         monkeypatch.delenv("CLAIMS_READER")
         path = write_settings(f"reader = {toml_string(name)}\n")
         places.append((str(path), claims(*REREAD)))
         path.unlink()
-    if name == name.strip() and not any(c in name for c in "\x00\n\\\""):  # what git config can hold as written
+    if name == name.strip() and not any(
+        c in name for c in '\x00\n\\"'
+    ):  # what git config can hold as written
         gitconfig = tmp_path / "gitconfig"
         gitconfig.write_text(f'[user]\n\tname = "{name}"\n', encoding="utf-8")
         monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
@@ -107,7 +127,9 @@ def test_a_reader_set_on_the_machine_is_checked_too(claims, store, no_reader, tm
         if result.exit_code == 2 and "no reader's name is set" in result.stderr:
             continue  # git (or CLAIMS_READER's empty value) holds no name at all: nobody is named
         assert result.exit_code == 2, (origin, result.output)
-        assert result.stderr.startswith("error: reader ") and f"(from {origin})" in result.stderr, result.stderr
+        assert result.stderr.startswith("error: reader ") and f"(from {origin})" in result.stderr, (
+            result.stderr
+        )
         assert reason in result.stderr
     assert store_digest(store) == before
 
@@ -142,7 +164,10 @@ def test_a_settings_file_claims_cannot_read_stops_the_command(claims, store, no_
     path = write_settings('reeder = "Ada"\n')
     result = claims(*REREAD)
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"error: settings file {path}: unknown setting 'reeder' (known: reader)"
+    assert (
+        result.stderr.strip()
+        == f"error: settings file {path}: unknown setting 'reeder' (known: reader)"
+    )
     assert store_digest(store) == before
 
 
@@ -150,20 +175,53 @@ def test_a_settings_file_claims_cannot_read_stops_the_command(claims, store, no_
 def test_claims_add_records_the_reader_or_the_tool_never_the_login(claims, no_reader, monkeypatch):
     """Adding vouches for nothing (the claim is agent-reported): with nobody named, the tool records it."""
     monkeypatch.setenv("LOGNAME", "root")
-    added = claims("add", "--subject", "Gizmo", "--statement", "Gizmo runs 12 GPUs.", "--source", "widget-report",
-                   "--figure", "12 GPUs", "--key", "gizmo.one")
+    added = claims(
+        "add",
+        "--subject",
+        "Gizmo",
+        "--statement",
+        "Gizmo runs 12 GPUs.",
+        "--source",
+        "widget-report",
+        "--figure",
+        "12 GPUs",
+        "--key",
+        "gizmo.one",
+    )
     assert added.exit_code == 0, added.output
     event = last_event(claims, "gizmo.one")
     assert event["actor"] == "import"
     basis = json.loads(claims("show", "gizmo.one", "--format", "json").stdout)["basis"]
     assert basis == "Recorded with claims add; nobody has re-read it."
     monkeypatch.setenv("CLAIMS_READER", "Ada Lovelace")
-    claims("add", "--subject", "Gizmo", "--statement", "Gizmo runs 13 GPUs.", "--source", "widget-report",
-           "--key", "gizmo.two")
+    claims(
+        "add",
+        "--subject",
+        "Gizmo",
+        "--statement",
+        "Gizmo runs 13 GPUs.",
+        "--source",
+        "widget-report",
+        "--key",
+        "gizmo.two",
+    )
     assert last_event(claims, "gizmo.two")["actor"] == "Ada Lovelace"
-    refused = claims("add", "--subject", "Gizmo", "--statement", "Gizmo runs 14 GPUs.", "--source", "widget-report",
-                     "--key", "gizmo.three", "--by", "\u2800")
-    assert refused.exit_code == 2 and refused.stderr.startswith("error: --by '⠀': a name cannot hold U+2800")
+    refused = claims(
+        "add",
+        "--subject",
+        "Gizmo",
+        "--statement",
+        "Gizmo runs 14 GPUs.",
+        "--source",
+        "widget-report",
+        "--key",
+        "gizmo.three",
+        "--by",
+        "\u2800",
+    )
+    assert refused.exit_code == 2 and refused.stderr.startswith(
+        "error: --by '⠀': a name cannot hold U+2800"
+    )
     assert claims("show", "gizmo.three").exit_code == 2
 
 

@@ -28,7 +28,8 @@ def test_a_postgresql_url_without_its_driver_is_a_clear_error(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2, out.stderr
     assert out.stderr.strip() == (
-        "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'")
+        "error: PostgreSQL needs its driver (psycopg is not installed): pip install 'claimsdb[postgres]'"
+    )
 
 
 def test_only_sqlite_and_postgresql(claims):
@@ -48,17 +49,53 @@ def exports(claims, db) -> dict[str, str]:
 @pytest.fixture
 def busy_store(claims, store, tmp_path, monkeypatch):
     """The bundled data with a re-read, a retag, a withdrawal and a verification in its history."""
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764460800")  # exports of the same store are the same bytes
+    monkeypatch.setenv(
+        "SOURCE_DATE_EPOCH", "1764460800"
+    )  # exports of the same store are the same bytes
     monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")  # the test server is on 127.0.0.1
     assert claims("import", *DATA_FILES).exit_code == 0
     with LocalHTTPServer() as server:
         url = server.add("/llama3.html", b"<p>Over 54 days there were 466 job interruptions.</p>")
-        assert claims("reread", "pipelines.obs.llama3-failures", "--source", url, "--locator", "Table 5",
-                      "--quote", "466 job interruptions", "--by", "Ada", "--yes").exit_code == 0
-        assert claims("verify", "pipelines.obs.llama3-failures", "--source", "127-0-0-1-llama3",
-                      "--sources-dir", tmp_path / "snap").exit_code in (0, 1)
-    assert claims("retag", "pipelines.llama3.pretrain", "agent-reported", "--reason", "check again", "--by", "Bo").exit_code == 0
-    assert claims("withdraw", "rl.bench.weirdml", "--reason", "family dropped", "--by", "Bo").exit_code == 0
+        assert (
+            claims(
+                "reread",
+                "pipelines.obs.llama3-failures",
+                "--source",
+                url,
+                "--locator",
+                "Table 5",
+                "--quote",
+                "466 job interruptions",
+                "--by",
+                "Ada",
+                "--yes",
+            ).exit_code
+            == 0
+        )
+        assert claims(
+            "verify",
+            "pipelines.obs.llama3-failures",
+            "--source",
+            "127-0-0-1-llama3",
+            "--sources-dir",
+            tmp_path / "snap",
+        ).exit_code in (0, 1)
+    assert (
+        claims(
+            "retag",
+            "pipelines.llama3.pretrain",
+            "agent-reported",
+            "--reason",
+            "check again",
+            "--by",
+            "Bo",
+        ).exit_code
+        == 0
+    )
+    assert (
+        claims("withdraw", "rl.bench.weirdml", "--reason", "family dropped", "--by", "Bo").exit_code
+        == 0
+    )
     return store
 
 
@@ -76,7 +113,9 @@ def test_copy_a_store_to_an_empty_sqlite_file_and_back(claims, busy_store, tmp_p
     assert exports(claims, again) == before
     assert claims("db", "check", db=again).exit_code == 0
     # history, evidence added by the re-read and the verification came along
-    shown = json.loads(claims("show", "pipelines.obs.llama3-failures", "--format", "json", db=again).stdout)
+    shown = json.loads(
+        claims("show", "pipelines.obs.llama3-failures", "--format", "json", db=again).stdout
+    )
     assert shown["sources"][-1]["added_by"] == "Ada" and shown["verifications"][0]["outcome"]
 
 
@@ -88,30 +127,54 @@ def test_copy_refuses_a_target_that_holds_data(claims, busy_store, tmp_path):
     assert claims("db", "copy", "--to", busy_store, db=busy_store).exit_code == 2
 
 
-def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(claims, busy_store, pg_url, tmp_path):
+def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(
+    claims, busy_store, pg_url, tmp_path
+):
     before = exports(claims, busy_store)
     assert claims("db", "copy", "--to", pg_url, db=busy_store).exit_code == 0
     assert exports(claims, pg_url) == before
     assert claims("db", "check", db=pg_url).exit_code == 0
     # the sequences moved past the copied ids: new events still extend the chain
-    assert claims("reread", "rl.fleet.kimi-k25-tasks", "--source", "https://example.org/kimi", "--by", "Cy",
-                  "--yes", db=pg_url).exit_code == 0
+    assert (
+        claims(
+            "reread",
+            "rl.fleet.kimi-k25-tasks",
+            "--source",
+            "https://example.org/kimi",
+            "--by",
+            "Cy",
+            "--yes",
+            db=pg_url,
+        ).exit_code
+        == 0
+    )
     back = tmp_path / "back.db"
     assert claims("db", "copy", "--to", back, db=pg_url).exit_code == 0
     assert claims("db", "check", db=back).exit_code == 0
-    assert json.loads(claims("show", "rl.fleet.kimi-k25-tasks", "--format", "json", db=back).stdout)["tag"] == "spot-checked"
+    assert (
+        json.loads(claims("show", "rl.fleet.kimi-k25-tasks", "--format", "json", db=back).stdout)[
+            "tag"
+        ]
+        == "spot-checked"
+    )
 
 
 def analyzed_tables(url: str) -> set[str]:
     """The tables an ANALYZE command (not the autovacuum) has read, as the server's statistics say."""
     engine = create_engine(url)
     with engine.connect() as conn:
-        names = set(conn.execute(text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL")).scalars())
+        names = set(
+            conn.execute(
+                text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL")
+            ).scalars()
+        )
     engine.dispose()
     return names
 
 
-def test_a_bulk_write_refreshes_the_planner_statistics_on_postgresql(claims, pg_databases, monkeypatch):
+def test_a_bulk_write_refreshes_the_planner_statistics_on_postgresql(
+    claims, pg_databases, monkeypatch
+):
     small, large, copied = pg_databases(), pg_databases(), pg_databases()
     monkeypatch.setattr("claimsdb.db.STATISTICS_AFTER", 1_000)  # the bundled data has 180 claims
     assert claims("import", *DATA_FILES, db=small).exit_code == 0
@@ -128,16 +191,22 @@ def test_a_bulk_write_refreshes_the_planner_statistics_on_postgresql(claims, pg_
 def analyze_count(url: str, table: str) -> int:
     engine = create_engine(url)
     with engine.connect() as conn:
-        count = conn.execute(text("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = :t"), {"t": table}).scalar_one()
+        count = conn.execute(
+            text("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = :t"), {"t": table}
+        ).scalar_one()
     engine.dispose()
     return count
 
 
-def test_a_large_import_refreshes_the_statistics_while_it_writes_on_postgresql(claims, pg_databases, monkeypatch):
+def test_a_large_import_refreshes_the_statistics_while_it_writes_on_postgresql(
+    claims, pg_databases, monkeypatch
+):
     """Within the import's transaction too, as the store doubles: else each batch's lookups by claim id are
     planned for the empty tables the planner last saw (a million-claim import slowed as it grew)."""
     url = pg_databases()
-    monkeypatch.setattr("claimsdb.db.STATISTICS_AFTER", 100)  # the bundled data: 180 claims, one batch
+    monkeypatch.setattr(
+        "claimsdb.db.STATISTICS_AFTER", 100
+    )  # the bundled data: 180 claims, one batch
     assert claims("import", *DATA_FILES, db=url).exit_code == 0
     assert analyze_count(url, "evidence") == 2  # once inside the import, once after it committed
 
@@ -159,24 +228,61 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path):
         assert claims("db", "grant", reader, "--as", "reader", db=pg_url).exit_code == 0
         as_writer, as_reader = as_role(pg_url, writer), as_role(pg_url, reader)
         # a writer records and imports...
-        assert claims("reread", "rl.fleet.kimi-k25-tasks", "--source", "https://example.org/kimi", "--by", "W",
-                      "--yes", db=as_writer).exit_code == 0
+        assert (
+            claims(
+                "reread",
+                "rl.fleet.kimi-k25-tasks",
+                "--source",
+                "https://example.org/kimi",
+                "--by",
+                "W",
+                "--yes",
+                db=as_writer,
+            ).exit_code
+            == 0
+        )
         assert claims("import", *DATA_FILES, db=as_writer).exit_code == 0
-        assert claims("db", "anchor", "-o", str(tmp_path / "claims.anchor"), db=as_writer).exit_code == 0
+        assert (
+            claims("db", "anchor", "-o", str(tmp_path / "claims.anchor"), db=as_writer).exit_code
+            == 0
+        )
         # ...but cannot rewrite history or the anchors taken of it, nor switch off its guard
         engine = create_engine(as_writer)
-        for sql in ("UPDATE event SET actor = 'x'", "DELETE FROM event", "UPDATE tag SET trust = 'verified'",
-                    "DELETE FROM claim", "ALTER TABLE event DISABLE TRIGGER ALL",
-                    "DROP TRIGGER event_append_only ON event", "UPDATE anchor SET head = 'x'", "DELETE FROM anchor",
-                    "TRUNCATE anchor", "ALTER TABLE anchor DISABLE TRIGGER ALL"):
-            with engine.connect() as conn, pytest.raises(Exception, match="permission denied|must be owner"):
+        for sql in (
+            "UPDATE event SET actor = 'x'",
+            "DELETE FROM event",
+            "UPDATE tag SET trust = 'verified'",
+            "DELETE FROM claim",
+            "ALTER TABLE event DISABLE TRIGGER ALL",
+            "DROP TRIGGER event_append_only ON event",
+            "UPDATE anchor SET head = 'x'",
+            "DELETE FROM anchor",
+            "TRUNCATE anchor",
+            "ALTER TABLE anchor DISABLE TRIGGER ALL",
+        ):
+            with (
+                engine.connect() as conn,
+                pytest.raises(Exception, match="permission denied|must be owner"),
+            ):
                 conn.execute(text(sql))
         engine.dispose()
         # a reader reads and nothing else
         assert claims("list", db=as_reader).exit_code == 0
-        refused = claims("retag", "rl.fleet.kimi-k25-tasks", "agent-reported", "--reason", "x", "--by", "R", db=as_reader)
+        refused = claims(
+            "retag",
+            "rl.fleet.kimi-k25-tasks",
+            "agent-reported",
+            "--reason",
+            "x",
+            "--by",
+            "R",
+            db=as_reader,
+        )
         assert refused.exit_code == 2 and "permission denied" in refused.stderr
-        assert claims("db", "check", "--anchor", str(tmp_path / "claims.anchor"), db=pg_url).exit_code == 0
+        assert (
+            claims("db", "check", "--anchor", str(tmp_path / "claims.anchor"), db=pg_url).exit_code
+            == 0
+        )
     finally:
         with admin.connect() as conn:
             for role in (writer, reader):
@@ -186,6 +292,8 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path):
 
 
 def test_grant_is_postgresql_only(claims, db_path):
-    assert claims("db", "upgrade", db=db_path).exit_code == 0  # a SQLite store, on either engine's run
+    assert (
+        claims("db", "upgrade", db=db_path).exit_code == 0
+    )  # a SQLite store, on either engine's run
     result = claims("db", "grant", "alice", "--as", "writer", db=db_path)
     assert result.exit_code == 2 and "roles are PostgreSQL's" in result.stderr

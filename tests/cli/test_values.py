@@ -10,17 +10,35 @@ import pytest
 
 from tests.conftest import REFUSED, SAMPLE, reread, run_sql, show_json, store_digest
 
-QUANTITY = {"key": "orchard.update-1t", "subject": "Orchard checkpoint engine", "measure": "update time of a 1T model"}
+QUANTITY = {
+    "key": "orchard.update-1t",
+    "subject": "Orchard checkpoint engine",
+    "measure": "update time of a 1T model",
+}
 DATA = copy.deepcopy(SAMPLE)
 DATA["quantities"] = [QUANTITY]
 DATA["claims"] += [
-    {"key": "orchard.table", "subject": "Orchard", "statement": "Orchard updates a 1T model in under 30 s.",
-     "tag": "note-2026-10-04", "basis": "the note's table", "quantity": "orchard.update-1t",
-     "figures": ["< 30 s"], "evidence": [{"source": "lab-notes"}]},
-    {"key": "orchard.readme", "subject": "Orchard", "statement": "Orchard updates a 1T model in about 20 s.",
-     "tag": "spot-checked", "basis": "re-read the README", "quantity": "orchard.update-1t",
-     "figures": ["about 20 s"], "evidence": [{"source": "widget-report", "quote": "about 20 s"}],
-     "reread": reread("widget-report", quote="about 20 s")},
+    {
+        "key": "orchard.table",
+        "subject": "Orchard",
+        "statement": "Orchard updates a 1T model in under 30 s.",
+        "tag": "note-2026-10-04",
+        "basis": "the note's table",
+        "quantity": "orchard.update-1t",
+        "figures": ["< 30 s"],
+        "evidence": [{"source": "lab-notes"}],
+    },
+    {
+        "key": "orchard.readme",
+        "subject": "Orchard",
+        "statement": "Orchard updates a 1T model in about 20 s.",
+        "tag": "spot-checked",
+        "basis": "re-read the README",
+        "quantity": "orchard.update-1t",
+        "figures": ["about 20 s"],
+        "evidence": [{"source": "widget-report", "quote": "about 20 s"}],
+        "reread": reread("widget-report", quote="about 20 s"),
+    },
 ]
 
 
@@ -40,34 +58,54 @@ def exported(claims, *args):
 def test_values_lists_both_and_none_preferred_exports_both_with_a_warning(claims, ranked):
     listed = json.loads(claims("values", "orchard.update-1t", "--format", "json").stdout)
     (q,) = listed
-    assert q["preferred"] is None and [v["key"] for v in q["values"]] == ["orchard.readme", "orchard.table"]
+    assert q["preferred"] is None and [v["key"] for v in q["values"]] == [
+        "orchard.readme",
+        "orchard.table",
+    ]
     table = claims("values").stdout
     assert "no value preferred yet" in table and "< 30 s" in table and "about 20 s" in table
     doc, err = exported(claims, "--subject", "Orchard")
     assert {r["key"] for r in doc["rows"]} == {"orchard.table", "orchard.readme"}
     assert "orchard.update-1t has 2 competing values and none is preferred" in err
     shown = claims("show", "orchard.table").stdout
-    assert "quantity: orchard.update-1t" in shown and "competing: about 20 s  [orchard.readme]" in shown
+    assert (
+        "quantity: orchard.update-1t" in shown
+        and "competing: about 20 s  [orchard.readme]" in shown
+    )
 
 
 def test_prefer_makes_the_export_use_one_value_and_name_the_other(claims, ranked):
-    result = claims("prefer", "orchard.readme", "--reason", "the README says about 20 s", "--by", "Ada")
+    result = claims(
+        "prefer", "orchard.readme", "--reason", "the README says about 20 s", "--by", "Ada"
+    )
     assert result.exit_code == 0 and "orchard.readme: normal → preferred" in result.stdout
     doc, err = exported(claims, "--subject", "Orchard")
     assert [r["key"] for r in doc["rows"]] == ["orchard.readme"] and "competing" not in err
     assert doc["manifest"]["competing_values"] == {
-        "orchard.update-1t": {"preferred": "orchard.readme", "used": ["orchard.readme"], "others": ["orchard.table"]}}
+        "orchard.update-1t": {
+            "preferred": "orchard.readme",
+            "used": ["orchard.readme"],
+            "others": ["orchard.table"],
+        }
+    }
     # preferring the other demotes the first, each an event in the history
     claims("prefer", "orchard.table", "--reason", "the paper quotes the table", "--by", "Bo")
     assert show_json(claims, "orchard.readme")["rank"] == "normal"
     history = json.loads(claims("history", "orchard.readme", "--format", "json").stdout)["events"]
     assert [(e["kind"], e["actor"], e["rank_after"]) for e in history[-2:]] == [
-        ("ranked", "Ada", "preferred"), ("ranked", "Bo", "normal")]
+        ("ranked", "Ada", "preferred"),
+        ("ranked", "Bo", "normal"),
+    ]
     assert show_json(claims, "orchard.table")["rank_reason"].startswith("Bo on ")
 
 
 def test_deprecated_values_are_never_exported(claims, ranked):
-    assert claims("deprecate", "orchard.table", "--reason", "the README measures it", "--by", "Ada").exit_code == 0
+    assert (
+        claims(
+            "deprecate", "orchard.table", "--reason", "the README measures it", "--by", "Ada"
+        ).exit_code
+        == 0
+    )
     doc, _ = exported(claims, "--subject", "Orchard", "--draft")
     assert [r["key"] for r in doc["rows"]] == ["orchard.readme"]
     assert doc["manifest"]["competing_values"]["orchard.update-1t"]["others"] == ["orchard.table"]
@@ -88,15 +126,25 @@ def test_a_data_file_may_rank_values_it_owns(claims, ranked, write_json):
     data["claims"][4].update(rank="preferred", rank_reason="the README is the primary page")
     assert claims("import", write_json(data, "again.json")).exit_code == 0
     view = show_json(claims, "orchard.readme")
-    assert view["rank"] == "preferred" and view["rank_reason"].endswith("the README is the primary page")
+    assert view["rank"] == "preferred" and view["rank_reason"].endswith(
+        "the README is the primary page"
+    )
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: [c.update(rank="preferred") for c in d["claims"][3:]], "would have 2 preferred values"),
-    (lambda d: d["claims"][0].update(rank="preferred"), "name the quantity"),
-    (lambda d: d["claims"][3].update(quantity="no.such"), "unknown quantity 'no.such'"),
-])
-def test_bad_ranks_in_a_data_file_change_nothing(claims, ranked, write_json, store, change, message):
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: [c.update(rank="preferred") for c in d["claims"][3:]],
+            "would have 2 preferred values",
+        ),
+        (lambda d: d["claims"][0].update(rank="preferred"), "name the quantity"),
+        (lambda d: d["claims"][3].update(quantity="no.such"), "unknown quantity 'no.such'"),
+    ],
+)
+def test_bad_ranks_in_a_data_file_change_nothing(
+    claims, ranked, write_json, store, change, message
+):
     before = store_digest(store)
     data = copy.deepcopy(DATA)
     change(data)
@@ -120,13 +168,20 @@ def test_quantities_and_ranks_survive_a_copy(claims, ranked, tmp_path):
     claims("prefer", "orchard.readme", "--reason", "the README", "--by", "Ada")
     copy_ = tmp_path / "copy.db"
     assert claims("db", "copy", "--to", copy_).exit_code == 0
-    assert claims("values", "--format", "json", db=copy_).stdout == claims("values", "--format", "json").stdout
+    assert (
+        claims("values", "--format", "json", db=copy_).stdout
+        == claims("values", "--format", "json").stdout
+    )
 
 
-def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(claims, ranked, tmp_path):
+def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(
+    claims, ranked, tmp_path
+):
     paper = tmp_path / "paper.md"
-    paper.write_text("Orchard updates a 1T model in about 20 s.\n\nOrchard updates a 1T model in under 30 s.\n",
-                     encoding="utf-8")
+    paper.write_text(
+        "Orchard updates a 1T model in about 20 s.\n\nOrchard updates a 1T model in under 30 s.\n",
+        encoding="utf-8",
+    )
 
     def findings():
         doc = json.loads(claims("lint", paper, "--format", "json").stdout)
@@ -134,12 +189,12 @@ def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(clai
 
     assert [s for _, s, _ in findings()] == []  # nothing preferred yet: both values may be used
     claims("prefer", "orchard.readme", "--reason", "the README measures it", "--by", "Ada")
-    (line, severity, message), = findings()
+    ((line, severity, message),) = findings()
     assert (line, severity) == (3, "warning")
     assert message.startswith("uses a value its quantity does not prefer: orchard.table")
     assert "the preferred value is about 20 s (orchard.readme)" in message
     claims("deprecate", "orchard.table", "--reason", "wrong", "--by", "Ada")
-    (_, _, message), = findings()
+    ((_, _, message),) = findings()
     assert message.startswith("uses a deprecated value: orchard.table")
 
 

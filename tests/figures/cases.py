@@ -22,7 +22,9 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.stored} | {self.written} | {'S' if self.subject else '-'} {self.words}".strip()
+        return (
+            f"{self.stored} | {self.written} | {'S' if self.subject else '-'} {self.words}".strip()
+        )
 
 
 CASES = [
@@ -63,7 +65,9 @@ CASES = [
     # a bare written number: the context must say what it counts
     Case("278 nodes", "278", "same", words="node occupancy reached"),
     Case("2,048 H800", "2,048", "same", words="H800 count:"),
-    Case("466 interruptions", "466", "unrelated"),  # a bare number never matches a figure with a unit
+    Case(
+        "466 interruptions", "466", "unrelated"
+    ),  # a bare number never matches a figure with a unit
     Case("54 days", "54", "unrelated"),
     Case("2–4×", "3.1", "unrelated"),  # "Llama 3.1" is not inside "2–4×"
     Case("2–4×", "3", "unrelated"),
@@ -96,14 +100,18 @@ CASES = [
     Case("466 interruptions", "466 GPUs", "unrelated"),
     Case("16:44", "16", "unrelated"),  # the parts of a ratio are not numbers on their own
     Case("4 nodes", "4 GPUs", "unrelated"),
-    Case("14.8T tokens", "14.8T tokens", "unrelated", subject=False),  # nobody named: anybody's number
+    Case(
+        "14.8T tokens", "14.8T tokens", "unrelated", subject=False
+    ),  # nobody named: anybody's number
     Case("11", "11", "unrelated", subject=False),  # a bare benchmark cell
     Case("54 days", "54 days", "unrelated", subject=False),
     Case("up to 100,000 tasks", "10,000 tasks", "unrelated", subject=False),
     Case("21% → 24%", "21", "unrelated"),
     Case("4", "2–4× speedups", "unrelated"),  # a bare stored value inside a written range
     Case("3×", "2–4× speedups", "contained"),
-    Case("397B", "1T models", "unrelated", name="model size"),  # a name is not enough for "different"
+    Case(
+        "397B", "1T models", "unrelated", name="model size"
+    ),  # a name is not enough for "different"
     Case("hundreds of thousands", "hundreds of thousands", "same"),
     Case("hundreds of thousands", "200,000", "unrelated"),
 ]

@@ -14,7 +14,11 @@ from claimsdb.figures import parser as parser_module
 
 def read(raw):
     q = parse(raw)
-    return q.kind, q.value if q.kind == "value" else (q.low, q.high) if q.kind == "range" else q.steps, q.unit
+    return (
+        q.kind,
+        q.value if q.kind == "value" else (q.low, q.high) if q.kind == "range" else q.steps,
+        q.unit,
+    )
 
 
 @pytest.mark.parametrize(
@@ -75,13 +79,21 @@ def test_higher_than_is_a_bound():
     [
         ("FLOPs: about 3.8 × 10^25 FLOPs in total", ["about 3.8 × 10^25 FLOPs"]),
         ("It used **39.3**M GPU hours.", ["39.3**M GPU hours"]),
-        ("We pre-train it on 14.8 trillion diverse and high-quality tokens, then", 
-         ["14.8 trillion diverse and high-quality tokens"]),
-        ("the batch size is gradually increased from 3072 to 15360 in training", ["from 3072 to 15360"]),
+        (
+            "We pre-train it on 14.8 trillion diverse and high-quality tokens, then",
+            ["14.8 trillion diverse and high-quality tokens"],
+        ),
+        (
+            "the batch size is gradually increased from 3072 to 15360 in training",
+            ["from 3072 to 15360"],
+        ),
         ("model sizes ranging from 2B to 462B", ["2B to 462B"]),
         ("speedups between 3.3 times and 17.7 times", ["between 3.3 times and 17.7 times"]),
         ("Figure 3 illustrates the loop", ["3"]),  # a verb never ends a unit phrase
-        ("scores 236 671 and 12", ["236", "671", "12"]),  # a list of numbers is not one spaced number
+        (
+            "scores 236 671 and 12",
+            ["236", "671", "12"],
+        ),  # a list of numbers is not one spaced number
         ("Table 3 100 GPUs", ["3", "100 GPUs"]),
         ("in 2024 100 GPUs", ["2024", "100 GPUs"]),
     ],
@@ -94,15 +106,72 @@ def test_scan_reads_the_forms_in_prose(text, raws):
 
 def test_transitions_in_words_are_still_changes():
     (f,) = scan("the context grew from 4K to 128K tokens")
-    assert (f.quantity.kind, f.quantity.steps, f.quantity.unit) == ("transition", (4e3, 128e3), "tokens")
+    assert (f.quantity.kind, f.quantity.steps, f.quantity.unit) == (
+        "transition",
+        (4e3, 128e3),
+        "tokens",
+    )
 
 
-PIECES = st.sampled_from([
-    "0", "1", "2", "5", "9", ",", ".", " ", "×", "x", "·", "10", "^", "{", "}", "²", "⁵", "⁻", "−", "\\,", "{,}",
-    "\u2009", "\u202f", "**", "__", "M", "T", "K", " GPUs", " tokens", "\\num{", "\\qty{", "\\giga", "\\hertz",
-    "hundred", " and ", "a ", "half", " a ", "third", "quarters", "½", "¾", "from ", " to ", "between ", "increased ",
-    "diverse ", "and ", "high-quality ", "illustrates", "\n", "e", "-", "–",
-])
+PIECES = st.sampled_from(
+    [
+        "0",
+        "1",
+        "2",
+        "5",
+        "9",
+        ",",
+        ".",
+        " ",
+        "×",
+        "x",
+        "·",
+        "10",
+        "^",
+        "{",
+        "}",
+        "²",
+        "⁵",
+        "⁻",
+        "−",
+        "\\,",
+        "{,}",
+        "\u2009",
+        "\u202f",
+        "**",
+        "__",
+        "M",
+        "T",
+        "K",
+        " GPUs",
+        " tokens",
+        "\\num{",
+        "\\qty{",
+        "\\giga",
+        "\\hertz",
+        "hundred",
+        " and ",
+        "a ",
+        "half",
+        " a ",
+        "third",
+        "quarters",
+        "½",
+        "¾",
+        "from ",
+        " to ",
+        "between ",
+        "increased ",
+        "diverse ",
+        "and ",
+        "high-quality ",
+        "illustrates",
+        "\n",
+        "e",
+        "-",
+        "–",
+    ]
+)
 TEXTS = st.one_of(st.text(max_size=80), st.lists(PIECES, max_size=30).map("".join))
 
 
@@ -113,7 +182,7 @@ def test_prop_new_forms_never_raise_and_spans_are_exact(text):
     last_end = 0
     for f in scan(text):
         assert last_end <= f.start < f.end <= len(text)
-        assert text[f.start:f.end] == f.raw
+        assert text[f.start : f.end] == f.raw
         assert parse(f.raw) == f.quantity
         last_end = f.end
     try:
@@ -123,8 +192,24 @@ def test_prop_new_forms_never_raise_and_spans_are_exact(text):
 
 
 ADVERSARIAL = [
-    "1 ", "1,", "1.", "10 000 ", "1\\,000", "(", "from 1 to ", "between 1 and ", "a hundred and ", "× 10^", "1-",
-    "diverse and ", "**1**M ", "½", "4K → ", "16:", "one ", "Table ",
+    "1 ",
+    "1,",
+    "1.",
+    "10 000 ",
+    "1\\,000",
+    "(",
+    "from 1 to ",
+    "between 1 and ",
+    "a hundred and ",
+    "× 10^",
+    "1-",
+    "diverse and ",
+    "**1**M ",
+    "½",
+    "4K → ",
+    "16:",
+    "one ",
+    "Table ",
 ]
 
 
@@ -155,16 +240,35 @@ def test_scan_work_grows_linearly_with_the_text(piece, monkeypatch):
 
 
 def test_a_tab_ends_a_figure_like_a_table_cell():
-    assert [f.raw for f in scan("16K H100, 4D parallelism\tlong-context continuation")] == ["16K H100", "4D parallelism"]
+    assert [f.raw for f in scan("16K H100, 4D parallelism\tlong-context continuation")] == [
+        "16K H100",
+        "4D parallelism",
+    ]
 
 
 def test_an_ordinal_in_words_is_not_a_figure():
-    assert [f.raw for f in scan("the Thirty-Second AAAI Conference after a 30-second wait")] == ["30-second wait"]
+    assert [f.raw for f in scan("the Thirty-Second AAAI Conference after a 30-second wait")] == [
+        "30-second wait"
+    ]
 
 
-@pytest.mark.parametrize("raw", ["5.9T tokens", "16K H100", "466", "32–33T tokens", "4K → 128K", "~2,048 GPUs",
-                                 "355B-A32B", "(8B)", "10 000 GPUs", "3.8 × 10^25 FLOPs", "hundreds of GPUs",
-                                 "2 GPUs and 3 nodes"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "5.9T tokens",
+        "16K H100",
+        "466",
+        "32–33T tokens",
+        "4K → 128K",
+        "~2,048 GPUs",
+        "355B-A32B",
+        "(8B)",
+        "10 000 GPUs",
+        "3.8 × 10^25 FLOPs",
+        "hundreds of GPUs",
+        "2 GPUs and 3 nodes",
+    ],
+)
 def test_precision_is_the_same_whether_or_not_parse_read_the_figure_first(raw):
     """parse remembers each figure's first number for precision (reach asks right after): never another one."""
     parser_module._FIRST_TERMS.clear()

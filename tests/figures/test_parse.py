@@ -16,25 +16,57 @@ FAST = settings(max_examples=150, deadline=None)
 
 
 def V(value, unit=None, comparator="=", counted=None):
-    return {"kind": "value", "value": value, "unit": unit, "comparator": comparator, "counted": counted}
+    return {
+        "kind": "value",
+        "value": value,
+        "unit": unit,
+        "comparator": comparator,
+        "counted": counted,
+    }
 
 
 def R(low, high, unit=None, comparator="=", counted=None):
-    return {"kind": "range", "low": low, "high": high, "unit": unit, "comparator": comparator, "counted": counted}
+    return {
+        "kind": "range",
+        "low": low,
+        "high": high,
+        "unit": unit,
+        "comparator": comparator,
+        "counted": counted,
+    }
 
 
 def T(*steps, unit=None, comparator="=", counted=None):
-    return {"kind": "transition", "start": steps[0], "end": steps[-1], "steps": tuple(steps), "unit": unit,
-            "comparator": comparator, "counted": counted}
+    return {
+        "kind": "transition",
+        "start": steps[0],
+        "end": steps[-1],
+        "steps": tuple(steps),
+        "unit": unit,
+        "comparator": comparator,
+        "counted": counted,
+    }
 
 
 def RATIO(*steps, unit=None, comparator="=", counted=None):
-    return {"kind": "ratio", "steps": tuple(steps), "unit": unit, "comparator": comparator, "counted": counted}
+    return {
+        "kind": "ratio",
+        "steps": tuple(steps),
+        "unit": unit,
+        "comparator": comparator,
+        "counted": counted,
+    }
 
 
 def MOE(total, active, comparator="=", counted=None):
-    return {"kind": "moe", "value": total, "active": active, "unit": "parameters", "comparator": comparator,
-            "counted": counted}
+    return {
+        "kind": "moe",
+        "value": total,
+        "active": active,
+        "unit": "parameters",
+        "comparator": comparator,
+        "counted": counted,
+    }
 
 
 def TEXT(unit=None, comparator="=", counted=None):
@@ -210,18 +242,48 @@ def test_parse_table(raw, fields):
 
 
 def test_table_covers_every_brief_example():
-    brief = {"~50B", "32–33T tokens", "2,048 H800", "4K → 128K", "355B-A32B", "> 90%", "16:44", "2–4×", "20s",
-             "5.9T-token", "hundreds of thousands", "up to 1,024 H100", "MFU 21% → 24%", "S=3",
-             "max_off_policy_steps = 8", "η = 4/8", "four verl hooks", "> 1k concurrent rollouts",
-             "4,000 env instances per batch", "278-node", "12.7T (8B)", "2048", "2,048", "14.8T", "16K H100",
-             "100k", "466"}
+    brief = {
+        "~50B",
+        "32–33T tokens",
+        "2,048 H800",
+        "4K → 128K",
+        "355B-A32B",
+        "> 90%",
+        "16:44",
+        "2–4×",
+        "20s",
+        "5.9T-token",
+        "hundreds of thousands",
+        "up to 1,024 H100",
+        "MFU 21% → 24%",
+        "S=3",
+        "max_off_policy_steps = 8",
+        "η = 4/8",
+        "four verl hooks",
+        "> 1k concurrent rollouts",
+        "4,000 env instances per batch",
+        "278-node",
+        "12.7T (8B)",
+        "2048",
+        "2,048",
+        "14.8T",
+        "16K H100",
+        "100k",
+        "466",
+    }
     assert brief <= {raw for raw, _ in CASES}
 
 
 @pytest.mark.parametrize(
     ("raw", "value", "unit", "counted"),
-    [("2048", 2048.0, None, None), ("2,048", 2048.0, None, None), ("14.8T", 14.8e12, None, None),
-     ("16K H100", 16000.0, "GPUs", "H100"), ("100k", 100000.0, None, None), ("466", 466.0, None, None)],
+    [
+        ("2048", 2048.0, None, None),
+        ("2,048", 2048.0, None, None),
+        ("14.8T", 14.8e12, None, None),
+        ("16K H100", 16000.0, "GPUs", "H100"),
+        ("100k", 100000.0, None, None),
+        ("466", 466.0, None, None),
+    ],
 )
 def test_trace_queries_parse_as_single_values(raw, value, unit, counted):
     q = parse(raw)
@@ -230,15 +292,25 @@ def test_trace_queries_parse_as_single_values(raw, value, unit, counted):
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("14.8T", "14.8e12"), ("5.9T-token", "5.9e12"), ("12.7T (8B)", "12.7e12"), ("0.1B", "0.1e9"),
-     ("2.788M", "2.788e6"), ("1.1k", "1.1e3"), ("0.3T", "0.3e12"), ("4.6 billion", "4.6e9")],
+    [
+        ("14.8T", "14.8e12"),
+        ("5.9T-token", "5.9e12"),
+        ("12.7T (8B)", "12.7e12"),
+        ("0.1B", "0.1e9"),
+        ("2.788M", "2.788e6"),
+        ("1.1k", "1.1e3"),
+        ("0.3T", "0.3e12"),
+        ("4.6 billion", "4.6e9"),
+    ],
 )
 def test_scaled_decimals_are_exact(raw, expected):
     assert parse(raw).value == float(expected)
 
 
-@pytest.mark.parametrize(("raw", "digits", "exp"), [("1.005K", "1.005", 3), ("2.01T", "2.01", 12),
-                                                   ("0.27T", "0.27", 12), ("1.07B", "1.07", 9)])
+@pytest.mark.parametrize(
+    ("raw", "digits", "exp"),
+    [("1.005K", "1.005", 3), ("2.01T", "2.01", 12), ("0.27T", "0.27", 12), ("1.07B", "1.07", 9)],
+)
 def test_scaling_does_not_use_float_multiplication(raw, digits, exp):
     assert float(digits) * 10.0**exp != float(f"{digits}e{exp}")  # the trap this guards against
     assert parse(raw).value == float(f"{digits}e{exp}")
@@ -354,8 +426,14 @@ def test_ratio_moe_text_contains():
 
 @pytest.mark.parametrize(
     ("raw", "numbers"),
-    [("466", (466.0,)), ("2–4×", (2.0, 4.0)), ("4K → 128K → 200K", (4000.0, 128000.0, 200000.0)),
-     ("16:44", (16.0, 44.0)), ("355B-A32B", (355e9, 32e9)), ("thousands", ())],
+    [
+        ("466", (466.0,)),
+        ("2–4×", (2.0, 4.0)),
+        ("4K → 128K → 200K", (4000.0, 128000.0, 200000.0)),
+        ("16:44", (16.0, 44.0)),
+        ("355B-A32B", (355e9, 32e9)),
+        ("thousands", ()),
+    ],
 )
 def test_numbers(raw, numbers):
     assert parse(raw).numbers() == numbers
@@ -369,8 +447,20 @@ def test_numbers_and_contains_use_start_end_when_steps_are_missing():
 
 def test_to_dict_is_json_ready_with_stable_keys():
     d = parse("4K → 128K → 200K").to_dict()
-    assert list(d) == ["raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active",
-                       "unit", "counted"]
+    assert list(d) == [
+        "raw",
+        "kind",
+        "comparator",
+        "value",
+        "low",
+        "high",
+        "start",
+        "end",
+        "steps",
+        "active",
+        "unit",
+        "counted",
+    ]
     assert d["steps"] == [4000.0, 128000.0, 200000.0]
     assert json.loads(json.dumps(d)) == d
     assert Quantity.from_dict(d) == parse("4K → 128K → 200K")
@@ -378,8 +468,14 @@ def test_to_dict_is_json_ready_with_stable_keys():
 
 @pytest.mark.parametrize(
     "data",
-    [{"raw": "x", "kind": "nope"}, {"raw": "x", "kind": "value", "comparator": "!="}, {"raw": 1, "kind": "value"},
-     {"raw": "x", "kind": "value", "bogus": 1}, {"raw": "x", "kind": "value", "value": "abc"}, "not a dict"],
+    [
+        {"raw": "x", "kind": "nope"},
+        {"raw": "x", "kind": "value", "comparator": "!="},
+        {"raw": 1, "kind": "value"},
+        {"raw": "x", "kind": "value", "bogus": 1},
+        {"raw": "x", "kind": "value", "value": "abc"},
+        "not a dict",
+    ],
 )
 def test_from_dict_rejects_bad_data(data):
     with pytest.raises(FigureError):
@@ -391,13 +487,44 @@ def test_from_dict_rejects_bad_data(data):
 
 @pytest.mark.parametrize(
     ("word", "unit"),
-    [("GPU", "GPUs"), ("GPUs", "GPUs"), ("gpus", "GPUs"), ("token", "tokens"), ("tokens", "tokens"),
-     ("-token", "tokens"), ("s", "s"), ("sec", "s"), ("secs", "s"), ("second", "s"), ("seconds", "s"),
-     ("%", "%"), ("percent", "%"), ("×", "x"), ("x", "x"), ("params", "parameters"), ("parameters", "parameters"),
-     ("node", "nodes"), ("nodes", "nodes"), ("day", "days"), ("days", "days"), ("rollout", "rollouts"),
-     ("Rollouts", "rollouts"), ("instance", "instances"), ("hook", "hooks"), ("policy", "policies"),
-     ("batch", "batches"), ("GB", "GB"), ("TFLOPs", "TFLOPs"), ("H100", "H100"), ("hours", "h"), ("min", "min"),
-     ("tokens/sec", "tokens/s"), ("env instances", "instances"), ("per cent", "%"), ("data", "data")],
+    [
+        ("GPU", "GPUs"),
+        ("GPUs", "GPUs"),
+        ("gpus", "GPUs"),
+        ("token", "tokens"),
+        ("tokens", "tokens"),
+        ("-token", "tokens"),
+        ("s", "s"),
+        ("sec", "s"),
+        ("secs", "s"),
+        ("second", "s"),
+        ("seconds", "s"),
+        ("%", "%"),
+        ("percent", "%"),
+        ("×", "x"),
+        ("x", "x"),
+        ("params", "parameters"),
+        ("parameters", "parameters"),
+        ("node", "nodes"),
+        ("nodes", "nodes"),
+        ("day", "days"),
+        ("days", "days"),
+        ("rollout", "rollouts"),
+        ("Rollouts", "rollouts"),
+        ("instance", "instances"),
+        ("hook", "hooks"),
+        ("policy", "policies"),
+        ("batch", "batches"),
+        ("GB", "GB"),
+        ("TFLOPs", "TFLOPs"),
+        ("H100", "H100"),
+        ("hours", "h"),
+        ("min", "min"),
+        ("tokens/sec", "tokens/s"),
+        ("env instances", "instances"),
+        ("per cent", "%"),
+        ("data", "data"),
+    ],
 )
 def test_normalize_unit(word, unit):
     assert normalize_unit(word) == unit
@@ -405,9 +532,19 @@ def test_normalize_unit(word, unit):
 
 @pytest.mark.parametrize(
     ("a", "b", "same"),
-    [("GPU", "GPUs", True), ("sec", "s", True), ("token", "-token", True), (None, None, True), ("s", None, False),
-     (None, "s", False), ("s", "ms", False), ("rollout", "rollouts", True), ("TFLOPS", "TFLOPs", True),
-     ("nodes", "GPUs", False), ("%", "percent", True)],
+    [
+        ("GPU", "GPUs", True),
+        ("sec", "s", True),
+        ("token", "-token", True),
+        (None, None, True),
+        ("s", None, False),
+        (None, "s", False),
+        ("s", "ms", False),
+        ("rollout", "rollouts", True),
+        ("TFLOPS", "TFLOPs", True),
+        ("nodes", "GPUs", False),
+        ("%", "percent", True),
+    ],
 )
 def test_same_unit(a, b, same):
     assert same_unit(a, b) is same
@@ -448,8 +585,12 @@ def test_prop_scale_suffix_is_exact(number, suffix):
 
 
 @FAST
-@given(st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(["", "K", "M", "B", "T"]),
-       st.sampled_from(["–", "-", " to ", "—", " – "]))
+@given(
+    st.integers(0, 10**6),
+    st.integers(0, 10**6),
+    st.sampled_from(["", "K", "M", "B", "T"]),
+    st.sampled_from(["–", "-", " to ", "—", " – "]),
+)
 def test_prop_range(a, b, suffix, sep):
     a, b = min(a, b), max(a, b)
     q = parse(f"{a}{sep}{b}{suffix}")
@@ -468,9 +609,14 @@ def test_prop_range_low_above_high_is_an_error(a, gap):
 
 
 @FAST
-@given(st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["", "K", "M", "B", "T", "%"])),
-                min_size=2, max_size=5),
-       st.sampled_from([" → ", "→", " -> "]))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10**6), st.sampled_from(["", "K", "M", "B", "T", "%"])),
+        min_size=2,
+        max_size=5,
+    ),
+    st.sampled_from([" → ", "→", " -> "]),
+)
 def test_prop_transition_steps_round_trip(points, arrow):
     if len({s == "%" for _, s in points}) > 1:  # mixed % / no unit ends are fine; keep it simple
         points = [(n, "") for n, _ in points]
@@ -490,10 +636,27 @@ def test_prop_ratio_parts_round_trip(parts, sep):
     assert (q.kind, q.steps) == ("ratio", tuple(float(p) for p in parts))
 
 
-QUALIFIERS = [("~", "~"), ("about ", "~"), ("roughly ", "~"), ("approximately ", "~"), ("around ", "~"),
-              ("≈", "~"), ("<", "<"), ("> ", ">"), ("<=", "<="), (">= ", ">="), ("≤", "<="), ("≥ ", ">="),
-              ("up to ", "up to"), ("at least ", ">="), ("more than ", ">"), ("less than ", "<"),
-              ("at most ", "<="), ("over ", ">"), ("under ", "<")]
+QUALIFIERS = [
+    ("~", "~"),
+    ("about ", "~"),
+    ("roughly ", "~"),
+    ("approximately ", "~"),
+    ("around ", "~"),
+    ("≈", "~"),
+    ("<", "<"),
+    ("> ", ">"),
+    ("<=", "<="),
+    (">= ", ">="),
+    ("≤", "<="),
+    ("≥ ", ">="),
+    ("up to ", "up to"),
+    ("at least ", ">="),
+    ("more than ", ">"),
+    ("less than ", "<"),
+    ("at most ", "<="),
+    ("over ", ">"),
+    ("under ", "<"),
+]
 
 
 @FAST
@@ -508,9 +671,33 @@ def test_prop_qualifier_sets_comparator_and_keeps_the_stated_number(qualifier, n
 
 
 ALPHABET = st.sampled_from(
-    list("0123456789,.-–—→>:/=~≈≤≥<%×xX+$()[] KkMBTbmtsAHe") + [
-        "->", " to ", " and ", "between ", "up to ", "H100", " GPUs", " per ", "ish", "-odd", "one", "four",
-        "twenty-", "hundreds of ", " thousand", "η", "\x00", "\u2009", "`", "(YaRN)", " of ", "e5", "-A3B"])
+    list("0123456789,.-–—→>:/=~≈≤≥<%×xX+$()[] KkMBTbmtsAHe")
+    + [
+        "->",
+        " to ",
+        " and ",
+        "between ",
+        "up to ",
+        "H100",
+        " GPUs",
+        " per ",
+        "ish",
+        "-odd",
+        "one",
+        "four",
+        "twenty-",
+        "hundreds of ",
+        " thousand",
+        "η",
+        "\x00",
+        "\u2009",
+        "`",
+        "(YaRN)",
+        " of ",
+        "e5",
+        "-A3B",
+    ]
+)
 texts = st.one_of(st.text(max_size=30), st.lists(ALPHABET, max_size=10).map("".join))
 
 
@@ -552,18 +739,21 @@ def test_prop_normalize_unit_is_idempotent(word):
 # dot U+0130, the Kelvin sign U+212A): number, scale and fraction words written with them once raised
 # KeyError out of parse, precision and scan (a traceback from `claims lint`). They read as the same words
 # in ASCII, as a reader sees them.
-@pytest.mark.parametrize("raw, ascii_raw", [
-    ("\u017fix", "six"),
-    ("f\u0131ve GPUs", "five GPUs"),
-    ("twenty-\u017fix", "twenty-six"),
-    ("2 b\u0130llion tokens", "2 billion tokens"),
-    ("1.5 thou\u017fand H100", "1.5 thousand H100"),
-    ("\u017fix hundred", "six hundred"),
-    ("three and a th\u0131rd", "three and a third"),
-    ("half a m\u0131llion", "half a million"),
-    ("two f\u0131fths", "two fifths"),
-    ("f\u0130fty-\u017fix steps", "fifty-six steps"),
-])
+@pytest.mark.parametrize(
+    "raw, ascii_raw",
+    [
+        ("\u017fix", "six"),
+        ("f\u0131ve GPUs", "five GPUs"),
+        ("twenty-\u017fix", "twenty-six"),
+        ("2 b\u0130llion tokens", "2 billion tokens"),
+        ("1.5 thou\u017fand H100", "1.5 thousand H100"),
+        ("\u017fix hundred", "six hundred"),
+        ("three and a th\u0131rd", "three and a third"),
+        ("half a m\u0131llion", "half a million"),
+        ("two f\u0131fths", "two fifths"),
+        ("f\u0130fty-\u017fix steps", "fifty-six steps"),
+    ],
+)
 def test_number_words_with_letters_that_match_ascii_ones_without_case(raw, ascii_raw):
     from dataclasses import replace
 
@@ -574,7 +764,8 @@ def test_number_words_with_letters_that_match_ascii_ones_without_case(raw, ascii
     assert parse(raw) == replace(expected, raw=raw)
     assert precision(raw) == precision(ascii_raw)
     assert [f.quantity.value for f in scan(f"It used {raw} in all.")] == [
-        f.quantity.value for f in scan(f"It used {ascii_raw} in all.")]
+        f.quantity.value for f in scan(f"It used {ascii_raw} in all.")
+    ]
 
 
 def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_crashes():
@@ -582,10 +773,32 @@ def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_c
     from claimsdb.figures.parser import precision, scan
 
     odd = {"s": "\u017f", "i": "\u0131\u0130", "k": "\u212a"}
-    words = {*V.ONES, *V.TENS, *V.SCALE_WORDS, *V.FRACTION_WORDS, "half", "third", "quarter", "hundred"}
-    spelled = {w[:i] + o + w[i + 1:] for w in words for i, c in enumerate(w) for o in odd.get(c, "")}
-    texts = [t.format(w) for w in sorted(spelled)
-             for t in ("{}", "2 {} GPUs", "{} hundred", "three and a {}", "half a {}", "twenty-{}", "one {}")]
+    words = {
+        *V.ONES,
+        *V.TENS,
+        *V.SCALE_WORDS,
+        *V.FRACTION_WORDS,
+        "half",
+        "third",
+        "quarter",
+        "hundred",
+    }
+    spelled = {
+        w[:i] + o + w[i + 1 :] for w in words for i, c in enumerate(w) for o in odd.get(c, "")
+    }
+    texts = [
+        t.format(w)
+        for w in sorted(spelled)
+        for t in (
+            "{}",
+            "2 {} GPUs",
+            "{} hundred",
+            "three and a {}",
+            "half a {}",
+            "twenty-{}",
+            "one {}",
+        )
+    ]
     assert len(texts) > 400
     for text in texts:
         try:
@@ -596,12 +809,19 @@ def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_c
         scan(text)
 
 
-@pytest.mark.parametrize("text, value, unit", [
-    ("a 535-billion-parameter model", 535e9, "parameters"),  # the scale word, then the counted noun
-    ("535-billion parameters", 535e9, "parameters"),
-    ("the 1.5-trillion-token corpus", 1.5e12, "tokens"),
-    ("two-thousand GPUs", 2000, "GPUs"),
-])
+@pytest.mark.parametrize(
+    "text, value, unit",
+    [
+        (
+            "a 535-billion-parameter model",
+            535e9,
+            "parameters",
+        ),  # the scale word, then the counted noun
+        ("535-billion parameters", 535e9, "parameters"),
+        ("the 1.5-trillion-token corpus", 1.5e12, "tokens"),
+        ("two-thousand GPUs", 2000, "GPUs"),
+    ],
+)
 def test_a_scale_word_joined_by_a_hyphen_scales_the_number(text, value, unit):
     from claimsdb.figures.parser import scan
 
@@ -609,7 +829,9 @@ def test_a_scale_word_joined_by_a_hyphen_scales_the_number(text, value, unit):
     assert (f.quantity.value, f.quantity.unit) == (value, unit)
 
 
-@pytest.mark.parametrize("raw, step", [("\\num{16384}", 1.0), ("\\qty{20}{\\second}", 1.0), ("\\num{1.5e3}", 100.0)])
+@pytest.mark.parametrize(
+    "raw, step", [("\\num{16384}", 1.0), ("\\qty{20}{\\second}", 1.0), ("\\num{1.5e3}", 100.0)]
+)
 def test_siunitx_figures_are_as_precise_as_the_number_they_typeset(raw, step):
     from claimsdb.figures.parser import precision
 

@@ -11,30 +11,68 @@ from claimsdb.prose.tex import code_text, math_text, tex
 DOC = "\\begin{document}\n%s\n\\end{document}\n"
 
 
-@pytest.mark.parametrize("formula, text", [
-    ("\\times", "×"), ("\\sim", "~"), ("\\approx", "≈"), (">", ">"), ("\\le", "≤"), ("\\geq", "≥"),
-    ("\\eta = 4", "η = 4"), ("S=3", "S=3"), ("x = 2048", "x = 2048"), ("10^{25}", "10^25"), ("2^8", "2^8"),
-    ("\\mathrm{MFU} = 21\\%", "MFU = 21%"), ("\\eta", "η"),
-])
+@pytest.mark.parametrize(
+    "formula, text",
+    [
+        ("\\times", "×"),
+        ("\\sim", "~"),
+        ("\\approx", "≈"),
+        (">", ">"),
+        ("\\le", "≤"),
+        ("\\geq", "≥"),
+        ("\\eta = 4", "η = 4"),
+        ("S=3", "S=3"),
+        ("x = 2048", "x = 2048"),
+        ("10^{25}", "10^25"),
+        ("2^8", "2^8"),
+        ("\\mathrm{MFU} = 21\\%", "MFU = 21%"),
+        ("\\eta", "η"),
+    ],
+)
 def test_inline_math_that_is_notation_reads_as_text(formula, text):
     assert math_text(formula) == text
 
 
-@pytest.mark.parametrize("formula", [
-    "16 \\cdot 2048 = 32768", "a + b = 4", "x_1 = 3", "xy = 3", "\\frac{1}{2}", "x = y", "\\sum_i x_i", "(a)",
-])
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "16 \\cdot 2048 = 32768",
+        "a + b = 4",
+        "x_1 = 3",
+        "xy = 3",
+        "\\frac{1}{2}",
+        "x = y",
+        "\\sum_i x_i",
+        "(a)",
+    ],
+)
 def test_an_equation_stays_math(formula):
     assert math_text(formula) is None
 
 
 def test_latex_reads_notation_siunitx_and_settings_in_code():
-    src = DOC % ("Its budget is $\\sim$18T and 2--4$\\times$ speedups; \\(\\eta = 4\\); \\num{16384} GPUs, "
-                 "\\qty{20}{\\second}, \\SI{2.4}{\\giga\\hertz}, \\num{2048} A100, \\numrange{2}{4}, \\num{1.5e3}, "
-                 "\\qtyrange{21}{24}{\\percent}; \\texttt{max\\_off\\_policy\\_steps = 8}, \\texttt{posttrain.html}, "
-                 "\\texttt{--seed 7777}, \\verb|k = 3|; $$y = 5$$ and $16 \\cdot 2048$.")
+    src = DOC % (
+        "Its budget is $\\sim$18T and 2--4$\\times$ speedups; \\(\\eta = 4\\); \\num{16384} GPUs, "
+        "\\qty{20}{\\second}, \\SI{2.4}{\\giga\\hertz}, \\num{2048} A100, \\numrange{2}{4}, \\num{1.5e3}, "
+        "\\qtyrange{21}{24}{\\percent}; \\texttt{max\\_off\\_policy\\_steps = 8}, \\texttt{posttrain.html}, "
+        "\\texttt{--seed 7777}, \\verb|k = 3|; $$y = 5$$ and $16 \\cdot 2048$."
+    )
     prose = tex(src).text
-    for kept in ("~18T", "2–4× speedups", "η = 4", "16,384 GPUs", "20 s", "2.4 GHz", "2,048 A100", "2–4,",
-                 "1.5e3", "21–24%", "max_off_policy_steps = 8", "posttrain.html", "k = 3"):
+    for kept in (
+        "~18T",
+        "2–4× speedups",
+        "η = 4",
+        "16,384 GPUs",
+        "20 s",
+        "2.4 GHz",
+        "2,048 A100",
+        "2–4,",
+        "1.5e3",
+        "21–24%",
+        "max_off_policy_steps = 8",
+        "posttrain.html",
+        "k = 3",
+    ):
         assert kept in prose, kept
     for gone in ("7777", "y = 5", "cdot", "\\num", "texttt"):
         assert gone not in prose, gone
@@ -46,18 +84,28 @@ def test_a_siunitx_unit_it_does_not_know_keeps_the_command_for_the_figure_gramma
 
 
 def test_markdown_reads_notation_and_settings_in_code_spans():
-    prose = markdown("Use `max_off_policy_steps = 8` and `--max-seqs 7777` on `agentic.html`; $\\eta = 4$ "
-                     "and 2–4$\\times$ but not $16 \\cdot 2048$; $5.6M stays money.\n").text
+    prose = markdown(
+        "Use `max_off_policy_steps = 8` and `--max-seqs 7777` on `agentic.html`; $\\eta = 4$ "
+        "and 2–4$\\times$ but not $16 \\cdot 2048$; $5.6M stays money.\n"
+    ).text
     for kept in ("max_off_policy_steps = 8", "agentic.html", "η = 4", "2–4×", "$5.6M"):
         assert kept in prose, kept
     assert "7777" not in prose and "2048" not in prose
 
 
-@pytest.mark.parametrize("code, text", [
-    ("max_off_policy_steps = 8", "max_off_policy_steps = 8"), (" eta := 0.5 ", "eta := 0.5"),
-    ("posttrain.html", "posttrain.html"), ("verl", "verl"),
-    ("--max-seqs 7777", None), ("x = f(2)", None), ("a\nb", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "code, text",
+    [
+        ("max_off_policy_steps = 8", "max_off_policy_steps = 8"),
+        (" eta := 0.5 ", "eta := 0.5"),
+        ("posttrain.html", "posttrain.html"),
+        ("verl", "verl"),
+        ("--max-seqs 7777", None),
+        ("x = f(2)", None),
+        ("a\nb", None),
+        ("", None),
+    ],
+)
 def test_code_is_kept_only_as_a_setting_or_a_name(code, text):
     assert code_text(code) == text
 
@@ -66,4 +114,4 @@ def test_positions_inside_rewritten_notation_point_at_its_start():
     src = DOC % "Runs with $\\eta = 4$ here."
     prose = tex(src)
     at = prose.text.index("η = 4")
-    assert src[prose.orig(at):].startswith("$\\eta = 4$")
+    assert src[prose.orig(at) :].startswith("$\\eta = 4$")

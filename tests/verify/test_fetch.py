@@ -22,7 +22,9 @@ def limits(root: Path | None = None, **fields) -> FetchLimits:
 
 FAST = limits(timeout_s=5.0)
 LAST_MODIFIED = "Wed, 21 Oct 2026 07:28:00 GMT"
-PDF_LIKE = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n\x00\x01\x02\xff\n%%EOF\n"
+PDF_LIKE = (
+    b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n\x00\x01\x02\xff\n%%EOF\n"
+)
 
 
 def fetch_one(request: FetchRequest, limits: FetchLimits = FAST) -> FetchResult:
@@ -66,13 +68,23 @@ def test_markdown_and_pdf_bytes_come_back_with_their_content_types(http_server):
     pdf_url = http_server.add("/paper.pdf", PDF_LIKE, content_type="application/pdf")
     md, pdf = fetch_all([FetchRequest("notes", md_url), FetchRequest("paper", pdf_url)], FAST)
     assert (md.source, md.outcome, md.content, md.content_type) == (
-        "notes", "fetched", markdown, "text/markdown; charset=utf-8")
+        "notes",
+        "fetched",
+        markdown,
+        "text/markdown; charset=utf-8",
+    )
     assert (pdf.source, pdf.outcome, pdf.content, pdf.content_type) == (
-        "paper", "fetched", PDF_LIKE, "application/pdf")
+        "paper",
+        "fetched",
+        PDF_LIKE,
+        "application/pdf",
+    )
 
 
 def test_non_utf8_bytes_are_returned_untouched(http_server):
-    body = bytes(range(256)) + b"caf\xe9 \xff\xfe\x80 na\xefve"  # Latin-1 and invalid UTF-8 under a utf-8 label
+    body = (
+        bytes(range(256)) + b"caf\xe9 \xff\xfe\x80 na\xefve"
+    )  # Latin-1 and invalid UTF-8 under a utf-8 label
     url = http_server.add("/latin1", body, content_type="text/html; charset=utf-8")
     result = fetch_one(FetchRequest("s", url))
     assert result.outcome == "fetched"
@@ -80,7 +92,9 @@ def test_non_utf8_bytes_are_returned_untouched(http_server):
 
 
 def test_gzip_content_encoding_is_decoded(http_server):
-    url = http_server.add("/gz", gzip.compress(b"<p>compressed</p>"), headers={"Content-Encoding": "gzip"})
+    url = http_server.add(
+        "/gz", gzip.compress(b"<p>compressed</p>"), headers={"Content-Encoding": "gzip"}
+    )
     result = fetch_one(FetchRequest("s", url))
     assert result.outcome == "fetched"
     assert result.content == b"<p>compressed</p>"
@@ -133,7 +147,9 @@ def test_redirect_chain_within_the_limit_is_followed_and_the_final_url_reported(
     http_server.redirect("/r1", "/r2", status=301)
     http_server.redirect("/r2", http_server.url("/r3"), status=307)  # absolute
     http_server.redirect("/r3", "final", status=302)  # relative to /r3
-    result = fetch_one(FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=3))
+    result = fetch_one(
+        FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=3)
+    )
     assert result.outcome == "fetched"
     assert result.url == final
     assert result.content == b"<p>here</p>"
@@ -145,7 +161,9 @@ def test_redirect_chain_longer_than_the_limit_is_unreachable(http_server):
     http_server.redirect("/r1", "/r2")
     http_server.redirect("/r2", "/r3")
     http_server.redirect("/r3", "/final")
-    result = fetch_one(FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=2))
+    result = fetch_one(
+        FetchRequest("s", http_server.url("/r1")), limits(timeout_s=5, max_redirects=2)
+    )
     assert unreachable(result) == "too many redirects (2)"
     assert http_server.count("/final") == 0
 
@@ -153,7 +171,9 @@ def test_redirect_chain_longer_than_the_limit_is_unreachable(http_server):
 def test_redirect_loop_is_unreachable_after_the_limit(http_server):
     http_server.redirect("/a", "/b")
     http_server.redirect("/b", "/a")
-    result = fetch_one(FetchRequest("s", http_server.url("/a")), limits(timeout_s=5, max_redirects=5))
+    result = fetch_one(
+        FetchRequest("s", http_server.url("/a")), limits(timeout_s=5, max_redirects=5)
+    )
     error = unreachable(result)
     assert error.startswith("too many redirects (5)")
     assert "loop" in error
@@ -217,7 +237,10 @@ def test_body_shorter_than_its_content_length_is_unreachable(http_server):
         ("not a url", "not an absolute URL: 'not a url'"),
         ("http:///no-host", "URL has no host: 'http:///no-host'"),
         ("http://:80/x", "URL has no host: 'http://:80/x'"),
-        ("http://a.invalid/x y", "URL holds a space, control or format character: 'http://a.invalid/x y'"),
+        (
+            "http://a.invalid/x y",
+            "URL holds a space, control or format character: 'http://a.invalid/x y'",
+        ),
     ],
 )
 def test_non_http_urls_are_refused_without_a_request(http_server, url, error):
@@ -250,7 +273,13 @@ def test_a_mixed_batch_never_raises_and_keeps_request_order(http_server, tmp_pat
     ]
     results = fetch_all(requests, limits(tmp_path, timeout_s=0.5))
     assert [r.source for r in results] == ["missing", "ftp", "ok", "slow", "nofile"]
-    assert [r.outcome for r in results] == ["unreachable", "unreachable", "fetched", "unreachable", "unreachable"]
+    assert [r.outcome for r in results] == [
+        "unreachable",
+        "unreachable",
+        "fetched",
+        "unreachable",
+        "unreachable",
+    ]
     assert results[2].content == b"fine"
 
 
@@ -338,7 +367,10 @@ def test_missing_local_file_is_unreachable(tmp_path):
 
 
 def test_local_directory_is_unreachable(tmp_path):
-    assert unreachable(fetch_one(FetchRequest("s", path=str(tmp_path)), limits(tmp_path))) == f"not a file: {tmp_path}"
+    assert (
+        unreachable(fetch_one(FetchRequest("s", path=str(tmp_path)), limits(tmp_path)))
+        == f"not a file: {tmp_path}"
+    )
 
 
 def test_local_file_over_the_limit_is_unreachable(tmp_path):

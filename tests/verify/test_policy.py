@@ -28,17 +28,33 @@ def fetch(request: FetchRequest, **policy_fields):
 @pytest.mark.parametrize(
     "address, kind",
     [
-        ("93.184.216.34", "public"), ("2606:4700::6810:84e5", "public"),
-        ("127.0.0.1", "loopback"), ("127.255.0.9", "loopback"), ("::1", "loopback"),
-        ("10.0.0.1", "private"), ("172.16.5.4", "private"), ("192.168.1.1", "private"), ("100.64.0.1", "private"),
-        ("fc00::1", "private"), ("fd12:3456::1", "private"),
-        ("169.254.169.254", "link-local"), ("fe80::1", "link-local"), ("fe80::1%eth0", "link-local"),
-        ("224.0.0.1", "multicast"), ("ff02::1", "multicast"),
-        ("0.0.0.0", "unspecified"), ("::", "unspecified"),
-        ("240.0.0.1", "reserved"), ("255.255.255.255", "reserved"),
+        ("93.184.216.34", "public"),
+        ("2606:4700::6810:84e5", "public"),
+        ("127.0.0.1", "loopback"),
+        ("127.255.0.9", "loopback"),
+        ("::1", "loopback"),
+        ("10.0.0.1", "private"),
+        ("172.16.5.4", "private"),
+        ("192.168.1.1", "private"),
+        ("100.64.0.1", "private"),
+        ("fc00::1", "private"),
+        ("fd12:3456::1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("fe80::1%eth0", "link-local"),
+        ("224.0.0.1", "multicast"),
+        ("ff02::1", "multicast"),
+        ("0.0.0.0", "unspecified"),
+        ("::", "unspecified"),
+        ("240.0.0.1", "reserved"),
+        ("255.255.255.255", "reserved"),
         # IPv4 inside IPv6: judged as the IPv4 host they reach
-        ("::ffff:127.0.0.1", "loopback"), ("::ffff:169.254.169.254", "link-local"), ("::ffff:10.1.2.3", "private"),
-        ("64:ff9b::a9fe:a9fe", "link-local"), ("2002:7f00:1::", "loopback"), ("::ffff:8.8.8.8", "public"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("::ffff:169.254.169.254", "link-local"),
+        ("::ffff:10.1.2.3", "private"),
+        ("64:ff9b::a9fe:a9fe", "link-local"),
+        ("2002:7f00:1::", "loopback"),
+        ("::ffff:8.8.8.8", "public"),
     ],
 )
 def test_every_address_has_one_named_kind(address, kind):
@@ -65,11 +81,16 @@ def internal():
 def test_loopback_is_refused_by_default_before_any_connection(internal):
     result = fetch(FetchRequest("s", internal.url("/admin")))
     assert result.outcome == "unreachable" and result.content is None
-    assert result.error == "127.0.0.1 is a loopback address: refused (--allow-local allows loopback and private addresses)"
+    assert (
+        result.error
+        == "127.0.0.1 is a loopback address: refused (--allow-local allows loopback and private addresses)"
+    )
     assert internal.requests == []
 
 
-@pytest.mark.parametrize("host", ["localhost", "2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"])
+@pytest.mark.parametrize(
+    "host", ["localhost", "2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"]
+)
 def test_other_spellings_of_loopback_are_refused_after_resolution(internal, host):
     result = fetch(FetchRequest("s", f"http://{host}:{internal.port}/admin"))
     assert result.outcome == "unreachable" and "loopback address: refused" in result.error
@@ -94,12 +115,17 @@ def test_allow_local_lets_a_local_mirror_be_fetched(internal):
         ("http://0.0.0.0:{port}/admin", "unspecified"),
     ],
 )
-def test_a_redirect_from_a_public_page_to_an_internal_address_is_refused(entrance, internal, target, kind):
+def test_a_redirect_from_a_public_page_to_an_internal_address_is_refused(
+    entrance, internal, target, kind
+):
     url = target.format(port=internal.port)
     entrance.redirect("/page", url)
     result = fetch(FetchRequest("s", entrance.url("/page")))
     assert result.outcome == "unreachable" and result.content is None
-    assert result.error.startswith(f"redirect to {url}: ") and f"is a {kind} address: refused" in result.error
+    assert (
+        result.error.startswith(f"redirect to {url}: ")
+        and f"is a {kind} address: refused" in result.error
+    )
     assert result.url == url
     assert internal.requests == []  # the check runs before the connection
 
@@ -110,10 +136,16 @@ def test_redirects_are_checked_at_every_hop(entrance, internal):
     entrance.redirect("/three", internal.url("/admin"))
     result = fetch(FetchRequest("s", entrance.url("/one")))
     assert "loopback address: refused" in result.error
-    assert [r.path for r in entrance.requests] == ["/one", "/two", "/three"] and internal.requests == []
+    assert [r.path for r in entrance.requests] == [
+        "/one",
+        "/two",
+        "/three",
+    ] and internal.requests == []
 
 
-def test_allow_local_follows_a_redirect_to_a_local_mirror_but_never_to_link_local(entrance, internal):
+def test_allow_local_follows_a_redirect_to_a_local_mirror_but_never_to_link_local(
+    entrance, internal
+):
     entrance.redirect("/mirror", internal.url("/admin"))
     entrance.redirect("/metadata", "http://169.254.169.254/latest/")
     mirrored = fetch(FetchRequest("s", entrance.url("/mirror")), allow_local=True)
@@ -175,8 +207,13 @@ def tree(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "path, content",
-    [("page.md", b"the page"), ("sub/deep.md", b"deep page"), ("sub/../page.md", b"the page"),
-     ("{root}/page.md", b"the page"), ("link-in.md", b"deep page")],
+    [
+        ("page.md", b"the page"),
+        ("sub/deep.md", b"deep page"),
+        ("sub/../page.md", b"the page"),
+        ("{root}/page.md", b"the page"),
+        ("link-in.md", b"deep page"),
+    ],
 )
 def test_paths_inside_the_root_are_read(tree, path, content):
     result = fetch(FetchRequest("s", path=path.format(root=tree)), local_root=tree)
@@ -203,7 +240,10 @@ def test_paths_outside_the_root_are_refused(tree, path, why):
     assert result.error.startswith(f"local copy {shown} not read: ") and why in result.error
 
 
-@pytest.mark.parametrize("path", ["/proc/self/environ", "/proc/self/cmdline", "/dev/zero", "/dev/stdin", "/sys/kernel/notes"])
+@pytest.mark.parametrize(
+    "path",
+    ["/proc/self/environ", "/proc/self/cmdline", "/dev/zero", "/dev/stdin", "/sys/kernel/notes"],
+)
 def test_system_folders_are_never_read_even_under_a_root_of_slash(path):
     result = fetch(FetchRequest("s", path=path), local_root=Path("/"))
     assert result.outcome == "unreachable" and "is never read" in result.error
@@ -211,7 +251,10 @@ def test_system_folders_are_never_read_even_under_a_root_of_slash(path):
 
 def test_without_a_root_no_local_copy_is_read(tree):
     result = fetch(FetchRequest("s", path=str(tree / "page.md")))
-    assert result.error == f"local copy {tree / 'page.md'} not read: no local root (name one with --local-root)"
+    assert (
+        result.error
+        == f"local copy {tree / 'page.md'} not read: no local root (name one with --local-root)"
+    )
 
 
 def test_a_fifo_inside_the_root_is_not_a_file_and_does_not_hang(tree):

@@ -44,7 +44,9 @@ def test_html_keeps_visible_text_and_title_only():
 
 def test_html_inline_markup_joins_and_entities_decode():
     text = extract_text(PAGE, "text/html")
-    assert "Heron-3 used 3,328 H200 GPUs – for 41 days." in lines(text)  # special spaces collapse to one space
+    assert "Heron-3 used 3,328 H200 GPUs – for 41 days." in lines(
+        text
+    )  # special spaces collapse to one space
 
 
 def test_html_blocks_and_br_become_lines():
@@ -52,7 +54,9 @@ def test_html_blocks_and_br_become_lines():
     assert "Training" in lines(text)
     assert "Next line" in lines(text)
     assert "first item" in lines(text) and "second item" in lines(text)
-    assert "GPUs\t3,328" in lines(text)  # a row is a line; its cells are separated by a tab, not glued
+    assert "GPUs\t3,328" in lines(
+        text
+    )  # a row is a line; its cells are separated by a tab, not glued
 
 
 def test_html_without_closing_head_keeps_the_body():
@@ -65,8 +69,14 @@ def test_html_without_closing_head_keeps_the_body():
 
 @pytest.mark.parametrize(
     ("content_type", "name"),
-    [("text/html", ""), ("TEXT/HTML; charset=UTF-8", ""), (None, "page.htm"),
-     (None, "https://a.example/x/page.html?q=1"), ("application/octet-stream", ""), (None, "")],
+    [
+        ("text/html", ""),
+        ("TEXT/HTML; charset=UTF-8", ""),
+        (None, "page.htm"),
+        (None, "https://a.example/x/page.html?q=1"),
+        ("application/octet-stream", ""),
+        (None, ""),
+    ],
 )
 def test_html_is_recognised_by_type_name_or_sniffing(content_type, name):
     assert "9,999" not in extract_text(PAGE, content_type, name)
@@ -82,11 +92,13 @@ def test_markdown_served_as_text_plain_is_read_as_markdown_by_its_name():
 
 @pytest.mark.parametrize(
     ("content", "content_type", "name"),
-    [(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png", ""),
-     (b"PK\x03\x04\x14\x00\x00\x00", "application/zip", "archive.zip"),
-     (b"\x00\x01\x02\x03binary\xff\xfe", "application/octet-stream", "blob"),
-     (b"\x00\x01\x02\x03binary\xff\xfe", None, ""),
-     (b"GIF89a", "image/gif", "page.html")],
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png", ""),
+        (b"PK\x03\x04\x14\x00\x00\x00", "application/zip", "archive.zip"),
+        (b"\x00\x01\x02\x03binary\xff\xfe", "application/octet-stream", "blob"),
+        (b"\x00\x01\x02\x03binary\xff\xfe", None, ""),
+        (b"GIF89a", "image/gif", "page.html"),
+    ],
 )
 def test_unsupported_content_raises_with_a_reason(content, content_type, name):
     with pytest.raises(UnsupportedContent) as info:
@@ -95,11 +107,14 @@ def test_unsupported_content_raises_with_a_reason(content, content_type, name):
 
 
 def test_octet_stream_that_is_utf8_text_is_read_as_text():
-    assert extract_text("Plain 5 GPUs – fine".encode(), "application/octet-stream", "") == "Plain 5 GPUs – fine"
+    assert (
+        extract_text("Plain 5 GPUs – fine".encode(), "application/octet-stream", "")
+        == "Plain 5 GPUs – fine"
+    )
 
 
 def test_plain_text_is_kept_as_is_apart_from_line_ends():
-    raw = "Line one with **stars** and <b>tags</b>\r\nLine two".encode()
+    raw = b"Line one with **stars** and <b>tags</b>\r\nLine two"
     assert extract_text(raw, "text/plain") == "Line one with **stars** and <b>tags</b>\nLine two"
 
 
@@ -112,11 +127,15 @@ def test_charset_from_the_content_type():
 
 
 def test_charset_from_an_html_meta_tag():
-    page = '<html><head><meta charset="windows-1252"></head><body><p>Déjà 20 s – ok</p></body></html>'
+    page = (
+        '<html><head><meta charset="windows-1252"></head><body><p>Déjà 20 s – ok</p></body></html>'
+    )
     body = page.encode("cp1252")
     assert extract_text(body, "text/html") == "Déjà 20 s – ok"
-    old_style = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head>'
-                 "<body>Señor 8 nodes</body></html>").encode("latin-1")
+    old_style = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head>'
+        "<body>Señor 8 nodes</body></html>"
+    ).encode("latin-1")
     assert extract_text(old_style, "text/html") == "Señor 8 nodes"
 
 
@@ -129,7 +148,10 @@ def test_latin1_bytes_without_a_charset_do_not_crash_and_keep_figures():
 def test_mislabelled_or_unknown_charset_falls_back():
     body = "Zoë ran 12 jobs".encode("cp1252")
     assert extract_text(body, "text/plain; charset=utf-8") == "Zoë ran 12 jobs"
-    assert extract_text("Zoë ran 12 jobs".encode(), "text/plain; charset=x-no-such-charset") == "Zoë ran 12 jobs"
+    assert (
+        extract_text("Zoë ran 12 jobs".encode(), "text/plain; charset=x-no-such-charset")
+        == "Zoë ran 12 jobs"
+    )
     assert extract_text(b"abc 12", "text/plain; charset=base64") == "abc 12"
 
 
@@ -181,8 +203,19 @@ def test_markdown_markup_is_stripped_for_matching():
     assert "first step" in ls
     assert "second old step with max_off_policy_steps = 8 and snake_case_name" in ls
     assert "gpus = 2_048 # kept: code is text" in ls
-    for gone in ("import Chart", "9,999", "chart.png", "a chart", "report-link", "Report", "https://a.example/appendix",
-                 "Callout", "|", "**", "```"):
+    for gone in (
+        "import Chart",
+        "9,999",
+        "chart.png",
+        "a chart",
+        "report-link",
+        "Report",
+        "https://a.example/appendix",
+        "Callout",
+        "|",
+        "**",
+        "```",
+    ):
         assert gone not in text
 
 
@@ -193,7 +226,10 @@ def test_markdown_by_extension(name):
 
 # --- PDF ---------------------------------------------------------------------------------------------
 
-PDF_LINES = ["Osprey-2 was trained on 4,096 H200 GPUs (41 days).", "It saw 9.5T tokens; MFU rose 21% -> 24%."]
+PDF_LINES = [
+    "Osprey-2 was trained on 4,096 H200 GPUs (41 days).",
+    "It saw 9.5T tokens; MFU rose 21% -> 24%.",
+]
 
 
 def test_pdfgen_writes_a_valid_pdf_that_pypdf_reads_strictly():
@@ -201,22 +237,28 @@ def test_pdfgen_writes_a_valid_pdf_that_pypdf_reads_strictly():
     assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
     xref = int(pdf.rsplit(b"startxref", 1)[1].split()[0])
     assert pdf[xref:].startswith(b"xref")
-    for n, entry in enumerate(pdf[xref:].split(b"\n")[3:8], start=1):  # each offset points at its object
-        assert pdf[int(entry[:10]):].startswith(b"%d 0 obj" % n)
+    for n, entry in enumerate(
+        pdf[xref:].split(b"\n")[3:8], start=1
+    ):  # each offset points at its object
+        assert pdf[int(entry[:10]) :].startswith(b"%d 0 obj" % n)
     page = PdfReader(io.BytesIO(pdf), strict=True).pages[0]
     assert page.extract_text().split("\n") == PDF_LINES
 
 
-@pytest.mark.parametrize(("content_type", "name"), [("application/pdf", ""), (None, "paper.pdf"),
-                                                    ("application/octet-stream", ""), (None, "")])
+@pytest.mark.parametrize(
+    ("content_type", "name"),
+    [("application/pdf", ""), (None, "paper.pdf"), ("application/octet-stream", ""), (None, "")],
+)
 def test_pdf_text_layer_is_extracted(content_type, name):
     text = extract_text(make_pdf(PDF_LINES), content_type, name)
     assert lines(text) == PDF_LINES
 
 
 def test_pdf_line_end_hyphen_is_joined():
-    assert extract_text(make_pdf(["Large-scale pre-", "training ran well."]), "application/pdf") == \
-        "Large-scale pre-training ran well."
+    assert (
+        extract_text(make_pdf(["Large-scale pre-", "training ran well."]), "application/pdf")
+        == "Large-scale pre-training ran well."
+    )
 
 
 def _encrypted(user_password: str) -> bytes:
@@ -241,7 +283,9 @@ def test_pdf_without_a_text_layer_is_unsupported():
         extract_text(make_pdf([]), "application/pdf")
 
 
-@pytest.mark.parametrize("content", [b"%PDF-1.4\nthis is not a pdf at all", b"%PDF-", make_pdf(PDF_LINES)[:300]])
+@pytest.mark.parametrize(
+    "content", [b"%PDF-1.4\nthis is not a pdf at all", b"%PDF-", make_pdf(PDF_LINES)[:300]]
+)
 def test_damaged_pdf_is_unsupported_not_a_crash(content):
     with pytest.raises(UnsupportedContent):
         extract_text(content, "application/pdf")

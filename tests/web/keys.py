@@ -8,9 +8,16 @@ def access_key(page, letter: str) -> None:
     (Playwright's keyboard.press sends no character event while Alt is held, and Chromium fires an access
     key on that event.)"""
     cdp = page.context.new_cdp_session(page)
-    key = {"modifiers": 1, "key": letter, "code": f"Key{letter.upper()}", "windowsVirtualKeyCode": ord(letter.upper())}
+    key = {
+        "modifiers": 1,
+        "key": letter,
+        "code": f"Key{letter.upper()}",
+        "windowsVirtualKeyCode": ord(letter.upper()),
+    }
     cdp.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", **key})
-    cdp.send("Input.dispatchKeyEvent", {"type": "char", "modifiers": 1, "key": letter, "text": letter,
-                                        "unmodifiedText": letter})
+    cdp.send(
+        "Input.dispatchKeyEvent",
+        {"type": "char", "modifiers": 1, "key": letter, "text": letter, "unmodifiedText": letter},
+    )
     cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
     cdp.detach()

@@ -1,7 +1,7 @@
 """`claims serve`'s application on a real socket, 127.0.0.1 and a free port, in a thread of the test.
 
-    with LiveServer(Settings(db=..., sources_dir=...)) as server:
-        server.url          # "http://127.0.0.1:PORT"
+with LiveServer(Settings(db=..., sources_dir=...)) as server:
+    server.url          # "http://127.0.0.1:PORT"
 """
 
 from __future__ import annotations
@@ -22,11 +22,21 @@ class LiveServer:
         self.app = create_app(settings)
         self.socket = listen("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, proxy_headers=False,
-                                lifespan="off", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            access_log=False,
+            proxy_headers=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+        )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True,
-                                       name="claims-serve-test")
+        self.thread = threading.Thread(
+            target=self.server.run,
+            kwargs={"sockets": [self.socket]},
+            daemon=True,
+            name="claims-serve-test",
+        )
 
     def __enter__(self) -> LiveServer:
         self.thread.start()

@@ -5,7 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 @dataclass
@@ -35,7 +49,11 @@ class Node:
             node = node.parent
 
     def find_all(self, tag: str | None = None, cls: str | None = None) -> list[Node]:
-        return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)]
+        return [
+            n
+            for n in self.walk()
+            if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)
+        ]
 
     def texts(self):
         """Every text piece in the tree, with the element holding it."""
@@ -89,7 +107,15 @@ def chips(html: str) -> list[Chip]:
     out = []
     for a in parse(html).find_all("a", "fig"):
         marks = tuple(m.text() for m in a.find_all("span", "mark"))
-        out.append(Chip(a.attrs.get("data-key", ""), frozenset(a.classes), a.text(), marks, a.attrs.get("href", "")))
+        out.append(
+            Chip(
+                a.attrs.get("data-key", ""),
+                frozenset(a.classes),
+                a.text(),
+                marks,
+                a.attrs.get("href", ""),
+            )
+        )
     return out
 
 
@@ -109,5 +135,7 @@ def marked(node: Node) -> bool:
     """Inside an element drawn as not paper-safe ("unsafe") that says so in words."""
     for element in [node, *node.ancestors()]:
         if "unsafe" in element.classes:
-            return any(m.text() in ("unverified", "not re-read") for m in element.find_all("span", "mark"))
+            return any(
+                m.text() in ("unverified", "not re-read") for m in element.find_all("span", "mark")
+            )
     return False

@@ -27,8 +27,12 @@ def serious_violations(page) -> list[str]:
 
     found = Axe().run(page, options={"resultTypes": ["violations", "incomplete"]}).response
     assert found["passes"], "axe checked nothing"  # it ran, in this page, over its elements
-    return [f"{kind} {v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:5]}"
-            for kind in ("violations", "incomplete") for v in found[kind] if v["impact"] in SERIOUS]
+    return [
+        f"{kind} {v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:5]}"
+        for kind in ("violations", "incomplete")
+        for v in found[kind]
+        if v["impact"] in SERIOUS
+    ]
 
 
 # (what the page is, its path, the reader the server was started with, the status the page is sent with)
@@ -73,7 +77,9 @@ def test_the_queue_after_a_refused_reread_passes_axe(serve, page):
 @pytest.mark.parametrize("mode", ["--draft", "--skip-unsafe"])
 def test_the_html_export_passes_axe(web_db, page, tmp_path, mode):
     out = tmp_path / "site"
-    done = CliRunner().invoke(app, ["export", "--format", "html", "-o", str(out), mode, "--db", str(web_db)])
+    done = CliRunner().invoke(
+        app, ["export", "--format", "html", "-o", str(out), mode, "--db", str(web_db)]
+    )
     assert done.exit_code == 0, done.output
     page.set_viewport_size(SIZE)
     page.goto((out / "index.html").as_uri())

@@ -37,12 +37,18 @@ def test_the_grid_draws_agent_reported_figures_dashed_and_marked(serve, page, sc
     page.goto(server.url + "/")
     figures = drawn(page)
     assert ("gadget.fleet", "dashed", ["unverified"]) in figures
-    assert ("widget.pretrain", "solid", []) in figures and ("widget.context", "double", []) in figures
+    assert ("widget.pretrain", "solid", []) in figures and (
+        "widget.context",
+        "double",
+        [],
+    ) in figures
     assert ("widget.serve", "solid", ["stale"]) in figures
     for key, border, marks in figures:
         assert (border == "dashed") == (key in UNSAFE) == ("unverified" in marks), key
     mark = page.locator('a.fig[data-key="gadget.fleet"] .mark')
-    assert mark.inner_text() == "UNVERIFIED" and mark.text_content() == "unverified"  # the word, drawn in capitals
+    assert (
+        mark.inner_text() == "UNVERIFIED" and mark.text_content() == "unverified"
+    )  # the word, drawn in capitals
     page.screenshot(path=screenshots / "serve-grid.png", full_page=True)
 
 
@@ -64,7 +70,11 @@ def test_a_reread_through_the_queue_lands_in_claims_history(serve, page, history
     expect(page.locator(".flash")).to_contain_text("re-read by Ada Lovelace")
     expect(page.locator("h2 a.key-name")).not_to_have_text("gadget.pretrain")  # the queue moved on
     last = history("gadget.pretrain")["events"][-1]
-    assert (last["kind"], last["actor"], last["tag_after"]) == ("reread", "Ada Lovelace", "spot-checked")
+    assert (last["kind"], last["actor"], last["tag_after"]) == (
+        "reread",
+        "Ada Lovelace",
+        "spot-checked",
+    )
     assert last["detail"]["quote"] == quote and last["detail"]["locator"] == "§2, p. 4"
     assert last["detail"]["source"] == "gadget-report"
 
@@ -92,20 +102,32 @@ def test_a_cross_site_post_is_refused(serve, page, history):
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
 
 
-def test_the_static_export_opens_without_a_server_and_marks_every_unsafe_figure(web_db, page, screenshots, tmp_path):
+def test_the_static_export_opens_without_a_server_and_marks_every_unsafe_figure(
+    web_db, page, screenshots, tmp_path
+):
     out = tmp_path / "site"
     runner = CliRunner()
-    blocked = runner.invoke(app, ["export", "--format", "html", "-o", str(out), "--db", str(web_db)])
+    blocked = runner.invoke(
+        app, ["export", "--format", "html", "-o", str(out), "--db", str(web_db)]
+    )
     assert blocked.exit_code == 1 and not out.exists()
-    draft = runner.invoke(app, ["export", "--format", "html", "-o", str(out), "--draft", "--db", str(web_db)])
+    draft = runner.invoke(
+        app, ["export", "--format", "html", "-o", str(out), "--draft", "--db", str(web_db)]
+    )
     assert draft.exit_code == 0, draft.output
     requests = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto((out / "index.html").as_uri())
-    assert requests == [(out / "index.html").as_uri()]  # nothing else fetched: no server, no network
+    assert requests == [
+        (out / "index.html").as_uri()
+    ]  # nothing else fetched: no server, no network
     figures = drawn(page)
-    assert {key for key, _, _ in figures} == UNSAFE | {"widget.pretrain", "widget.serve", "widget.context",
-                                                       "gadget.pretrain-days-note"}
+    assert {key for key, _, _ in figures} == UNSAFE | {
+        "widget.pretrain",
+        "widget.serve",
+        "widget.context",
+        "gadget.pretrain-days-note",
+    }
     for key, border, marks in figures:
         assert (border == "dashed") == (key in UNSAFE) == ("unverified" in marks), key
     expect(page.locator(".draft-banner")).to_contain_text("DRAFT")
@@ -127,14 +149,24 @@ def test_filtering_then_paging_through_the_list_keeps_the_filters(serve, page):
     page.goto(server.url + "/claims?size=2")
     page.select_option('select[name="trust"]', "unverified")
     page.get_by_role("button", name="Filter", exact=True).click()
-    expect(page).to_have_url(re.compile(r"/claims\?subject=&stage=&tag=&trust=unverified&status=active&size=2$"))
+    expect(page).to_have_url(
+        re.compile(r"/claims\?subject=&stage=&tag=&trust=unverified&status=active&size=2$")
+    )
     page.wait_for_load_state()
-    shown = [page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))")]
+    shown = [
+        page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))")
+    ]
     for n in (2, 3):
         page.get_by_role("link", name="Next ›", exact=True).click()
         expect(page).to_have_url(re.compile(rf"/claims\?trust=unverified&size=2&page={n}$"))
         page.wait_for_load_state()
-        shown.append(page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))"))
-    assert shown == [["gadget.fleet", "gadget.pretrain"], ["gadget.pretrain-days", "gadget.serve"], ["evil.gpus"]]
+        shown.append(
+            page.eval_on_selector_all("table.claims tr[id]", "rows => rows.map(r => r.id.slice(6))")
+        )
+    assert shown == [
+        ["gadget.fleet", "gadget.pretrain"],
+        ["gadget.pretrain-days", "gadget.serve"],
+        ["evil.gpus"],
+    ]
     expect(page.locator("nav.pager")).to_contain_text("Page 3 of 3")
     expect(page.get_by_role("link", name="Next ›", exact=True)).to_have_count(0)

@@ -13,11 +13,23 @@ from tests.conftest import store_digest
 from tests.web.conftest import csrf_token
 
 
-@pytest.mark.parametrize("address, loopback", [
-    ("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("::ffff:127.0.0.1", True),
-    ("::ffff:10.1.2.3", False), ("10.1.2.3", False), ("203.0.113.9", False), ("fe80::1%eth0", False),
-    ("localhost", False), ("testclient", False), ("", False), (None, False),
-])
+@pytest.mark.parametrize(
+    "address, loopback",
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("::ffff:127.0.0.1", True),
+        ("::ffff:10.1.2.3", False),
+        ("10.1.2.3", False),
+        ("203.0.113.9", False),
+        ("fe80::1%eth0", False),
+        ("localhost", False),
+        ("testclient", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_loopback_is_an_address_not_a_name(address, loopback):
     assert is_loopback(address) is loopback
 
@@ -39,10 +51,18 @@ def call(access, client, host=b"127.0.0.1:8421", port=8421, hosts=None):
         sent.append(message)
 
     headers = [(b"host", h) for h in (hosts if hosts is not None else [host])]
-    scope = {"type": "http", "method": "GET", "path": "/", "headers": headers, "client": client,
-             "server": ("127.0.0.1", port)}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/",
+        "headers": headers,
+        "client": client,
+        "server": ("127.0.0.1", port),
+    }
     # In a thread of its own: Playwright's sync API may hold this thread's event loop.
-    worker = threading.Thread(target=asyncio.run, args=(Guard(inner, access)(scope, receive, send),))
+    worker = threading.Thread(
+        target=asyncio.run, args=(Guard(inner, access)(scope, receive, send),)
+    )
     worker.start()
     worker.join(timeout=10)
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
@@ -65,15 +85,31 @@ def test_allow_from_lets_one_network_in_and_no_other():
         Access.build("127.0.0.1", ["the office"])
 
 
-@pytest.mark.parametrize("host, allowed", [
-    (b"127.0.0.1:8421", True), (b"localhost:8421", True), (b"[::1]:8421", True), (b"LOCALHOST:8421", True),
-    (b"localhost", False),  # port 80, not this server's
-    (b"localhost:8422", False), (b"127.0.0.1:08421", True), (b"localhost.:8421", False), (b"127.1:8421", False),
-    (b"[::ffff:127.0.0.1]:8421", False), (b"evil@localhost:8421", False), (b"localhost:8421/x", False),
-    (b"localhost:8421 ", False), (b"localhost:+8421", False), (b"localhost:99999", False), (b"[::1%lo]:8421", False),
-    (b"evil.example:8421", False), (b"127.0.0.1.evil.example:8421", False), (b"", False),
-    (b"0.0.0.0:8421", False),  # some browsers send pages for 0.0.0.0 to this machine
-])
+@pytest.mark.parametrize(
+    "host, allowed",
+    [
+        (b"127.0.0.1:8421", True),
+        (b"localhost:8421", True),
+        (b"[::1]:8421", True),
+        (b"LOCALHOST:8421", True),
+        (b"localhost", False),  # port 80, not this server's
+        (b"localhost:8422", False),
+        (b"127.0.0.1:08421", True),
+        (b"localhost.:8421", False),
+        (b"127.1:8421", False),
+        (b"[::ffff:127.0.0.1]:8421", False),
+        (b"evil@localhost:8421", False),
+        (b"localhost:8421/x", False),
+        (b"localhost:8421 ", False),
+        (b"localhost:+8421", False),
+        (b"localhost:99999", False),
+        (b"[::1%lo]:8421", False),
+        (b"evil.example:8421", False),
+        (b"127.0.0.1.evil.example:8421", False),
+        (b"", False),
+        (b"0.0.0.0:8421", False),  # some browsers send pages for 0.0.0.0 to this machine
+    ],
+)
 def test_a_host_header_that_is_not_loopback_is_refused(host, allowed):
     """A page of evil.example whose name was made to resolve to 127.0.0.1 (DNS rebinding) gets nothing."""
     assert (call(Access(), ("127.0.0.1", 51000), host=host)[0] == 200) is allowed
@@ -86,66 +122,139 @@ def test_allowing_networks_never_allows_another_host_name(listen, networks):
     access = Access.build(listen, networks)
     status, body, reached = call(access, ("127.0.0.1", 51000), host=b"evil.example:8421")
     assert (status, reached) == (421, False)
-    assert "http://localhost:8421, http://127.0.0.1:8421, http://[::1]:8421" in body and "--public-name" in body
+    assert (
+        "http://localhost:8421, http://127.0.0.1:8421, http://[::1]:8421" in body
+        and "--public-name" in body
+    )
     assert call(access, ("127.0.0.1", 51000), host=b"localhost:8421")[0] == 200
 
 
 def test_two_host_headers_are_refused():
-    assert call(Access(), ("127.0.0.1", 51000), hosts=[b"localhost:8421", b"evil.example:8421"])[0] == 421
-    assert call(Access(), ("127.0.0.1", 51000), hosts=[b"evil.example:8421", b"localhost:8421"])[0] == 421
+    assert (
+        call(Access(), ("127.0.0.1", 51000), hosts=[b"localhost:8421", b"evil.example:8421"])[0]
+        == 421
+    )
+    assert (
+        call(Access(), ("127.0.0.1", 51000), hosts=[b"evil.example:8421", b"localhost:8421"])[0]
+        == 421
+    )
 
 
 def test_listening_on_a_named_address_accepts_that_host():
     access = Access.build("192.0.2.5", ["192.0.2.0/24"])
-    assert access.host_allowed("192.0.2.5:8421", 8421) and access.host_allowed("localhost:8421", 8421)
-    assert not access.host_allowed("evil.example:8421", 8421) and not access.host_allowed("192.0.2.5:8421", 8000)
+    assert access.host_allowed("192.0.2.5:8421", 8421) and access.host_allowed(
+        "localhost:8421", 8421
+    )
+    assert not access.host_allowed("evil.example:8421", 8421) and not access.host_allowed(
+        "192.0.2.5:8421", 8000
+    )
     assert Access.build("fd00::5").host_allowed("[fd00:0::5]:8421", 8421)
 
 
 def test_public_names_are_allowed_at_the_servers_port_or_their_own():
-    access = Access.build("0.0.0.0", ["192.168.1.0/24"], ["Claims.Lab.Example", "192.168.1.5", "proxy.example:80",
-                                                          "fd00::5"])
-    for host in ("claims.lab.example:8421", "192.168.1.5:8421", "proxy.example", "proxy.example:80", "[fd00::5]:8421"):
+    access = Access.build(
+        "0.0.0.0",
+        ["192.168.1.0/24"],
+        ["Claims.Lab.Example", "192.168.1.5", "proxy.example:80", "fd00::5"],
+    )
+    for host in (
+        "claims.lab.example:8421",
+        "192.168.1.5:8421",
+        "proxy.example",
+        "proxy.example:80",
+        "[fd00::5]:8421",
+    ):
         assert access.host_allowed(host, 8421), host
-    for host in ("claims.lab.example", "proxy.example:8421", "192.168.1.6:8421", "lab.example:8421"):
+    for host in (
+        "claims.lab.example",
+        "proxy.example:8421",
+        "192.168.1.6:8421",
+        "lab.example:8421",
+    ):
         assert not access.host_allowed(host, 8421), host
-    assert access.origins(8421)[-4:] == ["http://claims.lab.example:8421", "http://192.168.1.5:8421",
-                                         "http://proxy.example:80", "http://[fd00::5]:8421"]
+    assert access.origins(8421)[-4:] == [
+        "http://claims.lab.example:8421",
+        "http://192.168.1.5:8421",
+        "http://proxy.example:80",
+        "http://[fd00::5]:8421",
+    ]
 
 
-@pytest.mark.parametrize("text, parsed", [
-    ("claims.lab.example", ("claims.lab.example", None)), ("Claims.Lab.Example:8421", ("claims.lab.example", 8421)),
-    ("labbox", ("labbox", None)), ("192.168.1.5", ("192.168.1.5", None)), ("[fd00::5]:80", ("fd00::5", 80)),
-    ("fd00::5", ("fd00::5", None)), ("  labbox ", ("labbox", None)),
-    ("xn--bcher-kva.example", ("xn--bcher-kva.example", None)),
-])
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("claims.lab.example", ("claims.lab.example", None)),
+        ("Claims.Lab.Example:8421", ("claims.lab.example", 8421)),
+        ("labbox", ("labbox", None)),
+        ("192.168.1.5", ("192.168.1.5", None)),
+        ("[fd00::5]:80", ("fd00::5", 80)),
+        ("fd00::5", ("fd00::5", None)),
+        ("  labbox ", ("labbox", None)),
+        ("xn--bcher-kva.example", ("xn--bcher-kva.example", None)),
+    ],
+)
 def test_a_public_name_is_a_host_name_or_an_address(text, parsed):
     assert public_name(text) == parsed
 
 
-@pytest.mark.parametrize("text", [
-    "", "evil.example/x", "http://claims.lab.example", "a b", "claims:0", "claims:70000", "claims:", "0.0.0.0", "::",
-    "[::]:8421", "-bad.example", "bad..example", "exa_mple.example", "user@claims", "claims.", "127.1", "fe80::1%eth0",
-    "[fe80::1%eth0]", "x" * 254, "a" * 64 + ".example", "bücher.example", "claims\x00", "*.example",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "evil.example/x",
+        "http://claims.lab.example",
+        "a b",
+        "claims:0",
+        "claims:70000",
+        "claims:",
+        "0.0.0.0",
+        "::",
+        "[::]:8421",
+        "-bad.example",
+        "bad..example",
+        "exa_mple.example",
+        "user@claims",
+        "claims.",
+        "127.1",
+        "fe80::1%eth0",
+        "[fe80::1%eth0]",
+        "x" * 254,
+        "a" * 64 + ".example",
+        "bücher.example",
+        "claims\x00",
+        "*.example",
+    ],
+)
 def test_a_public_name_that_is_no_name_is_refused(text):
     with pytest.raises(ValueError):
         public_name(text)
 
 
-@pytest.mark.parametrize("origin, host, allowed", [
-    ("http://localhost:8421", "localhost:8421", True),
-    ("http://LOCALHOST:8421", "localhost:8421", True),
-    ("http://127.0.0.1:8421", "localhost:8421", False),  # an allowed origin, but not the one the page was sent to
-    ("http://localhost:8422", "localhost:8421", False),
-    ("https://localhost:8421", "localhost:8421", False),
-    ("http://localhost", "localhost:8421", False),
-    ("http://evil.example:8421", "evil.example:8421", False),  # "whatever Host says" is not an origin of this server
-    ("http://claims.lan:8421", "claims.lan:8421", True),
-    ("http://claims.lan:8421/", "claims.lan:8421", False),
-    ("http://ada@claims.lan:8421", "claims.lan:8421", False),
-    ("null", "localhost:8421", False), ("", "localhost:8421", False),
-])
+@pytest.mark.parametrize(
+    "origin, host, allowed",
+    [
+        ("http://localhost:8421", "localhost:8421", True),
+        ("http://LOCALHOST:8421", "localhost:8421", True),
+        (
+            "http://127.0.0.1:8421",
+            "localhost:8421",
+            False,
+        ),  # an allowed origin, but not the one the page was sent to
+        ("http://localhost:8422", "localhost:8421", False),
+        ("https://localhost:8421", "localhost:8421", False),
+        ("http://localhost", "localhost:8421", False),
+        (
+            "http://evil.example:8421",
+            "evil.example:8421",
+            False,
+        ),  # "whatever Host says" is not an origin of this server
+        ("http://claims.lan:8421", "claims.lan:8421", True),
+        ("http://claims.lan:8421/", "claims.lan:8421", False),
+        ("http://ada@claims.lan:8421", "claims.lan:8421", False),
+        ("null", "localhost:8421", False),
+        ("", "localhost:8421", False),
+    ],
+)
 def test_an_origin_must_be_one_of_the_servers_own(origin, host, allowed):
     access = Access.build("0.0.0.0", ["192.168.1.0/24"], ["claims.lan"])
     assert access.origin_allowed(origin, host, 8421) is allowed
@@ -162,26 +271,42 @@ def test_the_real_server_refuses_a_rebound_host_and_sends_security_headers(serve
 
 
 def _post(c, token, **headers):
-    data = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report", "locator": "§2", "quote": "2,048 H800"}
+    data = {
+        "csrf": token,
+        "key": "gadget.pretrain",
+        "source": "gadget-report",
+        "locator": "§2",
+        "quote": "2,048 H800",
+    }
     return c.post("/queue", data=data, headers=headers)
 
 
-@pytest.mark.parametrize("headers", [
-    {"origin": "http://127.0.0.1:1"},  # another port of this machine: same site, other origin
-    {"origin": "http://localhost:SERVERPORT"},  # an origin of this server, but not the one the page came from
-    {"origin": "http://evil.example"},
-    {"origin": "null"},
-    {"referer": "http://evil.example/page.html"},
-    {"sec-fetch-site": "same-site"},
-    {"sec-fetch-site": "cross-site", "origin": "SERVER"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://127.0.0.1:1"},  # another port of this machine: same site, other origin
+        {
+            "origin": "http://localhost:SERVERPORT"
+        },  # an origin of this server, but not the one the page came from
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {"referer": "http://evil.example/page.html"},
+        {"sec-fetch-site": "same-site"},
+        {"sec-fetch-site": "cross-site", "origin": "SERVER"},
+    ],
+)
 @pytest.mark.slow
-def test_a_cross_site_post_is_refused_even_with_the_session_and_its_token(serve, client, history, headers):
+def test_a_cross_site_post_is_refused_even_with_the_session_and_its_token(
+    serve, client, history, headers
+):
     server = serve(reader="Ada")
     c = client(server)
     token = csrf_token(c.get("/queue?key=gadget.pretrain").text)
     port = server.url.rsplit(":", 1)[1]
-    headers = {k: server.url if v == "SERVER" else v.replace("SERVERPORT", port) for k, v in headers.items()}
+    headers = {
+        k: server.url if v == "SERVER" else v.replace("SERVERPORT", port)
+        for k, v in headers.items()
+    }
     answer = _post(c, token, **headers)
     assert answer.status_code == 403 and "refused" in answer.text
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
@@ -223,14 +348,27 @@ def rebinding(server, c, name: str) -> list[int]:
     sent = {"host": f"{name}:{port}", "origin": f"http://{name}:{port}"}
     page = c.get("/reader?next=/queue", headers={"host": sent["host"]})
     token = csrf_token(page.text) if page.status_code == 200 else "0" * 64
-    named = c.post("/reader", data={"csrf": token, "name": "Mallory", "next": "/queue"}, headers=sent)
-    reread = c.post("/queue", data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report",
-                                    "locator": "§2", "quote": "2,048 H800"}, headers=sent)
+    named = c.post(
+        "/reader", data={"csrf": token, "name": "Mallory", "next": "/queue"}, headers=sent
+    )
+    reread = c.post(
+        "/queue",
+        data={
+            "csrf": token,
+            "key": "gadget.pretrain",
+            "source": "gadget-report",
+            "locator": "§2",
+            "quote": "2,048 H800",
+        },
+        headers=sent,
+    )
     return [page.status_code, named.status_code, reread.status_code]
 
 
 @pytest.mark.parametrize("listen", ["0.0.0.0", "::", "127.0.0.1"])
-def test_a_rebound_page_is_refused_at_every_step_whatever_allow_from_says(serve, client, history, web_db, listen):
+def test_a_rebound_page_is_refused_at_every_step_whatever_allow_from_says(
+    serve, client, history, web_db, listen
+):
     """Issue 22: `claims serve --host 0.0.0.0 --allow-from NET` answered any Host name, and took the Host's
     own origin for this server's. The client (127.0.0.1) is in the network allowed; the server's guard is
     built as `--host LISTEN --allow-from 127.0.0.0/8` builds it."""

@@ -31,7 +31,12 @@ def test_skip_unsafe_writes_only_paper_safe_claims(web_db, tmp_path):
     result = run("export", "--format", "html", "-o", out, "--skip-unsafe", "--db", web_db)
     assert result.exit_code == 0, result.output
     html = (out / "index.html").read_text(encoding="utf-8")
-    assert set(by_key(html)) == {"widget.pretrain", "widget.serve", "widget.context", "gadget.pretrain-days-note"}
+    assert set(by_key(html)) == {
+        "widget.pretrain",
+        "widget.serve",
+        "widget.context",
+        "gadget.pretrain-days-note",
+    }
     assert by_key(html)["widget.serve"][0].marks == ("stale",)
     assert "40–60K" not in html and "2,048 H800" not in html and "DRAFT" not in html
     assert not [c for chips in by_key(html).values() for c in chips if "unsafe" in c.classes]
@@ -43,15 +48,25 @@ def test_a_draft_marks_every_unsafe_figure_and_fetches_nothing(web_db, tmp_path)
     html = (out / "index.html").read_text(encoding="utf-8")
     chips = by_key(html)
     for key in ("gadget.fleet", "gadget.pretrain", "gadget.serve", "evil.gpus"):
-        assert chips[key] and all("unsafe" in c.classes and "unverified" in c.marks for c in chips[key]), key
-    assert all("unsafe" not in c.classes for c in chips["widget.pretrain"] + chips["widget.context"])
+        assert chips[key] and all(
+            "unsafe" in c.classes and "unverified" in c.marks for c in chips[key]
+        ), key
+    assert all(
+        "unsafe" not in c.classes for c in chips["widget.pretrain"] + chips["widget.context"]
+    )
     assert "DRAFT" in html
     # each figure links to its source; a claim citing only a note links to its row in the list
     assert chips["widget.pretrain"][0].href.endswith("/widget.html")
     assert chips["gadget.serve"][0].href == "#claim-gadget.serve"
     tree = parse(html)
-    assert not tree.find_all("script") and not tree.find_all("link") and not re.search(r"@import|url\(", html)
-    assert not [n for n in tree.walk() if "src" in n.attrs or any(a.startswith("on") for a in n.attrs)]
+    assert (
+        not tree.find_all("script")
+        and not tree.find_all("link")
+        and not re.search(r"@import|url\(", html)
+    )
+    assert not [
+        n for n in tree.walk() if "src" in n.attrs or any(a.startswith("on") for a in n.attrs)
+    ]
     assert "default-src 'none'" in tree.find_all("meta")[1].attrs["content"]
     assert XSS not in html and "&lt;script&gt;" in html
     footer = tree.find_all("footer", "manifest")[0].text()

@@ -19,7 +19,9 @@ def legend(html: str) -> set[str]:
     entries = set()
     for entry in paragraph.find_all("span", "fig"):
         marks = [m.text() for m in entry.find_all("span", "mark")]
-        entries |= set(marks) or {c.removeprefix("trust-") for c in entry.classes if c.startswith("trust-")}
+        entries |= set(marks) or {
+            c.removeprefix("trust-") for c in entry.classes if c.startswith("trust-")
+        }
     return entries
 
 
@@ -34,17 +36,22 @@ def drawn(html: str) -> set[str]:
 
 def exported(web_db, tmp_path, *args) -> str:
     out = tmp_path / "site"
-    result = CliRunner().invoke(app, ["export", "--format", "html", "-o", str(out), "--db", str(web_db), *args])
+    result = CliRunner().invoke(
+        app, ["export", "--format", "html", "-o", str(out), "--db", str(web_db), *args]
+    )
     assert result.exit_code == 0, result.output
     return (out / "index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("args, shown", [
-    (["--skip-unsafe", "--stage", "Pretrain"], {"verified", "secondary"}),
-    (["--skip-unsafe"], {"verified", "secondary", "stale"}),
-    (["--draft"], {"verified", "secondary", "unverified", "stale"}),
-    (["--draft", "--strict", "--trust", "secondary"], {"not re-read"}),
-])
+@pytest.mark.parametrize(
+    "args, shown",
+    [
+        (["--skip-unsafe", "--stage", "Pretrain"], {"verified", "secondary"}),
+        (["--skip-unsafe"], {"verified", "secondary", "stale"}),
+        (["--draft"], {"verified", "secondary", "unverified", "stale"}),
+        (["--draft", "--strict", "--trust", "secondary"], {"not re-read"}),
+    ],
+)
 def test_the_exports_legend_explains_only_what_the_page_draws(web_db, tmp_path, args, shown):
     html = exported(web_db, tmp_path, *args)
     assert legend(html) == drawn(html) == shown
@@ -52,12 +59,15 @@ def test_the_exports_legend_explains_only_what_the_page_draws(web_db, tmp_path, 
         assert "not paper-safe" not in parse(html).find_all("p", "legend")[0].text()
 
 
-@pytest.mark.parametrize("path, shown", [
-    ("/?tag=spot-checked&stage=Pretrain", {"verified"}),
-    ("/claims?trust=secondary", {"secondary"}),
-    ("/claims?stale=1", {"verified", "stale"}),  # a stale figure keeps its look, and is marked
-    ("/", {"verified", "secondary", "unverified", "stale"}),
-])
+@pytest.mark.parametrize(
+    "path, shown",
+    [
+        ("/?tag=spot-checked&stage=Pretrain", {"verified"}),
+        ("/claims?trust=secondary", {"secondary"}),
+        ("/claims?stale=1", {"verified", "stale"}),  # a stale figure keeps its look, and is marked
+        ("/", {"verified", "secondary", "unverified", "stale"}),
+    ],
+)
 def test_the_servers_legend_explains_only_what_the_page_draws(serve, client, path, shown):
     html = client(serve()).get(path).text
     assert legend(html) == drawn(html) == shown

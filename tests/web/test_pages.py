@@ -7,8 +7,8 @@ import pytest
 
 from claimsdb.web.app import local_path, reader_name
 from claimsdb.web.drawing import highlight
-from tests.web.conftest import FILTERS, XSS, csrf_token
 from tests.names import REFUSED_PARAMS
+from tests.web.conftest import FILTERS, XSS, csrf_token
 from tests.web.markup import by_key, parse
 
 
@@ -16,16 +16,24 @@ def test_grid_draws_each_trust_level_and_marks_the_unsafe_ones(serve, client):
     page = client(serve()).get("/")
     assert page.status_code == 200
     chips = by_key(page.text)
-    verified, = chips["widget.pretrain"]
-    assert "trust-verified" in verified.classes and "unsafe" not in verified.classes and verified.marks == ()
-    stale, = chips["widget.serve"]  # verified, but the latest verification no longer finds it
-    assert {"trust-verified", "stale"} <= stale.classes and "unsafe" not in stale.classes and stale.marks == ("stale",)
-    secondary, = chips["widget.context"]
+    (verified,) = chips["widget.pretrain"]
+    assert (
+        "trust-verified" in verified.classes
+        and "unsafe" not in verified.classes
+        and verified.marks == ()
+    )
+    (stale,) = chips["widget.serve"]  # verified, but the latest verification no longer finds it
+    assert (
+        {"trust-verified", "stale"} <= stale.classes
+        and "unsafe" not in stale.classes
+        and stale.marks == ("stale",)
+    )
+    (secondary,) = chips["widget.context"]
     assert "trust-secondary" in secondary.classes and secondary.marks == ()
-    agent, = chips["gadget.fleet"]
+    (agent,) = chips["gadget.fleet"]
     assert {"trust-unverified", "unsafe"} <= agent.classes and agent.marks == ("unverified",)
     assert agent.text.startswith("40–60K sandboxes") and agent.href == "/claims/gadget.fleet"
-    statement_only, = chips["gadget.serve"]  # no figure: the statement is drawn with its tag
+    (statement_only,) = chips["gadget.serve"]  # no figure: the statement is drawn with its tag
     assert "text" in statement_only.classes and statement_only.marks == ("unverified",)
     headers = [th.text() for th in parse(page.text).find_all("th")]
     assert headers[:5] == ["Subject", "Pretrain", "Midtrain", "Agentic RL", "Serve"]
@@ -37,7 +45,11 @@ def test_grid_draws_each_trust_level_and_marks_the_unsafe_ones(serve, client):
 def test_list_filters(serve, client, query, keys):
     page = client(serve()).get(f"/claims?{query}")
     assert page.status_code == 200
-    rows = {tr.attrs["id"].removeprefix("claim-") for tr in parse(page.text).find_all("tr") if "id" in tr.attrs}
+    rows = {
+        tr.attrs["id"].removeprefix("claim-")
+        for tr in parse(page.text).find_all("tr")
+        if "id" in tr.attrs
+    }
     assert rows == keys
 
 
@@ -51,19 +63,21 @@ def test_claim_page_shows_passage_verification_competing_values_and_history(serv
     assert page.status_code == 200
     assert "No other claim states this quantity." in page.text
     tree = parse(page.text)
-    passage, = tree.find_all("blockquote", "passage")
+    (passage,) = tree.find_all("blockquote", "passage")
     assert [m.text() for m in passage.find_all("mark")] == ["2,048 H800 GPUs"]
     assert "Its pretraining used 2,048 H800 GPUs for 54 days." in passage.text()
     assert "outcome-confirmed" in page.text
-    assert any(a.attrs.get("href", "").endswith("/gadget.html") and a.text() == "Gadget technical report"
-               for a in tree.find_all("a"))
+    assert any(
+        a.attrs.get("href", "").endswith("/gadget.html") and a.text() == "Gadget technical report"
+        for a in tree.find_all("a")
+    )
     history = [li.text() for li in tree.find_all("ol", "history")[0].find_all("li")]
     assert len(history) == 1 and "imported" in history[0]
 
 
 def test_claim_page_lists_the_competing_values_of_its_quantity(serve, client):
     page = client(serve()).get("/claims/gadget.pretrain-days")
-    assert "days of pretraining (<span class=\"key-name\">gadget.pretrain-length</span>)" in page.text
+    assert 'days of pretraining (<span class="key-name">gadget.pretrain-length</span>)' in page.text
     competing = by_key(page.text)["gadget.pretrain-days-note"]
     assert competing[0].text.startswith("54 days")
 
@@ -90,17 +104,29 @@ def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(s
     assert "Claim 1 of 5 not paper-safe" in first.text()
     page = parse(c.get("/queue?key=gadget.pretrain").text)
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
-    assert fields["source"] == "gadget-report" and fields["locator"] == "§2" and fields["key"] == "gadget.pretrain"
-    assert page.find_all("textarea")[0].text() == "Its pretraining used 2,048 H800 GPUs for 54 days."
+    assert (
+        fields["source"] == "gadget-report"
+        and fields["locator"] == "§2"
+        and fields["key"] == "gadget.pretrain"
+    )
+    assert (
+        page.find_all("textarea")[0].text() == "Its pretraining used 2,048 H800 GPUs for 54 days."
+    )
     skip = [a for a in page.find_all("a") if a.text() == "Skip"]
     assert skip[0].attrs["href"] == "/queue?after=gadget.pretrain"
-    after = parse(c.get("/queue?after=gadget.pretrain").text)  # confirmed ones first, then reworded, ...
+    after = parse(
+        c.get("/queue?after=gadget.pretrain").text
+    )  # confirmed ones first, then reworded, ...
     assert after.find_all("h2")[0].text() == "evil.gpus"
 
 
 def _say_who(c, name="Ada Lovelace"):
     token = csrf_token(c.get("/reader").text)
-    answer = c.post("/reader", data={"csrf": token, "name": name, "next": "/queue"}, headers={"origin": str(c.base_url)})
+    answer = c.post(
+        "/reader",
+        data={"csrf": token, "name": name, "next": "/queue"},
+        headers={"origin": str(c.base_url)},
+    )
     assert answer.status_code == 303 and answer.headers["location"] == "/queue"
     return token
 
@@ -108,14 +134,27 @@ def _say_who(c, name="Ada Lovelace"):
 def test_a_reread_through_the_queue_lands_in_the_history(serve, client, history):
     c = client(serve())
     token = _say_who(c)
-    sent = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report", "locator": "§2.1",
-            "quote": "Its pretraining used 2,048 H800 GPUs", "note": ""}
+    sent = {
+        "csrf": token,
+        "key": "gadget.pretrain",
+        "source": "gadget-report",
+        "locator": "§2.1",
+        "quote": "Its pretraining used 2,048 H800 GPUs",
+        "note": "",
+    }
     answer = c.post("/queue", data=sent, headers={"origin": str(c.base_url)})
     assert answer.status_code == 303
     assert answer.headers["location"] == "/queue?after=gadget.pretrain&done=gadget.pretrain"
     last = history("gadget.pretrain")["events"][-1]
-    assert (last["kind"], last["actor"], last["tag_after"]) == ("reread", "Ada Lovelace", "spot-checked")
-    assert last["detail"]["locator"] == "§2.1" and last["detail"]["quote"] == "Its pretraining used 2,048 H800 GPUs"
+    assert (last["kind"], last["actor"], last["tag_after"]) == (
+        "reread",
+        "Ada Lovelace",
+        "spot-checked",
+    )
+    assert (
+        last["detail"]["locator"] == "§2.1"
+        and last["detail"]["quote"] == "Its pretraining used 2,048 H800 GPUs"
+    )
     assert last["detail"]["source"] == "gadget-report"
     after = c.get(answer.headers["location"]).text
     assert "re-read by Ada Lovelace" in after and "Claim 1 of 4" not in after
@@ -126,50 +165,93 @@ def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
     c = client(serve())
     token = _say_who(c)
     before = history("gadget.fleet")["events"]
-    note = c.post("/queue", data={"csrf": token, "key": "gadget.fleet", "source": "lab-notes", "locator": "",
-                                  "quote": "", "note": ""}, headers={"origin": str(c.base_url)})
+    note = c.post(
+        "/queue",
+        data={
+            "csrf": token,
+            "key": "gadget.fleet",
+            "source": "lab-notes",
+            "locator": "",
+            "quote": "",
+            "note": "",
+        },
+        headers={"origin": str(c.base_url)},
+    )
     assert note.status_code == 400 and "is a note, not a primary page" in note.text
     assert history("gadget.fleet")["events"] == before
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in parse(note.text).find_all("input")}
     assert fields["source"] == "lab-notes"  # what the person typed comes back to be corrected
-    no_page = c.post("/queue", data={"csrf": token, "key": "gadget.serve", "source": ""},
-                     headers={"origin": str(c.base_url)})
+    no_page = c.post(
+        "/queue",
+        data={"csrf": token, "key": "gadget.serve", "source": ""},
+        headers={"origin": str(c.base_url)},
+    )
     assert no_page.status_code == 400 and "cites no primary page" in no_page.text
-    by_url = c.post("/queue", data={"csrf": token, "key": "gadget.serve", "source": "https://example.org/gadget/serving",
-                                    "locator": "§5.4"}, headers={"origin": str(c.base_url)})
+    by_url = c.post(
+        "/queue",
+        data={
+            "csrf": token,
+            "key": "gadget.serve",
+            "source": "https://example.org/gadget/serving",
+            "locator": "§5.4",
+        },
+        headers={"origin": str(c.base_url)},
+    )
     assert by_url.status_code == 303
     assert history("gadget.serve")["events"][-1]["detail"]["source"] == "example-org-gadget-serving"
 
 
-@pytest.mark.parametrize("field, sent", [
-    ("locator", {"locator": "§2\x1b[2J"}),
-    ("quote", {"quote": "a\u202eb"}),
-    ("note", {"note": "\x07"}),
-    ("source", {"source": "https://exa mple.org/x"}),
-    ("source", {"source": "   ", "key": "gadget.serve"}),  # cites no primary page: the page must be named
-])
+@pytest.mark.parametrize(
+    "field, sent",
+    [
+        ("locator", {"locator": "§2\x1b[2J"}),
+        ("quote", {"quote": "a\u202eb"}),
+        ("note", {"note": "\x07"}),
+        ("source", {"source": "https://exa mple.org/x"}),
+        (
+            "source",
+            {"source": "   ", "key": "gadget.serve"},
+        ),  # cites no primary page: the page must be named
+    ],
+)
 def test_a_refused_field_is_named_by_its_label_never_by_a_flag(serve, client, history, field, sent):
     c = client(serve())
     token = _say_who(c)
-    form = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report", "locator": "§2", "quote": "", "note": "",
-            **sent}
+    form = {
+        "csrf": token,
+        "key": "gadget.pretrain",
+        "source": "gadget-report",
+        "locator": "§2",
+        "quote": "",
+        "note": "",
+        **sent,
+    }
     before = history(form["key"])["events"]
     answer = c.post("/queue", data=form, headers={"origin": str(c.base_url)})
     assert answer.status_code == 400 and history(form["key"])["events"] == before
     page = parse(answer.text)
-    label, = (lb.children[0].strip() for lb in page.find_all("label") if lb.attrs.get("for") == field)  # before its hint
-    shown, = (p.text() for p in page.find_all("p", cls="error"))
-    assert shown.startswith(f"{label} ") and "--" not in shown, shown  # "Locator holds ...": the form's own word
+    (label,) = (
+        lb.children[0].strip() for lb in page.find_all("label") if lb.attrs.get("for") == field
+    )  # before its hint
+    (shown,) = (p.text() for p in page.find_all("p", cls="error"))
+    assert shown.startswith(f"{label} ") and "--" not in shown, (
+        shown
+    )  # "Locator holds ...": the form's own word
 
 
 def test_no_reread_is_recorded_without_a_name(serve, client, history):
     c = client(serve())
     token = csrf_token(c.get("/reader").text)
-    answer = c.post("/queue", data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"},
-                    headers={"origin": str(c.base_url)})
+    answer = c.post(
+        "/queue",
+        data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"},
+        headers={"origin": str(c.base_url)},
+    )
     assert answer.status_code == 303 and answer.headers["location"].startswith("/reader?")
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
-    assert "Say who you are" in c.get("/queue").text  # the form is not offered before a name is given
+    assert (
+        "Say who you are" in c.get("/queue").text
+    )  # the form is not offered before a name is given
 
 
 @pytest.mark.slow
@@ -179,12 +261,19 @@ def test_a_name_must_be_a_name(serve, client, history, name, reason):
     """The form refuses what `--by` refuses (one rule, identity.person_name), saying why under its own label."""
     c = client(serve())
     token = csrf_token(c.get("/reader").text)
-    answer = c.post("/reader", data={"csrf": token, "name": name, "next": "/queue"}, headers={"origin": str(c.base_url)})
+    answer = c.post(
+        "/reader",
+        data={"csrf": token, "name": name, "next": "/queue"},
+        headers={"origin": str(c.base_url)},
+    )
     assert answer.status_code == 400 and "claims_reader" not in answer.headers.get("set-cookie", "")
-    shown, = (p.text() for p in parse(answer.text).find_all("p", cls="error"))
+    (shown,) = (p.text() for p in parse(answer.text).find_all("p", cls="error"))
     assert shown.startswith("Your name ") and reason in shown
-    recorded = c.post("/queue", data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"},
-                      headers={"origin": str(c.base_url)})
+    recorded = c.post(
+        "/queue",
+        data={"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"},
+        headers={"origin": str(c.base_url)},
+    )
     assert recorded.status_code == 303 and recorded.headers["location"].startswith("/reader?")
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
 
@@ -210,11 +299,26 @@ def test_a_name_in_a_cookie_is_checked_again(serve, client, history, cookie):
 def test_a_name_given_at_start_is_used_and_cannot_be_changed_in_the_browser(serve, client, history):
     c = client(serve(reader="Grace Hopper"))
     page = c.get("/queue?key=gadget.fleet").text
-    assert "recording as <strong>Grace Hopper</strong>" in page and "Record re-read as Grace Hopper" in page
+    assert (
+        "recording as <strong>Grace Hopper</strong>" in page
+        and "Record re-read as Grace Hopper" in page
+    )
     token = csrf_token(page)
-    c.post("/reader", data={"csrf": token, "name": "Mallory", "next": "/queue"}, headers={"origin": str(c.base_url)})
-    c.post("/queue", data={"csrf": token, "key": "gadget.fleet", "source": "gadget-report", "quote": "40–60K sandboxes"},
-           headers={"origin": str(c.base_url)})
+    c.post(
+        "/reader",
+        data={"csrf": token, "name": "Mallory", "next": "/queue"},
+        headers={"origin": str(c.base_url)},
+    )
+    c.post(
+        "/queue",
+        data={
+            "csrf": token,
+            "key": "gadget.fleet",
+            "source": "gadget-report",
+            "quote": "40–60K sandboxes",
+        },
+        headers={"origin": str(c.base_url)},
+    )
     assert history("gadget.fleet")["events"][-1]["actor"] == "Grace Hopper"
 
 
@@ -226,11 +330,20 @@ def test_strict_puts_secondary_claims_in_the_queue(serve, client):
     assert chips["widget.serve"][0].marks == ("not re-read", "stale")
 
 
-@pytest.mark.parametrize("path", ["/", "/claims", "/claims/evil.gpus", "/queue?key=evil.gpus", "/claims?subject=evil"])
+@pytest.mark.parametrize(
+    "path", ["/", "/claims", "/claims/evil.gpus", "/queue?key=evil.gpus", "/claims?subject=evil"]
+)
 def test_hostile_records_are_escaped_everywhere(serve, client, path):
     page = client(serve(reader="Ada")).get(path)
     assert page.status_code == 200
-    for raw in (XSS, "<script>alert(3)", "<img src=x", "\" onmouseover=\"alert(1)", "<b>", "alert('page')</script>"):
+    for raw in (
+        XSS,
+        "<script>alert(3)",
+        "<img src=x",
+        '" onmouseover="alert(1)',
+        "<b>",
+        "alert('page')</script>",
+    ):
         assert raw not in page.text, (path, raw)
     tree = parse(page.text)
     assert not tree.find_all("script") and not tree.find_all("img")
@@ -244,22 +357,51 @@ def test_the_stylesheet_is_served(serve, client):
     assert "dashed" in css.text
 
 
-@pytest.mark.parametrize("target, kept", [
-    ("/queue?key=a.b", "/queue?key=a.b"), ("//evil.example/", "/queue"), ("https://evil.example/", "/queue"),
-    ("/\\evil.example", "/queue"), ("queue", "/queue"), (None, "/queue"),
-])
+@pytest.mark.parametrize(
+    "target, kept",
+    [
+        ("/queue?key=a.b", "/queue?key=a.b"),
+        ("//evil.example/", "/queue"),
+        ("https://evil.example/", "/queue"),
+        ("/\\evil.example", "/queue"),
+        ("queue", "/queue"),
+        (None, "/queue"),
+    ],
+)
 def test_redirects_stay_on_this_server(target, kept):
     assert local_path(target) == kept
 
 
 def test_names_are_trimmed_and_checked():
     assert reader_name("  Ada   Lovelace ") == "Ada Lovelace"
-    assert reader_name("Ada\u202eLovelace") is None and reader_name("") is None and reader_name("\u3164") is None
+    assert (
+        reader_name("Ada\u202eLovelace") is None
+        and reader_name("") is None
+        and reader_name("\u3164") is None
+    )
 
 
 def test_highlight_marks_the_claims_numbers_as_the_parser_reads_them():
-    figures = [{"raw": "14.8T tokens", "name": None, "kind": "value", "comparator": "=", "value": 14.8e12, "low": None,
-                "high": None, "start": None, "end": None, "steps": [], "active": None, "unit": "tokens", "counted": None}]
+    figures = [
+        {
+            "raw": "14.8T tokens",
+            "name": None,
+            "kind": "value",
+            "comparator": "=",
+            "value": 14.8e12,
+            "low": None,
+            "high": None,
+            "start": None,
+            "end": None,
+            "steps": [],
+            "active": None,
+            "unit": "tokens",
+            "counted": None,
+        }
+    ]
     pieces = highlight("Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs.", figures)
     assert [text for text, marked in pieces if marked] == ["14.8 trillion tokens"]
-    assert "".join(text for text, _ in pieces) == "Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs."
+    assert (
+        "".join(text for text, _ in pieces)
+        == "Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs."
+    )

@@ -24,7 +24,9 @@ POLICIES = (Policy(), Policy(strict=True))
 
 def cli(*args) -> None:
     result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.output  # an import reports the conflicts it kept (exit 1)
+    assert result.exit_code in (0, 1), (
+        result.output
+    )  # an import reports the conflicts it kept (exit 1)
 
 
 def with_statements(source: Path, target: Path, statements: dict[str, str]) -> Path:
@@ -35,28 +37,87 @@ def with_statements(source: Path, target: Path, statements: dict[str, str]) -> P
     return target
 
 
-def test_sql_gives_each_claims_view_verdict_through_every_history(web_db, web_template, tmp_path, write_json):
+def test_sql_gives_each_claims_view_verdict_through_every_history(
+    web_db, web_template, tmp_path, write_json
+):
     original = web_template.sources.parent / "web.json"
-    changed = with_statements(original, tmp_path / "changed.json", {
-        "widget.pretrain": "Widget-7 was pretrained on 3,072 H100 GPUs, says the new report.",
-        "widget.serve": "Widget-7 is served on 512 GPUs, says the new report.",
-        "gadget.pretrain": "Gadget was pretrained on 2,048 H800 GPUs, says the new report.",
-    })
-    verified_tag = write_json({"tags": [{"name": "double-checked", "trust": "verified",
-                                         "description": "Checked twice."}]}, "tag.json")
+    changed = with_statements(
+        original,
+        tmp_path / "changed.json",
+        {
+            "widget.pretrain": "Widget-7 was pretrained on 3,072 H100 GPUs, says the new report.",
+            "widget.serve": "Widget-7 is served on 512 GPUs, says the new report.",
+            "gadget.pretrain": "Gadget was pretrained on 2,048 H800 GPUs, says the new report.",
+        },
+    )
+    verified_tag = write_json(
+        {
+            "tags": [
+                {"name": "double-checked", "trust": "verified", "description": "Checked twice."}
+            ]
+        },
+        "tag.json",
+    )
     steps = [
-        ("the bundled data beside the web data", lambda: cli("import", *DATA_FILES, verified_tag, "--db", web_db)),
-        ("a retag between verified tags", lambda: cli("retag", "widget.serve", "double-checked", "--reason",
-                                                      "checked twice", "--db", web_db)),
-        ("a person's re-read", lambda: cli("reread", "gadget.pretrain", "--source", "gadget-report", "--locator",
-                                           "§2", "--quote", "2,048 H800 GPUs", "--yes", "--db", web_db)),
+        (
+            "the bundled data beside the web data",
+            lambda: cli("import", *DATA_FILES, verified_tag, "--db", web_db),
+        ),
+        (
+            "a retag between verified tags",
+            lambda: cli(
+                "retag",
+                "widget.serve",
+                "double-checked",
+                "--reason",
+                "checked twice",
+                "--db",
+                web_db,
+            ),
+        ),
+        (
+            "a person's re-read",
+            lambda: cli(
+                "reread",
+                "gadget.pretrain",
+                "--source",
+                "gadget-report",
+                "--locator",
+                "§2",
+                "--quote",
+                "2,048 H800 GPUs",
+                "--yes",
+                "--db",
+                web_db,
+            ),
+        ),
         ("content changed after the re-reads", lambda: cli("import", changed, "--db", web_db)),
-        ("re-read again", lambda: cli("reread", "gadget.pretrain", "--source", "gadget-report", "--locator",
-                                      "§2", "--quote", "2,048 H800 GPUs", "--yes", "--db", web_db)),
+        (
+            "re-read again",
+            lambda: cli(
+                "reread",
+                "gadget.pretrain",
+                "--source",
+                "gadget-report",
+                "--locator",
+                "§2",
+                "--quote",
+                "2,048 H800 GPUs",
+                "--yes",
+                "--db",
+                web_db,
+            ),
+        ),
         ("content changed back", lambda: cli("import", original, "--db", web_db)),
         ("changed again", lambda: cli("import", changed, "--db", web_db)),
-        ("tampered", lambda: run_sql(web_db, "UPDATE claim SET basis = 'edited' WHERE key IN ('gadget.fleet', "
-                                             "'widget.pretrain', 'widget.context')")),
+        (
+            "tampered",
+            lambda: run_sql(
+                web_db,
+                "UPDATE claim SET basis = 'edited' WHERE key IN ('gadget.fleet', "
+                "'widget.pretrain', 'widget.context')",
+            ),
+        ),
     ]
     memo, seen = Memo(), set()
     engine = db.open_engine(web_db)
@@ -68,35 +129,63 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(web_db, web_te
     finally:
         engine.dispose()
     # the histories the rule must tell apart all occurred
-    assert {"outdated after a re-read", "outdated after a retag", "stale", "tampered", "not outdated after a retag",
-            "re-read again", "changed back"} <= seen, seen
+    assert {
+        "outdated after a re-read",
+        "outdated after a retag",
+        "stale",
+        "tampered",
+        "not outdated after a retag",
+        "re-read again",
+        "changed back",
+    } <= seen, seen
 
 
 def judged_alike(session, memo: Memo, step: str) -> set[str]:
     ids = list(session.scalars(select(Claim.id).order_by(Claim.id)))
     read = list(views.load(session, ids))
     outdated = outdated_ids(session)
-    assert memo.facts(session).outdated == outdated, step  # brought up to date from the new events alone
+    assert memo.facts(session).outdated == outdated, (
+        step
+    )  # brought up to date from the new events alone
     seen = set()
     for policy in POLICIES:
         chosen = Selection(session, ClaimFilter(), policy, outdated=outdated)
         unsafe = set(session.scalars(chosen.where(select(Claim.id)).where(chosen.unsafe())))
-        stale = set(session.scalars(Selection(session, ClaimFilter(), policy, outdated=outdated, stale=True)
-                                    .where(select(Claim.id))))
+        stale = set(
+            session.scalars(
+                Selection(session, ClaimFilter(), policy, outdated=outdated, stale=True).where(
+                    select(Claim.id)
+                )
+            )
+        )
         assert chosen.counts() == (len(ids), len(unsafe)), step
         for v in read:
             if v.integrity:  # not in SQL: the pages say so, and the queue passes over them
                 seen.add("tampered")
                 continue
-            assert (v.id in unsafe) == (not policy.allows(v)), (step, policy.name, v.key, policy.blockers(v))
+            assert (v.id in unsafe) == (not policy.allows(v)), (
+                step,
+                policy.name,
+                v.key,
+                policy.blockers(v),
+            )
             assert (v.id in stale) == (v.stale or v.reread_outdated), (step, v.key)
             assert (v.id in outdated) == v.reread_outdated, (step, v.key)
-    for v in read:  # widget.serve's tag was last set by a retag; the others' by an import or a re-read
+    for (
+        v
+    ) in read:  # widget.serve's tag was last set by a retag; the others' by an import or a re-read
         if v.reread_outdated:
-            seen.add("outdated after a re-read" if v.key != "widget.serve" else "outdated after a retag")
+            seen.add(
+                "outdated after a re-read" if v.key != "widget.serve" else "outdated after a retag"
+            )
         if v.stale:
             seen.add("stale")
-        if v.key == "widget.serve" and not v.reread_outdated and not v.integrity and step.startswith("a retag"):
+        if (
+            v.key == "widget.serve"
+            and not v.reread_outdated
+            and not v.integrity
+            and step.startswith("a retag")
+        ):
             seen.add("not outdated after a retag")
         if v.key == "gadget.pretrain" and step == "re-read again" and not v.reread_outdated:
             seen.add("re-read again")
@@ -114,8 +203,13 @@ def test_the_bundled_data_is_judged_alike(store, policy):
             outdated = outdated_ids(session)
             chosen = Selection(session, ClaimFilter(status="active"), policy, outdated=outdated)
             unsafe = set(session.scalars(chosen.where(select(Claim.id)).where(chosen.unsafe())))
-            blocked = {v.id for v in views.load(session, views.select_ids(session, ClaimFilter(status="active")))
-                       if not policy.allows(v)}
+            blocked = {
+                v.id
+                for v in views.load(
+                    session, views.select_ids(session, ClaimFilter(status="active"))
+                )
+                if not policy.allows(v)
+            }
             assert unsafe == blocked and blocked
     finally:
         engine.dispose()

@@ -30,9 +30,21 @@ def start(web_db, web_template):
     started = []
 
     def run_server(*options):
-        proc = subprocess.Popen([sys.executable, "-c", "from claimsdb.cli.app import main; main()", "serve",
-                                 "--port", "0", *options],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from claimsdb.cli.app import main; main()",
+                "serve",
+                "--port",
+                "0",
+                *options,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         started.append(proc)
         line = proc.stdout.readline()
         assert line.startswith("claims serve: http://127.0.0.1:"), line + proc.stderr.read()
@@ -82,7 +94,12 @@ def test_the_server_believes_the_socket_not_x_forwarded_for(process):
     """Were forwarded headers trusted, this request would come from 203.0.113.9 and be refused; a remote
     client could as well claim 127.0.0.1."""
     _, url, _ = process
-    assert get(url + "/", **{"x-forwarded-for": "203.0.113.9", "forwarded": "for=203.0.113.9"}).status_code == 200
+    assert (
+        get(
+            url + "/", **{"x-forwarded-for": "203.0.113.9", "forwarded": "for=203.0.113.9"}
+        ).status_code
+        == 200
+    )
 
 
 def test_a_public_name_is_answered_and_no_other(start):
@@ -99,14 +116,18 @@ def test_a_public_name_is_answered_and_no_other(start):
 def test_serve_with_networks_and_no_public_name_says_how_to_be_reached(start):
     proc, url, _ = start("--allow-from", "192.168.1.0/24")
     hint = proc.stderr.readline()
-    assert hint.startswith("  other machines reach it only by a name given with --public-name (this machine's LAN name "
-                           "or address, like --public-name "), hint
+    assert hint.startswith(
+        "  other machines reach it only by a name given with --public-name (this machine's LAN name "
+        "or address, like --public-name "
+    ), hint
     port = url.rsplit(":", 1)[1]
     answers = f"http://localhost:{port}, http://127.0.0.1:{port}, http://[::1]:{port}"
     assert hint.rstrip().endswith(f"it answers as {answers}")
 
 
-@pytest.mark.parametrize("name", ["evil.example/x", "http://claims.lab.example", "0.0.0.0", "claims:0", "a b", ""])
+@pytest.mark.parametrize(
+    "name", ["evil.example/x", "http://claims.lab.example", "0.0.0.0", "claims:0", "a b", ""]
+)
 def test_serve_refuses_a_public_name_that_is_no_name(web_db, name):
     bad = run("serve", "--public-name", name, "--db", web_db)
     assert bad.exit_code == 2 and bad.stderr.startswith("error: --public-name: "), bad.output
@@ -117,7 +138,9 @@ def test_serve_refuses_what_it_cannot_do(web_db, tmp_path):
     bad = run("serve", "--allow-from", "the office", "--db", web_db)
     assert bad.exit_code == 2 and "not a network" in bad.stderr
     nameless = run("serve", "--by", "  ", "--db", web_db)
-    assert nameless.exit_code == 2 and nameless.stderr.startswith("error: --by '  ': a name must not be empty")
+    assert nameless.exit_code == 2 and nameless.stderr.startswith(
+        "error: --by '  ': a name must not be empty"
+    )
     blank = run("serve", "--by", "\u3164", "--db", web_db)
     assert blank.exit_code == 2
     assert blank.stderr.startswith("error: --by 'ㅤ': a name cannot hold U+3164 HANGUL FILLER")

@@ -37,41 +37,106 @@ PAGES = {
 }
 # The queue after `claims verify --unverified` and a second check of golf: by readiness (confirmed; rounded
 # or partial; never verified; not-found or unreachable), then by key.
-ORDER = ["d.confirmed", "h.later", "i.hostile", "j.second-page", "c.partial", "f.rounded", "b.never", "a.not-found",
-         "e.unreachable", "g.changed"]
-WITH_AN_O = {"b.never", "e.unreachable", "f.rounded", "g.changed", "h.later"}  # subject=o: Bravo, Echo, Foxtrot, ...
+ORDER = [
+    "d.confirmed",
+    "h.later",
+    "i.hostile",
+    "j.second-page",
+    "c.partial",
+    "f.rounded",
+    "b.never",
+    "a.not-found",
+    "e.unreachable",
+    "g.changed",
+]
+WITH_AN_O = {
+    "b.never",
+    "e.unreachable",
+    "f.rounded",
+    "g.changed",
+    "h.later",
+}  # subject=o: Bravo, Echo, Foxtrot, ...
 
 
 def triage_data(base: str) -> dict:
     def src(key: str, path: str | None) -> dict:
-        return {"key": key, "title": f"Page of {key}", "kind": "report",
-                **({"url": f"{base}{path}"} if path else {})}
+        return {
+            "key": key,
+            "title": f"Page of {key}",
+            "kind": "report",
+            **({"url": f"{base}{path}"} if path else {}),
+        }
 
-    def claim(key: str, subject: str, statement: str, figures: list[str], source: str, **more) -> dict:
-        return {"key": key, "subject": subject, "stage": "Pretrain", "statement": statement,
-                "tag": "agent-reported", "basis": "An agent's sweep.", "figures": figures,
-                "evidence": [{"source": source, "locator": None, "quote": None}], **more}
+    def claim(
+        key: str, subject: str, statement: str, figures: list[str], source: str, **more
+    ) -> dict:
+        return {
+            "key": key,
+            "subject": subject,
+            "stage": "Pretrain",
+            "statement": statement,
+            "tag": "agent-reported",
+            "basis": "An agent's sweep.",
+            "figures": figures,
+            "evidence": [{"source": source, "locator": None, "quote": None}],
+            **more,
+        }
 
     return {
-        "sources": [src("notes", None) | {"kind": "note"}, src("alpha", "/alpha.html"), src("charlie", "/charlie.html"),
-                    src("delta", "/delta.html"), src("echo", "/gone.html"), src("foxtrot", "/foxtrot.html"),
-                    src("golf", "/golf.html"), src("hotel", "/hotel.html"), src("india", "/india.html"),
-                    src("kilo", "/safe.html"), src("juliet-blog", None), src("juliet", "/juliet.html")],
+        "sources": [
+            src("notes", None) | {"kind": "note"},
+            src("alpha", "/alpha.html"),
+            src("charlie", "/charlie.html"),
+            src("delta", "/delta.html"),
+            src("echo", "/gone.html"),
+            src("foxtrot", "/foxtrot.html"),
+            src("golf", "/golf.html"),
+            src("hotel", "/hotel.html"),
+            src("india", "/india.html"),
+            src("kilo", "/safe.html"),
+            src("juliet-blog", None),
+            src("juliet", "/juliet.html"),
+        ],
         "claims": [
             claim("a.not-found", "Alpha", "Alpha ran on 2,222 nodes.", ["2,222 nodes"], "alpha"),
-            claim("b.never", "Bravo", "Bravo ran on 64 GPUs.", ["64 GPUs"], "notes"),  # a note: nothing to fetch
-            claim("c.partial", "Charlie", "Charlie used 512 GPUs for 30 days.", ["512 GPUs", "30 days"], "charlie"),
+            claim(
+                "b.never", "Bravo", "Bravo ran on 64 GPUs.", ["64 GPUs"], "notes"
+            ),  # a note: nothing to fetch
+            claim(
+                "c.partial",
+                "Charlie",
+                "Charlie used 512 GPUs for 30 days.",
+                ["512 GPUs", "30 days"],
+                "charlie",
+            ),
             claim("d.confirmed", "Delta", "Delta ran on 1,024 GPUs.", ["1,024 GPUs"], "delta"),
             claim("e.unreachable", "Echo", "Echo ran on 48 GPUs.", ["48 GPUs"], "echo"),
             claim("f.rounded", "Foxtrot", "Foxtrot read 5.9T tokens.", ["5.9T tokens"], "foxtrot"),
             claim("g.changed", "Golf", "Golf trained on 777 GPUs.", ["777 GPUs"], "golf"),
             claim("h.later", "Hotel", "Hotel is served on 96 GPUs.", ["96 GPUs"], "hotel"),
             claim("i.hostile", f"India {XSS}", "India runs 8,192 GPUs.", ["8,192 GPUs"], "india"),
-            {**claim("j.second-page", "Juliet", "Juliet ran 4,000 tasks.", ["4,000 tasks"], "juliet-blog"),
-             "evidence": [{"source": "juliet-blog", "locator": None, "quote": None},  # no URL: nothing to fetch
-                          {"source": "juliet", "locator": "§4", "quote": None}]},
-            {**claim("k.safe", "Kilo", "Kilo used 300 GPUs.", ["300 GPUs"], "kilo"), "tag": "spot-checked",
-             "reread": reread("kilo", locator="§1", quote="300 GPUs")},
+            {
+                **claim(
+                    "j.second-page",
+                    "Juliet",
+                    "Juliet ran 4,000 tasks.",
+                    ["4,000 tasks"],
+                    "juliet-blog",
+                ),
+                "evidence": [
+                    {
+                        "source": "juliet-blog",
+                        "locator": None,
+                        "quote": None,
+                    },  # no URL: nothing to fetch
+                    {"source": "juliet", "locator": "§4", "quote": None},
+                ],
+            },
+            {
+                **claim("k.safe", "Kilo", "Kilo used 300 GPUs.", ["300 GPUs"], "kilo"),
+                "tag": "spot-checked",
+                "reread": reread("kilo", locator="§1", quote="300 GPUs"),
+            },
         ],
     }
 
@@ -87,7 +152,9 @@ def pages_server():
         mp.setenv("NO_PROXY", "127.0.0.1,localhost")
         for path, body in PAGES.items():
             server.add(path, body.encode(), content_type="text/html; charset=utf-8")
-        server.add("/slow.html", b"<p>Too late: 1,024 GPUs.</p>", content_type="text/html", delay_s=8)
+        server.add(
+            "/slow.html", b"<p>Too late: 1,024 GPUs.</p>", content_type="text/html", delay_s=8
+        )
         yield server
 
 
@@ -97,7 +164,10 @@ def triage(tmp_path_factory, stores, pages_server) -> SimpleNamespace:
     --unverified`, and golf checked again once its page no longer says 777)."""
     root = tmp_path_factory.mktemp("triage")
     data = root / "triage.json"
-    data.write_text(json.dumps(triage_data(pages_server.url("").rstrip("/")), ensure_ascii=False), encoding="utf-8")
+    data.write_text(
+        json.dumps(triage_data(pages_server.url("").rstrip("/")), ensure_ascii=False),
+        encoding="utf-8",
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("CLAIMS_DB", raising=False)
         for folder in ("imported", "verified"):
@@ -107,7 +177,17 @@ def triage(tmp_path_factory, stores, pages_server) -> SimpleNamespace:
         assert code == 0, out + err
         verified = stores.copy(imported, root / "verified")
         sources = root / "sources"
-        check = ("--db", verified, "--sources-dir", sources, "--allow-local", "--timeout", "5", "--format", "json")
+        check = (
+            "--db",
+            verified,
+            "--sources-dir",
+            sources,
+            "--allow-local",
+            "--timeout",
+            "5",
+            "--format",
+            "json",
+        )
         code, out, err = cli("verify", "--unverified", *check)
         assert code == 1, out + err  # partial, not-found and unreachable among them
         first = {r["claim"]: r["outcome"] for r in json.loads(out)["results"]}
@@ -168,23 +248,37 @@ def verifications_of(db: str, key: str) -> list[dict]:
 
 
 def test_verify_unverified_found_each_kind_of_page(triage):
-    assert triage.first == {"a.not-found": "not-found", "c.partial": "partial", "d.confirmed": "confirmed",
-                            "e.unreachable": "unreachable", "f.rounded": "rounded", "g.changed": "confirmed",
-                            "h.later": "confirmed", "i.hostile": "confirmed", "j.second-page": "confirmed"}  # b.never cites a note; k.safe waits not
+    assert triage.first == {
+        "a.not-found": "not-found",
+        "c.partial": "partial",
+        "d.confirmed": "confirmed",
+        "e.unreachable": "unreachable",
+        "f.rounded": "rounded",
+        "g.changed": "confirmed",
+        "h.later": "confirmed",
+        "i.hostile": "confirmed",
+        "j.second-page": "confirmed",
+    }  # b.never cites a note; k.safe waits not
 
 
 def test_located_claims_come_first_with_their_passages(start, client):
     c = client(start())
     assert walk(c) == ORDER  # golf: its latest verification counts, not its first
     first = parse(c.get("/queue").text)
-    assert [m.text() for m in first.find_all("mark")] == ["1,024 GPUs"]  # the passage, the figure highlighted
-    assert first.find_all("textarea")[0].text() == "Delta ran on 1,024 GPUs for a week."  # the quote prefilled
+    assert [m.text() for m in first.find_all("mark")] == [
+        "1,024 GPUs"
+    ]  # the passage, the figure highlighted
+    assert (
+        first.find_all("textarea")[0].text() == "Delta ran on 1,024 GPUs for a week."
+    )  # the quote prefilled
     assert walk(c, "subject=o") == [k for k in ORDER if k in WITH_AN_O]  # a filter keeps the order
 
 
 def test_the_queue_shows_the_page_that_located_the_claim(start, client):
     page = parse(client(start()).get("/queue?key=j.second-page").text)
-    assert [m.text() for m in page.find_all("mark")] == ["4,000 tasks"]  # not its first page, which has no URL
+    assert [m.text() for m in page.find_all("mark")] == [
+        "4,000 tasks"
+    ]  # not its first page, which has no URL
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
     assert fields["source"] == "juliet" and fields["locator"] == "§4"
 
@@ -200,13 +294,18 @@ def test_a_claim_named_or_skipped_keeps_its_place(start, client):
     assert shown_key(page) == "b.never" and "Claim 7 of 10" in " ".join(parse(page).text().split())
     assert shown_key(c.get("/queue?after=b.never").text) == "a.not-found"
     assert shown_key(c.get("/queue?after=g.changed").text) == "d.confirmed"  # round again
-    assert shown_key(c.get("/queue?after=k.safe").text) == "a.not-found"  # paper-safe, never verified: placed so too
+    assert (
+        shown_key(c.get("/queue?after=k.safe").text) == "a.not-found"
+    )  # paper-safe, never verified: placed so too
 
 
 def _fetch(c, key: str, **extra):
     page = c.get(f"/queue?key={key}").text
-    return c.post("/queue/fetch", data={"csrf": csrf_token(page), "key": key, **extra},
-                  headers={"origin": str(c.base_url)})
+    return c.post(
+        "/queue/fetch",
+        data={"csrf": csrf_token(page), "key": key, **extra},
+        headers={"origin": str(c.base_url)},
+    )
 
 
 def test_fetch_the_page_now_runs_verify_for_the_claim_and_shows_its_passage(start, client):
@@ -215,7 +314,10 @@ def test_fetch_the_page_now_runs_verify_for_the_claim_and_shows_its_passage(star
     before = parse(c.get("/queue?key=h.later").text)
     assert before.find_all("mark") == [] and "No snapshot of hotel yet" in before.text()
     answer = _fetch(c, "h.later", subject="o")
-    assert answer.status_code == 303 and answer.headers["location"] == "/queue?key=h.later&fetched=h.later&subject=o"
+    assert (
+        answer.status_code == 303
+        and answer.headers["location"] == "/queue?key=h.later&fetched=h.later&subject=o"
+    )
     after = parse(c.get(answer.headers["location"]).text)
     assert after.find_all("h2")[0].text() == "h.later"
     assert [m.text() for m in after.find_all("mark")] == ["96 GPUs"]
@@ -247,8 +349,21 @@ def test_fetch_follows_the_servers_fetch_policy(start, client):
 
 def test_fetch_is_bounded_in_time(start, client, pages_server):
     server = start("imported", fetch_timeout=1.0)
-    code, out, err = cli("add", "--key", "l.slow", "--subject", "Lima", "--statement", "Lima ran on 1,024 GPUs.",
-                         "--figure", "1,024 GPUs", "--source", pages_server.url("/slow.html"), "--db", server.db)
+    code, out, err = cli(
+        "add",
+        "--key",
+        "l.slow",
+        "--subject",
+        "Lima",
+        "--statement",
+        "Lima ran on 1,024 GPUs.",
+        "--figure",
+        "1,024 GPUs",
+        "--source",
+        pages_server.url("/slow.html"),
+        "--db",
+        server.db,
+    )
     assert code == 0, out + err
     c = client(server)
     started = time.monotonic()
@@ -279,7 +394,9 @@ def test_fetch_is_guarded_like_every_write(start, client, how):
 def test_fetch_of_an_unknown_claim_is_a_404(start, client):
     c = client(start("imported"))
     token = csrf_token(c.get("/queue").text)
-    answer = c.post("/queue/fetch", data={"csrf": token, "key": "no.such"}, headers={"origin": str(c.base_url)})
+    answer = c.post(
+        "/queue/fetch", data={"csrf": token, "key": "no.such"}, headers={"origin": str(c.base_url)}
+    )
     assert answer.status_code == 404
 
 
@@ -298,8 +415,11 @@ def test_the_name_form_is_inline_and_keeps_the_place(start, client):
     (form,) = [f for f in page.find_all("form") if f.attrs.get("action") == "/reader"]
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in form.find_all("input")}
     assert fields["next"] == "/queue?key=c.partial" and "name" in fields
-    answer = c.post("/reader", data={"csrf": fields["csrf"], "name": "Ada Lovelace", "next": fields["next"]},
-                    headers={"origin": str(c.base_url)})
+    answer = c.post(
+        "/reader",
+        data={"csrf": fields["csrf"], "name": "Ada Lovelace", "next": fields["next"]},
+        headers={"origin": str(c.base_url)},
+    )
     assert answer.status_code == 303 and answer.headers["location"] == "/queue?key=c.partial"
     assert "Record re-read as Ada Lovelace" in c.get(answer.headers["location"]).text
 
@@ -307,7 +427,12 @@ def test_the_name_form_is_inline_and_keeps_the_place(start, client):
 def test_the_keys_are_declared_and_explained(start, client):
     page = parse(client(start()).get("/queue").text)
     keys = {e.attrs["accesskey"]: e.text() for e in page.find_all() if "accesskey" in e.attrs}
-    assert keys == {"r": "Record re-read as Ada", "s": "Skip", "n": "Next claim", "p": "Fetch the page now"}
+    assert keys == {
+        "r": "Record re-read as Ada",
+        "s": "Skip",
+        "n": "Next claim",
+        "p": "Fetch the page now",
+    }
     assert "Alt+R record" in " ".join(page.text().split())
 
 
@@ -338,7 +463,9 @@ def test_the_queue_is_cleared_from_the_keyboard(start, page):
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     expect(page.locator("#note")).to_be_focused()
-    page.keyboard.type("read snapshot; no surprises")  # r, s, n and p typed into a field are only text
+    page.keyboard.type(
+        "read snapshot; no surprises"
+    )  # r, s, n and p typed into a field are only text
     expect(page).to_have_url(server.url + "/queue?key=d.confirmed")
     expect(page.locator("#note")).to_have_value("read snapshot; no surprises")
     assert history_of(server.db, "d.confirmed")[-1]["kind"] == "imported"
@@ -346,13 +473,19 @@ def test_the_queue_is_cleared_from_the_keyboard(start, page):
     expect(page.locator(".flash")).to_contain_text("Recorded: d.confirmed")
     expect(page.locator("h2 a.key-name")).to_have_text("h.later")
     last = history_of(server.db, "d.confirmed")[-1]
-    assert (last["kind"], last["actor"], last["detail"]["locator"]) == ("reread", "Ada Lovelace", "§1")
+    assert (last["kind"], last["actor"], last["detail"]["locator"]) == (
+        "reread",
+        "Ada Lovelace",
+        "§1",
+    )
     assert last["detail"]["quote"] == "Delta ran on 1,024 GPUs for a week."
     access_key(page, "s")  # skip
     expect(page.locator("h2 a.key-name")).to_have_text("i.hostile")
     access_key(page, "n")  # next
     expect(page.locator("h2 a.key-name")).to_have_text("j.second-page")
-    assert [e["kind"] for e in history_of(server.db, "h.later")] == ["imported"]  # skipped: nothing recorded
+    assert [e["kind"] for e in history_of(server.db, "h.later")] == [
+        "imported"
+    ]  # skipped: nothing recorded
 
 
 def test_fetch_the_page_now_in_the_browser(start, page, screenshots):
@@ -367,4 +500,6 @@ def test_fetch_the_page_now_in_the_browser(start, page, screenshots):
     access_key(page, "p")  # the same, from the keyboard
     expect(page.locator("blockquote.passage mark")).to_have_text(["1,024 GPUs"])
     page.screenshot(path=screenshots / "serve-queue-fetched.png", full_page=True)
-    assert [e["kind"] for e in history_of(server.db, "h.later")] == ["imported"]  # verifications only
+    assert [e["kind"] for e in history_of(server.db, "h.later")] == [
+        "imported"
+    ]  # verifications only

@@ -42,8 +42,17 @@ COMMANDS = {
 }
 
 # The options that set a domain error's field (errors.FieldError), where a message names it.
-FLAGS = {"reader": "--by", "actor": "--by", "agent": "--agent", "source": "--source", "locator": "--locator",
-         "quote": "--quote", "note": "--note", "reason": "--reason", "path": "--path"}
+FLAGS = {
+    "reader": "--by",
+    "actor": "--by",
+    "agent": "--agent",
+    "source": "--source",
+    "locator": "--locator",
+    "quote": "--quote",
+    "note": "--note",
+    "reason": "--reason",
+    "path": "--path",
+}
 
 
 class ClaimsGroup(LazyGroup):
@@ -71,11 +80,22 @@ class ClaimsGroup(LazyGroup):
 
 def describe(exc: Exception) -> tuple[str, ExitCode]:
     """The message and exit code for an error that reached the command line."""
-    from claimsdb.errors import AgentCannotVouch, ClaimsError, FieldError, NoReader, RetagRaisesTrust, UnknownClaim
+    from claimsdb.errors import (
+        AgentCannotVouch,
+        ClaimsError,
+        FieldError,
+        NoReader,
+        RetagRaisesTrust,
+        UnknownClaim,
+    )
 
-    if isinstance(exc, FieldError) and exc.origin is None:  # typed on the command line: name the flag
+    if (
+        isinstance(exc, FieldError) and exc.origin is None
+    ):  # typed on the command line: name the flag
         return f"error: {exc.named(FLAGS.get(exc.field, exc.field))}", exc.exit_code
-    if isinstance(exc, (AgentCannotVouch, RetagRaisesTrust)):  # with the way a person raises the claim instead
+    if isinstance(
+        exc, (AgentCannotVouch, RetagRaisesTrust)
+    ):  # with the way a person raises the claim instead
         return f"error: {exc.with_reread()}", exc.exit_code
     if isinstance(exc, UnknownClaim):  # with the closest stored keys
         return f"error: {exc.with_suggestions()}", exc.exit_code
@@ -86,7 +106,11 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
     if isinstance(exc, OSError):  # a file or folder the user named: missing, unreadable, unwritable
         where = f" {exc.filename}" if exc.filename else ""
         return f"error: cannot use{where}: {exc.strerror or exc}", ExitCode.USAGE
-    if type(exc).__module__.split(".")[0] in ("sqlalchemy", "sqlite3", "psycopg"):  # raw reads use the driver
+    if type(exc).__module__.split(".")[0] in (
+        "sqlalchemy",
+        "sqlite3",
+        "psycopg",
+    ):  # raw reads use the driver
         from claimsdb.db import describe_database_error
 
         return f"error: {describe_database_error(exc)}", ExitCode.USAGE
@@ -135,7 +159,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
 ) -> None:
     """claimsdb: every figure with where it came from and how far it was checked.
 
@@ -173,7 +199,9 @@ def main() -> None:
     except SystemExit:
         from typer._click.utils import PacifyFlushWrapper
 
-        if isinstance(sys.stdout, PacifyFlushWrapper):  # click met the closed pipe (`claims --help | true`)
+        if isinstance(
+            sys.stdout, PacifyFlushWrapper
+        ):  # click met the closed pipe (`claims --help | true`)
             end_on_closed_pipe()
         raise
     finally:

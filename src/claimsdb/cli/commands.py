@@ -126,15 +126,23 @@ class LazyGroup(TyperGroup):
         except UsageError as exc:
             from difflib import get_close_matches
 
-            if not args or args[0].startswith("-") or not (close := get_close_matches(args[0], self.targets)):
+            if (
+                not args
+                or args[0].startswith("-")
+                or not (close := get_close_matches(args[0], self.targets))
+            ):
                 raise
-            exc.message = f"No such command {args[0]!r}. Did you mean {', '.join(repr(c) for c in close)}?"
+            exc.message = (
+                f"No such command {args[0]!r}. Did you mean {', '.join(repr(c) for c in close)}?"
+            )
             raise
 
     def format_commands(self, ctx: typer.Context, formatter) -> None:
         """The command list from the docstrings alone (no command is built to list it): each command's
         first sentence, whole."""
-        rows = [(name, short_help(load(target), SHORT_HELP)) for name, target in self.targets.items()]
+        rows = [
+            (name, short_help(load(target), SHORT_HELP)) for name, target in self.targets.items()
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -13,7 +13,10 @@ from claimsdb.cli.options import AnchorOption, DbOption, FormatOption, OutputFor
 from claimsdb.cli.output import Output, console, emit, emit_table, progress
 from claimsdb.errors import BrokenHistory, DatabaseProblem
 
-app = group("The database: schema revision, upgrades, integrity check, copies and roles.", no_args_is_help=True)
+app = group(
+    "The database: schema revision, upgrades, integrity check, copies and roles.",
+    no_args_is_help=True,
+)
 CHECK_COLUMNS = ("check", "ok", "detail")
 
 
@@ -28,8 +31,17 @@ def upgrade(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
     db.upgrade(url)
     after = db.current_revision(db.make_engine(url))
     info = {"database": db.describe_url(url), "before": before, "after": after}
-    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
-        f"{info['database']}: schema revision {before or 'none'} → {after}", markup=False)))
+    emit(
+        fmt,
+        Output(
+            info,
+            tuple(info),
+            [info],
+            lambda: console.print(
+                f"{info['database']}: schema revision {before or 'none'} → {after}", markup=False
+            ),
+        ),
+    )
 
 
 @command(app, "current")
@@ -43,11 +55,29 @@ def current(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
     if path is not None and not path.exists():
         raise DatabaseProblem(db.missing_database(url))
     revision = db.current_revision(db.make_engine(url))
-    info = {"database": db.describe_url(url), "revision": revision, "head": db.HEAD_REVISION,
-            "up_to_date": revision == db.HEAD_REVISION}
-    state = "up to date" if info["up_to_date"] else ("blank" if revision is None else "needs `claims db upgrade`")
-    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
-        f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})", markup=False)))
+    info = {
+        "database": db.describe_url(url),
+        "revision": revision,
+        "head": db.HEAD_REVISION,
+        "up_to_date": revision == db.HEAD_REVISION,
+    }
+    state = (
+        "up to date"
+        if info["up_to_date"]
+        else ("blank" if revision is None else "needs `claims db upgrade`")
+    )
+    emit(
+        fmt,
+        Output(
+            info,
+            tuple(info),
+            [info],
+            lambda: console.print(
+                f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})",
+                markup=False,
+            ),
+        ),
+    )
 
 
 def _check(engine, anchors: list[Path] | None = None) -> list:
@@ -57,9 +87,12 @@ def _check(engine, anchors: list[Path] | None = None) -> list:
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_scope(engine) as session:
         return integrity.check_store(
-            session, revision=db.current_revision(engine), head_revision=db.HEAD_REVISION,
+            session,
+            revision=db.current_revision(engine),
+            head_revision=db.HEAD_REVISION,
             expected_triggers=db.TRIGGERS.get(engine.dialect.name, ()),
-            installed_triggers=db.installed_triggers(session.connection()), anchors=loaded,
+            installed_triggers=db.installed_triggers(session.connection()),
+            anchors=loaded,
         )
 
 
@@ -69,17 +102,25 @@ def _checked(fmt: OutputFormat, data: dict, checks: list, title: str, head=lambd
 
     def table() -> None:
         head()
-        emit_table(f"{title}: {'intact' if ok else 'BROKEN'}", ("check", "result", "detail"),
-                   [(c.name, "ok" if c.ok else "FAILED", c.detail) for c in checks])
+        emit_table(
+            f"{title}: {'intact' if ok else 'BROKEN'}",
+            ("check", "result", "detail"),
+            [(c.name, "ok" if c.ok else "FAILED", c.detail) for c in checks],
+        )
 
     rows = [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
-    emit(fmt, Output({**data, "ok": ok, "checks": [vars(c) for c in checks]}, CHECK_COLUMNS, rows, table))
+    emit(
+        fmt,
+        Output({**data, "ok": ok, "checks": [vars(c) for c in checks]}, CHECK_COLUMNS, rows, table),
+    )
     if not ok:
         raise BrokenHistory("; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok))
 
 
 @command(app, "check")
-def check(anchors: AnchorOption = None, db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+def check(
+    anchors: AnchorOption = None, db_: DbOption = None, fmt: FormatOption = OutputFormat.table
+) -> None:
     """Verify the history: the schema revision, the triggers, every link of the event chain, each
     claim's tag, status and content against its events, the anchors recorded in the database, and each
     anchor file given (the chain still holds its head at its position). Exit 1 naming what is broken.
@@ -87,13 +128,20 @@ def check(anchors: AnchorOption = None, db_: DbOption = None, fmt: FormatOption 
     Example: claims db check --anchor paper/claims.anchor
     """
     url = db.resolve_url(db_)
-    engine = db.open_engine(db_, create=False)  # another revision: "run `claims db upgrade`", exit 2
+    engine = db.open_engine(
+        db_, create=False
+    )  # another revision: "run `claims db upgrade`", exit 2
     _checked(fmt, {"database": db.describe_url(url)}, _check(engine, anchors), db.describe_url(url))
 
 
 @command(app, "anchor")
 def anchor_(
-    output: Annotated[Path, typer.Option("--output", "-o", help="The anchor file to write (a paper repository commits it).")] = Path("claims.anchor"),
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="The anchor file to write (a paper repository commits it)."
+        ),
+    ] = Path("claims.anchor"),
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -113,13 +161,30 @@ def anchor_(
         anchor.record(session, head, identity.configured_reader() or "claims")
         anchor.save(output, head)
     info = {"file": str(output), "database": db.describe_url(db.resolve_url(db_)), **head.to_json()}
-    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
-        f"anchored the history of {info['database']} at {head.describe()} in {output}", markup=False)))
+    emit(
+        fmt,
+        Output(
+            info,
+            tuple(info),
+            [info],
+            lambda: console.print(
+                f"anchored the history of {info['database']} at {head.describe()} in {output}",
+                markup=False,
+            ),
+        ),
+    )
 
 
 @command(app, "copy")
 def copy(
-    to: Annotated[str, typer.Option("--to", help="The empty target: a SQLite file path or a SQLAlchemy URL.", show_default=False)],
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="The empty target: a SQLite file path or a SQLAlchemy URL.",
+            show_default=False,
+        ),
+    ],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -136,19 +201,47 @@ def copy(
         raise DatabaseProblem("--to names the database being copied")
     target = db.open_engine(target_url, create=True)
     with progress("copying rows") as advance:
-        report = transfer.copy_store(source, target, on_rows=lambda n, total: advance(n, total=total))
+        report = transfer.copy_store(
+            source, target, on_rows=lambda n, total: advance(n, total=total)
+        )
     db.refresh_statistics(target, report.rows.get("claim", 0))
     counts = ", ".join(f"{n} {t}" for t, n in report.rows.items())
-    data = {"from": db.describe_url(db.resolve_url(db_)), "to": db.describe_url(target_url), "rows": report.rows,
-            "history_head": report.head}
-    _checked(fmt, data, _check(target), data["to"], lambda: console.print(
-        f"copied to {data['to']}: {counts}; history head {(report.head or 'none')[:16]}", markup=False))
+    data = {
+        "from": db.describe_url(db.resolve_url(db_)),
+        "to": db.describe_url(target_url),
+        "rows": report.rows,
+        "history_head": report.head,
+    }
+    _checked(
+        fmt,
+        data,
+        _check(target),
+        data["to"],
+        lambda: console.print(
+            f"copied to {data['to']}: {counts}; history head {(report.head or 'none')[:16]}",
+            markup=False,
+        ),
+    )
 
 
 @command(app, "grant")
 def grant(
-    role: Annotated[str, typer.Argument(help="An existing PostgreSQL role (create it with its login first).", metavar="ROLE", show_default=False)],
-    access: Annotated[str, typer.Option("--as", help="writer (import, add, re-read; never rewrite history) or reader.", show_default=False)],
+    role: Annotated[
+        str,
+        typer.Argument(
+            help="An existing PostgreSQL role (create it with its login first).",
+            metavar="ROLE",
+            show_default=False,
+        ),
+    ],
+    access: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            help="writer (import, add, re-read; never rewrite history) or reader.",
+            show_default=False,
+        ),
+    ],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -164,5 +257,12 @@ def grant(
     with db.session_of(db_) as session:
         roles.grant(session, role, access)
     info = {"role": role, "access": access, "database": db.describe_url(db.resolve_url(db_))}
-    emit(fmt, Output(info, tuple(info), [info], lambda: console.print(
-        f"{role} is now a {access} of {info['database']}", markup=False)))
+    emit(
+        fmt,
+        Output(
+            info,
+            tuple(info),
+            [info],
+            lambda: console.print(f"{role} is now a {access} of {info['database']}", markup=False),
+        ),
+    )

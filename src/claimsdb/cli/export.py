@@ -6,16 +6,24 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
-    AnchorOption, DbOption, SearchFilter, SourceFilter, StageFilter, StatusFilter, SubjectFilter, TagFilter, TrustFilter,
+    AnchorOption,
+    DbOption,
+    SearchFilter,
+    SourceFilter,
+    StageFilter,
+    StatusFilter,
+    SubjectFilter,
+    TagFilter,
+    TrustFilter,
     claim_filter,
 )
 from claimsdb.cli.output import err_console
@@ -67,8 +75,10 @@ def describe_blocked(result, db_: str | None) -> list[str]:
         lines.append(f"    clear it: {reread_command(r, db_)}")
     more = result.blocked_count - len(result.blocked)
     if more > 0:
-        lines.append(f"  ... and {more} more (the first {len(result.blocked)} are listed): the re-read queue of "
-                     "`claims serve` walks through every one; --draft writes them all, marked")
+        lines.append(
+            f"  ... and {more} more (the first {len(result.blocked)} are listed): the re-read queue of "
+            "`claims serve` walks through every one; --draft writes them all, marked"
+        )
     return lines
 
 
@@ -113,13 +123,52 @@ def _mode(fmt: str, *, draft: bool, skip_unsafe: bool) -> str:
 
 
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).")] = ExportFormat.markdown,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.")] = None,
-    grid: Annotated[bool, typer.Option("--grid", help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).")] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass (default: verified and secondary).")] = False,
-    skip_unsafe: Annotated[bool, typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr.")] = False,
-    draft: Annotated[bool, typer.Option("--draft", help="Include every claim; mark the unsafe ones; head the output as a draft.")] = False,
-    cite_notes: Annotated[bool, typer.Option("--cite-notes", help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).")] = False,
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).",
+        ),
+    ] = ExportFormat.markdown,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.",
+        ),
+    ] = None,
+    grid: Annotated[
+        bool,
+        typer.Option(
+            "--grid",
+            help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).",
+        ),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Only verified tags pass (default: verified and secondary)."),
+    ] = False,
+    skip_unsafe: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."
+        ),
+    ] = False,
+    draft: Annotated[
+        bool,
+        typer.Option(
+            "--draft", help="Include every claim; mark the unsafe ones; head the output as a draft."
+        ),
+    ] = False,
+    cite_notes: Annotated[
+        bool,
+        typer.Option(
+            "--cite-notes",
+            help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).",
+        ),
+    ] = False,
     tag: TagFilter = None,
     trust: TrustFilter = None,
     subject: SubjectFilter = None,
@@ -152,9 +201,13 @@ def export(
     if skip_unsafe and draft:
         raise BadQuery("choose one of --skip-unsafe and --draft")
     if grid and fmt.value not in LAYOUT_FORMATS:
-        raise BadQuery(f"--grid lays out a table: {', '.join(LAYOUT_FORMATS)}; --format {fmt.value} has no layout")
+        raise BadQuery(
+            f"--grid lays out a table: {', '.join(LAYOUT_FORMATS)}; --format {fmt.value} has no layout"
+        )
     if cite_notes and fmt.value not in CITING_FORMATS:
-        raise BadQuery(f"--cite-notes is for the formats that cite ({', '.join(CITING_FORMATS)}), not --format {fmt.value}")
+        raise BadQuery(
+            f"--cite-notes is for the formats that cite ({', '.join(CITING_FORMATS)}), not --format {fmt.value}"
+        )
     if output == STDOUT:
         output = None
     if fmt is ExportFormat.html and output is not None:
@@ -169,18 +222,31 @@ def export(
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
         anchor.ensure(session, loaded)
-        result = exporting.prepare(session, filters, policy=policy, mode=mode, layout="grid" if grid else "list",
-                                   cite_notes=cite_notes)
+        result = exporting.prepare(
+            session,
+            filters,
+            policy=policy,
+            mode=mode,
+            layout="grid" if grid else "list",
+            cite_notes=cite_notes,
+        )
         if fmt is ExportFormat.prov:
             from claimsdb import lineage
 
-            prov_text = lineage.render(lineage.export_document(
-                session, [r.key for r in result.rows], result.manifest, policy=policy))
+            prov_text = lineage.render(
+                lineage.export_document(
+                    session, [r.key for r in result.rows], result.manifest, policy=policy
+                )
+            )
     if result.refused:
-        lines = [f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
-                 f"under the {policy.describe()}; nothing was written."]
+        lines = [
+            f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
+            f"under the {policy.describe()}; nothing was written."
+        ]
         lines += describe_blocked(result, db_)
-        lines.append("Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked.")
+        lines.append(
+            "Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked."
+        )
         err_console.print("\n".join(lines), markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
     if fmt is ExportFormat.prov:
@@ -193,7 +259,9 @@ def export(
     _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
 
 
-def _write(text: str | Iterable[str], output: Path | None, result, fmt: ExportFormat, mode: str) -> None:
+def _write(
+    text: str | Iterable[str], output: Path | None, result, fmt: ExportFormat, mode: str
+) -> None:
     """The export to its file (and a CSV's manifest beside it) or to standard output, piece by piece."""
     separate_manifest = fmt is ExportFormat.csv  # plain CSV: its manifest cannot be inside
     manifest = json.dumps(result.manifest, ensure_ascii=False, indent=2) + "\n"
@@ -201,41 +269,68 @@ def _write(text: str | Iterable[str], output: Path | None, result, fmt: ExportFo
         for piece in [text] if isinstance(text, str) else text:
             sys.stdout.write(piece)
         if separate_manifest:
-            err_console.print("manifest: " + json.dumps(result.manifest, ensure_ascii=False), markup=False,
-                              soft_wrap=True)
+            err_console.print(
+                "manifest: " + json.dumps(result.manifest, ensure_ascii=False),
+                markup=False,
+                soft_wrap=True,
+            )
         return
     write_atomically(output, text)
     if separate_manifest:
         write_atomically(manifest_path(output), manifest)
     beside = f"; manifest in {manifest_path(output)}" if separate_manifest else ""
-    err_console.print(f"wrote {len(result.rows)} claim(s) to {output} ({result.manifest['policy']}, "
-                      f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]}{beside})", markup=False)
+    err_console.print(
+        f"wrote {len(result.rows)} claim(s) to {output} ({result.manifest['policy']}, "
+        f"mode {mode}, sha256 {result.manifest['content_sha256'][:12]}{beside})",
+        markup=False,
+    )
 
 
 def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, asked: bool) -> None:
     """What the export left out, guarded or could not decide, on standard error."""
     if mode == "guarded" and result.blocked_count and fmt is ExportFormat.macros:
-        err_console.print(f"{result.blocked_count} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
-                          "LaTeX build unless the document says \\claimsdraft", markup=False)
-    if mode == "skip-unsafe" and result.blocked_count and not asked:  # bibtex, quarto: the paper-safe part by default
-        err_console.print(f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}); "
-                          "`claims export` lists them, --draft includes them", markup=False)
+        err_console.print(
+            f"{result.blocked_count} claim(s) are not paper-safe: \\claim{{}} of any of them stops the "
+            "LaTeX build unless the document says \\claimsdraft",
+            markup=False,
+        )
+    if (
+        mode == "skip-unsafe" and result.blocked_count and not asked
+    ):  # bibtex, quarto: the paper-safe part by default
+        err_console.print(
+            f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}); "
+            "`claims export` lists them, --draft includes them",
+            markup=False,
+        )
     elif mode == "skip-unsafe" and result.blocked_count:
-        lines = [f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}):"]
+        lines = [
+            f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}):"
+        ]
         lines += describe_blocked(result, db_)
         err_console.print("\n".join(lines), markup=False)
     for quantity, keys in result.undecided.items():
-        err_console.print(f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
-                          f"written ({', '.join(keys)}): choose one with `claims prefer KEY --reason ...`", markup=False)
+        err_console.print(
+            f"warning: {quantity} has {len(keys)} competing values and none is preferred; all are "
+            f"written ({', '.join(keys)}): choose one with `claims prefer KEY --reason ...`",
+            markup=False,
+        )
     uncited, named = result.uncited if fmt.value in CITING_FORMATS else (0, [])
     if uncited:
-        err_console.print(f"{uncited} exported claim(s) cite only notes, which are not references: no \\cite "
-                          f"for them ({', '.join(named)}{', ...' if uncited > len(named) else ''}); re-read "
-                          "their pages, or --cite-notes cites the notes", markup=False)
+        err_console.print(
+            f"{uncited} exported claim(s) cite only notes, which are not references: no \\cite "
+            f"for them ({', '.join(named)}{', ...' if uncited > len(named) else ''}); re-read "
+            "their pages, or --cite-notes cites the notes",
+            markup=False,
+        )
     if result.stale:
-        lines = [f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
-                 "`claims verify` found the figure changed or gone); --strict blocks them:"]
-        lines += [f"  {r.key}: {', '.join(r.figures) or '(no figure)'} ({r.subject})" for r in result.stale]
+        lines = [
+            f"warning: {len(result.stale)} exported claim(s) are stale (spot-checked, but the latest "
+            "`claims verify` found the figure changed or gone); --strict blocks them:"
+        ]
+        lines += [
+            f"  {r.key}: {', '.join(r.figures) or '(no figure)'} ({r.subject})"
+            for r in result.stale
+        ]
         err_console.print("\n".join(lines), markup=False)
     if not result.rows and not result.blocked_count:
         err_console.print("no claims selected", markup=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,8 +16,17 @@ PLAN_COLUMNS = ("kind", "key", "action", "fields", "detail")
 
 
 def import_(
-    files: Annotated[list[Path], typer.Argument(help="JSON (claimsdb/1 format), JSON Lines (.jsonl) or CSV files; - reads JSON Lines from standard input.", metavar="FILE", show_default=False)],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="JSON (claimsdb/1 format), JSON Lines (.jsonl) or CSV files; - reads JSON Lines from standard input.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
+    ] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -38,31 +47,68 @@ def import_(
     """
     from claimsdb import store
 
-    with db.session_of(db_, create=True, keep_new=not dry_run) as session, progress("importing claims") as advance:
-        plan = store.import_files(session, [str(f) for f in files], dry_run=dry_run, progress=advance)
+    with (
+        db.session_of(db_, create=True, keep_new=not dry_run) as session,
+        progress("importing claims") as advance,
+    ):
+        plan = store.import_files(
+            session, [str(f) for f in files], dry_run=dry_run, progress=advance
+        )
         engine = session.get_bind()
         if dry_run:
             session.rollback()
     if not dry_run:
         db.refresh_statistics(engine, len(plan.added) + len(plan.updated))
-    emit(fmt, Output(lambda: {**asdict(plan), "counts": plan.counts()}, PLAN_COLUMNS, lambda: _plan_rows(plan),
-                     lambda: _print_plan(plan, dry_run)))
+    emit(
+        fmt,
+        Output(
+            lambda: {**asdict(plan), "counts": plan.counts()},
+            PLAN_COLUMNS,
+            lambda: _plan_rows(plan),
+            lambda: _print_plan(plan, dry_run),
+        ),
+    )
 
 
 def _plan_rows(plan) -> list[dict]:
     """The plan as CSV rows: one for each claim, source, tag and quantity the import touched."""
     rows = [{"kind": "claim", "key": k, "action": "added"} for k in plan.added]
-    rows += [{"kind": "claim", "key": k, "action": "updated", "fields": " ".join(f)} for k, f in plan.updated.items()]
+    rows += [
+        {"kind": "claim", "key": k, "action": "updated", "fields": " ".join(f)}
+        for k, f in plan.updated.items()
+    ]
     rows += [{"kind": "claim", "key": k, "action": "unchanged"} for k in plan.unchanged]
-    rows += [{"kind": "claim", "key": c.key, "action": "conflict", "fields": c.field, "detail": c.why}
-             for c in plan.conflicts]
-    rows += [{"kind": "claim", "key": r.key, "action": "reread", "fields": r.source, "detail": _reread_text(r)}
-             for r in plan.rereads]
-    rows += [{"kind": "claim", "key": v.key, "action": "vouched", "fields": v.tag, "detail": _vouched_text(v)}
-             for v in plan.vouched]
-    for kind, action, keys in (("source", "added", plan.sources_added), ("source", "updated", plan.sources_updated),
-                               ("tag", "added", plan.tags_added), ("quantity", "added", plan.quantities_added),
-                               ("quantity", "updated", plan.quantities_updated)):
+    rows += [
+        {"kind": "claim", "key": c.key, "action": "conflict", "fields": c.field, "detail": c.why}
+        for c in plan.conflicts
+    ]
+    rows += [
+        {
+            "kind": "claim",
+            "key": r.key,
+            "action": "reread",
+            "fields": r.source,
+            "detail": _reread_text(r),
+        }
+        for r in plan.rereads
+    ]
+    rows += [
+        {
+            "kind": "claim",
+            "key": v.key,
+            "action": "vouched",
+            "fields": v.tag,
+            "detail": _vouched_text(v),
+        }
+        for v in plan.vouched
+    ]
+    for kind, action, keys in (
+        ("source", "added", plan.sources_added),
+        ("source", "updated", plan.sources_updated),
+        ("tag", "added", plan.tags_added),
+        ("quantity", "added", plan.quantities_added),
+        ("quantity", "updated", plan.quantities_updated),
+    ):
         rows += [{"kind": kind, "key": k, "action": action} for k in keys]
     for row in rows:
         if row["kind"] == "tag" and row["key"] in plan.verified_tags_added:
@@ -70,8 +116,10 @@ def _plan_rows(plan) -> list[dict]:
     return rows
 
 
-VERIFIED_TAG_NOTE = ("a tag of verified trust, which only a data file read from a path can define; each claim "
-                     "given it still needs a person's re-read")
+VERIFIED_TAG_NOTE = (
+    "a tag of verified trust, which only a data file read from a path can define; each claim "
+    "given it still needs a person's re-read"
+)
 
 
 def _vouched_text(v) -> str:
@@ -98,14 +146,18 @@ def vouched_summary(vouched) -> list[str]:
             who = f"{by}, who re-read {'it' if len(each) == 1 else 'them'}"
         else:
             who = f"{by} ({how})"
-        lines.append(f"  vouched  {len(each)} claim(s) as {tag} ({trust}), vouched for by {who}: "
-                     f"claims list --tag {shlex.quote(tag)}")
+        lines.append(
+            f"  vouched  {len(each)} claim(s) as {tag} ({trust}), vouched for by {who}: "
+            f"claims list --tag {shlex.quote(tag)}"
+        )
     return lines
 
 
 def _reread_text(r) -> str:
     again = "another re-read" if r.again else "re-read"
-    return f"{again} by {r.by} on {r.at} in {r.source}, {r.locator}: “{r.quote}” (named by {r.file})"
+    return (
+        f"{again} by {r.by} on {r.at} in {r.source}, {r.locator}: “{r.quote}” (named by {r.file})"
+    )
 
 
 def _print_plan(plan, dry_run: bool) -> None:
@@ -115,7 +167,8 @@ def _print_plan(plan, dry_run: bool) -> None:
         f"{head} {', '.join(plan.files)}: {counts['added']} added, {counts['updated']} updated, "
         f"{counts['unchanged']} unchanged, {counts['conflicts']} conflicts; "
         f"{counts['sources_added']} sources added, {counts['sources_updated']} updated; "
-        f"{counts['tags_added']} tags added", markup=False
+        f"{counts['tags_added']} tags added",
+        markup=False,
     )
     if dry_run:
         for key in plan.added:
@@ -123,33 +176,78 @@ def _print_plan(plan, dry_run: bool) -> None:
         for key, fields in plan.updated.items():
             console.print(f"  update  {key}: {', '.join(fields)}", markup=False)
     for r in plan.rereads:
-        console.print(f"  {'would record' if dry_run else 'recorded'} {r.key}: {_reread_text(r)}", markup=False)
+        console.print(
+            f"  {'would record' if dry_run else 'recorded'} {r.key}: {_reread_text(r)}",
+            markup=False,
+        )
     for line in vouched_summary(plan.vouched):
         console.print(line, markup=False)
     for name in plan.verified_tags_added:
-        console.print(f"  tag      {name} defined by a data file: {VERIFIED_TAG_NOTE}", markup=False)
+        console.print(
+            f"  tag      {name} defined by a data file: {VERIFIED_TAG_NOTE}", markup=False
+        )
     for c in plan.conflicts:
         if c.field == "replaces":
             text = f"  conflict {c.key}: changed; {c.why}"
         elif c.applied:
-            text = f"  conflict {c.key}: {c.field} changed from {c.kept!r} to {c.offered!r}; {c.why}"
+            text = (
+                f"  conflict {c.key}: {c.field} changed from {c.kept!r} to {c.offered!r}; {c.why}"
+            )
         else:
             text = f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}"
         console.print(text, style="yellow", markup=False)
 
 
 def add(
-    subject: Annotated[str, typer.Option("--subject", help="The system or model the claim is about.", show_default=False)],
-    statement: Annotated[str, typer.Option("--statement", help="The claim in one sentence.", show_default=False)],
-    source: Annotated[str, typer.Option("--source", help="Where it was reported: a source key, or a URL (registered on the spot if new).", show_default=False)],
-    figures: Annotated[Optional[list[str]], typer.Option("--figure", help='A figure as written ("2,048 H800"); repeat for several.', show_default=False)] = None,
-    quote: Annotated[Optional[str], typer.Option("--quote", help="The source's own words.")] = None,
-    locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
-    key: Annotated[Optional[str], typer.Option("--key", help="A stable key. Default: derived from the subject and the statement.")] = None,
-    tag: Annotated[str, typer.Option("--tag", help="Its provenance tag, of unverified trust; others are refused (only a person's re-read raises trust).")] = "agent-reported",
-    basis: Annotated[Optional[str], typer.Option("--basis", help="Why that tag, in one line.")] = None,
-    stage: Annotated[Optional[str], typer.Option("--stage", help='Stage or topic ("Pretrain", "weight sync").')] = None,
-    section: Annotated[Optional[str], typer.Option("--section", help="Where it stands in your note.")] = None,
+    subject: Annotated[
+        str,
+        typer.Option(
+            "--subject", help="The system or model the claim is about.", show_default=False
+        ),
+    ],
+    statement: Annotated[
+        str, typer.Option("--statement", help="The claim in one sentence.", show_default=False)
+    ],
+    source: Annotated[
+        str,
+        typer.Option(
+            "--source",
+            help="Where it was reported: a source key, or a URL (registered on the spot if new).",
+            show_default=False,
+        ),
+    ],
+    figures: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--figure",
+            help='A figure as written ("2,048 H800"); repeat for several.',
+            show_default=False,
+        ),
+    ] = None,
+    quote: Annotated[str | None, typer.Option("--quote", help="The source's own words.")] = None,
+    locator: Annotated[
+        str | None, typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key", help="A stable key. Default: derived from the subject and the statement."
+        ),
+    ] = None,
+    tag: Annotated[
+        str,
+        typer.Option(
+            "--tag",
+            help="Its provenance tag, of unverified trust; others are refused (only a person's re-read raises trust).",
+        ),
+    ] = "agent-reported",
+    basis: Annotated[str | None, typer.Option("--basis", help="Why that tag, in one line.")] = None,
+    stage: Annotated[
+        str | None, typer.Option("--stage", help='Stage or topic ("Pretrain", "weight sync").')
+    ] = None,
+    section: Annotated[
+        str | None, typer.Option("--section", help="Where it stands in your note.")
+    ] = None,
     by: ActorOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -163,13 +261,34 @@ def add(
     from claimsdb import identity, store
 
     # Adding vouches for nothing (the claim is unverified), so with no person named the tool records it.
-    person = identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
+    person = (
+        identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
+    )
     actor = person or store.IMPORT_ACTOR
-    fields = {"key": key, "subject": subject, "statement": statement, "figures": figures or [], "tag": tag,
-              "basis": basis or f"Recorded{f' by {person}' if person else ''} with claims add; nobody has re-read it.",
-              "stage": stage, "section": section, "locator": locator, "quote": quote}
+    fields = {
+        "key": key,
+        "subject": subject,
+        "statement": statement,
+        "figures": figures or [],
+        "tag": tag,
+        "basis": basis
+        or f"Recorded{f' by {person}' if person else ''} with claims add; nobody has re-read it.",
+        "stage": stage,
+        "section": section,
+        "locator": locator,
+        "quote": quote,
+    }
     with db.session_of(db_, create=True) as session:
         result = store.add_claim(session, fields, source=source, actor=actor)
     print_registered(result["source"], result["source_registered"])
-    emit(fmt, Output(result, ("key", "tag", "source"), [result],
-                     lambda: console.print(f"added {result['key']} ({result['tag']}), citing {result['source']}", markup=False)))
+    emit(
+        fmt,
+        Output(
+            result,
+            ("key", "tag", "source"),
+            [result],
+            lambda: console.print(
+                f"added {result['key']} ({result['tag']}), citing {result['source']}", markup=False
+            ),
+        ),
+    )

@@ -17,9 +17,22 @@ FINDING_COLUMNS = ("file", "line", "col", "severity", "raw", "message", "claims"
 
 
 def lint(
-    files: Annotated[list[Path], typer.Argument(help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False)],
-    strict: Annotated[bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")] = False,
-    notes: Annotated[bool, typer.Option("--notes", help="List every untracked and every skipped figure (with why), not only their number.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False
+        ),
+    ],
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")
+    ] = False,
+    notes: Annotated[
+        bool,
+        typer.Option(
+            "--notes",
+            help="List every untracked and every skipped figure (with why), not only their number.",
+        ),
+    ] = False,
     anchors: AnchorOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -45,15 +58,23 @@ def lint(
     from claimsdb.policy import Policy
 
     if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
-        anchors = [Path(anchor.ANCHOR_FILE)]  # a paper repository's own anchor: the pre-commit hook checks it
+        anchors = [
+            Path(anchor.ANCHOR_FILE)
+        ]  # a paper repository's own anchor: the pre-commit hook checks it
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
         anchor.ensure(session, loaded)
-        report = linting.lint_files(session, [str(f) for f in files], Policy(strict=strict),
-                                    on_file=lambda name: advance(item=name))
+        report = linting.lint_files(
+            session,
+            [str(f) for f in files],
+            Policy(strict=strict),
+            on_file=lambda name: advance(item=name),
+        )
     counts = report.counts()
     seen = report.history.to_json() if report.history else None
-    history = {"head": seen["head"], "length": seen["length"]} if seen else {"head": None, "length": 0}
+    history = (
+        {"head": seen["head"], "length": seen["length"]} if seen else {"head": None, "length": 0}
+    )
     shown = [f for f in report.findings if notes or f.severity != "note"]
     if notes:
         shown = sorted(shown + report.skipped, key=lambda f: (f.file, f.line, f.col))
@@ -68,11 +89,21 @@ def lint(
             line.append(f": {f.raw}: {f.message}")
             console.print(line)
         console.print(summary(counts, notes), markup=False)
-        console.print(f"store history: {history['length']} events, head {(history['head'] or 'none')[:16]}",
-                      markup=False, style="dim")
+        console.print(
+            f"store history: {history['length']} events, head {(history['head'] or 'none')[:16]}",
+            markup=False,
+            style="dim",
+        )
 
-    emit(fmt, Output({**counts, "history": history, "findings": [f.to_dict() for f in shown]},
-                     FINDING_COLUMNS, rows, table))
+    emit(
+        fmt,
+        Output(
+            {**counts, "history": history, "findings": [f.to_dict() for f in shown]},
+            FINDING_COLUMNS,
+            rows,
+            table,
+        ),
+    )
     if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
         err_console.print(summary(counts, notes), markup=False)
     if counts["errors"]:
@@ -81,8 +112,14 @@ def lint(
 
 def summary(counts: dict[str, int], notes: bool) -> str:
     """One line: figures checked, passed, errors, warnings, untracked, skipped."""
-    hint = "" if notes or not (counts["untracked"] or counts["skipped"]) else " (list them with --notes)"
+    hint = (
+        ""
+        if notes or not (counts["untracked"] or counts["skipped"])
+        else " (list them with --notes)"
+    )
     within = counts["notes"] - counts["untracked"]
     passed = f"{counts['passed']} passed" + (f" ({within} within a stored range)" if within else "")
-    return (f"{counts['checked']} figure(s) checked: {passed}, {counts['errors']} error(s), "
-            f"{counts['warnings']} warning(s), {counts['untracked']} untracked, {counts['skipped']} skipped{hint}")
+    return (
+        f"{counts['checked']} figure(s) checked: {passed}, {counts['errors']} error(s), "
+        f"{counts['warnings']} warning(s), {counts['untracked']} untracked, {counts['skipped']} skipped{hint}"
+    )

@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from claimsdb.cli.options import DbOption
 
 # 30 is mcp_tools.DEFAULT_MAX_WRITES, written out so that building the command loads nothing of the server
-MaxWritesOption = Annotated[int, typer.Option(
-    "--max-writes-per-minute", min=1, help="Refuse add_claim past this many claims in a minute (a tool error; "
-    "nothing written).")]
+MaxWritesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-writes-per-minute",
+        min=1,
+        help="Refuse add_claim past this many claims in a minute (a tool error; nothing written).",
+    ),
+]
 
 
 def mcp(
-    agent: Annotated[Optional[str], typer.Option("--agent", help="A name for the agent, recorded with the client's own name and version on every claim it adds (\"sweep-7\").", show_default=False)] = None,
-    read_only: Annotated[bool, typer.Option("--read-only", help="Offer the reading tools only: add_claim is not listed, and refused if called.")] = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help='A name for the agent, recorded with the client\'s own name and version on every claim it adds ("sweep-7").',
+            show_default=False,
+        ),
+    ] = None,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            help="Offer the reading tools only: add_claim is not listed, and refused if called.",
+        ),
+    ] = False,
     max_writes: MaxWritesOption = 30,
-    by: Annotated[Optional[str], typer.Option("--by", help="The person the agent acts for, recorded with each claim it adds. Default: CLAIMS_READER, else reader in $XDG_CONFIG_HOME/claimsdb/config.toml, else git's user.name; with none, the record says nobody was named.", show_default=False)] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="The person the agent acts for, recorded with each claim it adds. Default: CLAIMS_READER, else reader in $XDG_CONFIG_HOME/claimsdb/config.toml, else git's user.name; with none, the record says nobody was named.",
+            show_default=False,
+        ),
+    ] = None,
     db_: DbOption = None,
 ) -> None:
     """Serve the store to AI agents over MCP (standard input and output), for an MCP client to start.
@@ -38,17 +63,30 @@ def mcp(
     from claimsdb.mcp_tools import ClaimsTools
 
     # Nobody vouches by adding (the claims are unverified), so with no person named the record says so.
-    person = identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
+    person = (
+        identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
+    )
     name = identity.person_name(agent, field="agent") if agent is not None else None
-    tools = ClaimsTools(db_, agent=name, person=person, read_only=read_only, max_writes_per_minute=max_writes)
+    tools = ClaimsTools(
+        db_, agent=name, person=person, read_only=read_only, max_writes_per_minute=max_writes
+    )
     where = db.describe_url(db.resolve_url(db_))
     if not tools.open():
         if read_only:  # nothing to read, and nothing will ever be written: a mistyped --db
             raise DatabaseProblem(db.missing_database(db.resolve_url(db_)))
-        typer.echo(f"claims mcp: no database at {where} yet: the first claim added creates it", err=True)
-    writes = "read-only" if read_only else f"at most {max_writes} claim(s) added a minute, each agent-reported"
-    typer.echo(f"claims mcp: serving {where} over standard input and output ({writes}; for "
-               f"{person or 'nobody named'})", err=True)
+        typer.echo(
+            f"claims mcp: no database at {where} yet: the first claim added creates it", err=True
+        )
+    writes = (
+        "read-only"
+        if read_only
+        else f"at most {max_writes} claim(s) added a minute, each agent-reported"
+    )
+    typer.echo(
+        f"claims mcp: serving {where} over standard input and output ({writes}; for "
+        f"{person or 'nobody named'})",
+        err=True,
+    )
     from claimsdb.mcp_server import serve  # the SDK loads only now
 
     serve(tools)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -25,7 +25,7 @@ class HistoryFormat(str, Enum):
 
 
 DbOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--db",
         envvar="CLAIMS_DB",
@@ -36,23 +36,45 @@ DbOption = Annotated[
 ]
 FormatOption = Annotated[
     OutputFormat,
-    typer.Option("--format", "-f", help="table (for people), json (stable, for scripts) or csv (a header, "
-                 "then one row per item)."),
+    typer.Option(
+        "--format",
+        "-f",
+        help="table (for people), json (stable, for scripts) or csv (a header, "
+        "then one row per item).",
+    ),
 ]
 AnchorOption = Annotated[
-    Optional[list[Path]],
-    typer.Option("--anchor", help="An anchor file (`claims db anchor`): fail (exit 1) unless the history still holds "
-                 "its head at its position; repeatable.", show_default=False, metavar="FILE"),
+    list[Path] | None,
+    typer.Option(
+        "--anchor",
+        help="An anchor file (`claims db anchor`): fail (exit 1) unless the history still holds "
+        "its head at its position; repeatable.",
+        show_default=False,
+        metavar="FILE",
+    ),
 ]
-TagFilter = Annotated[Optional[str], typer.Option("--tag", help="Only claims with this tag.")]
+TagFilter = Annotated[str | None, typer.Option("--tag", help="Only claims with this tag.")]
 TrustFilter = Annotated[
-    Optional[str], typer.Option("--trust", help="Only claims whose tag has this trust: verified, secondary, unverified.")
+    str | None,
+    typer.Option(
+        "--trust", help="Only claims whose tag has this trust: verified, secondary, unverified."
+    ),
 ]
-SubjectFilter = Annotated[Optional[str], typer.Option("--subject", help="Subject contains this text (any case).")]
-StageFilter = Annotated[Optional[str], typer.Option("--stage", help="Stage or topic equals this (any case).")]
-SourceFilter = Annotated[Optional[str], typer.Option("--source", help="Only claims citing this source key.")]
-SearchFilter = Annotated[Optional[str], typer.Option("--search", "-s", help="Statement contains this text (any case).")]
-StatusFilter = Annotated[Optional[str], typer.Option("--status", help="active, superseded or withdrawn.")]
+SubjectFilter = Annotated[
+    str | None, typer.Option("--subject", help="Subject contains this text (any case).")
+]
+StageFilter = Annotated[
+    str | None, typer.Option("--stage", help="Stage or topic equals this (any case).")
+]
+SourceFilter = Annotated[
+    str | None, typer.Option("--source", help="Only claims citing this source key.")
+]
+SearchFilter = Annotated[
+    str | None, typer.Option("--search", "-s", help="Statement contains this text (any case).")
+]
+StatusFilter = Annotated[
+    str | None, typer.Option("--status", help="active, superseded or withdrawn.")
+]
 
 
 def claim_filter(tag, trust, subject, stage, source, search, status):
@@ -64,12 +86,24 @@ def claim_filter(tag, trust, subject, stage, source, search, status):
         raise BadQuery(f"--trust must be one of: {', '.join(TRUST_LEVELS)}")
     if status is not None and status not in CLAIM_STATUSES:
         raise BadQuery(f"--status must be one of: {', '.join(CLAIM_STATUSES)}")
-    return ClaimFilter(tag=tag, trust=trust, subject=subject, stage=stage, source=source, search=search, status=status)
+    return ClaimFilter(
+        tag=tag,
+        trust=trust,
+        subject=subject,
+        stage=stage,
+        source=source,
+        search=search,
+        status=status,
+    )
 
 
 ActorOption = Annotated[
-    Optional[str],
-    typer.Option("--by", help="Who is recording this (a person's name). Default: CLAIMS_READER, else reader in $XDG_CONFIG_HOME/claimsdb/config.toml, else git's user.name; never the login name.", show_default=False),
+    str | None,
+    typer.Option(
+        "--by",
+        help="Who is recording this (a person's name). Default: CLAIMS_READER, else reader in $XDG_CONFIG_HOME/claimsdb/config.toml, else git's user.name; never the login name.",
+        show_default=False,
+    ),
 ]
 
 
@@ -79,30 +113,50 @@ def _said(reason: str | None) -> str | None:
     return reason
 
 
-ReasonOption = Annotated[str, typer.Option("--reason", help="Why (required): kept in the claim's history.",
-                                           show_default=False, callback=_said)]
-KeyArgument = Annotated[str, typer.Argument(help="The claim's key.", metavar="KEY", show_default=False)]
+ReasonOption = Annotated[
+    str,
+    typer.Option(
+        "--reason",
+        help="Why (required): kept in the claim's history.",
+        show_default=False,
+        callback=_said,
+    ),
+]
+KeyArgument = Annotated[
+    str, typer.Argument(help="The claim's key.", metavar="KEY", show_default=False)
+]
 
 SourcesDirOption = Annotated[
-    Optional[Path],
-    typer.Option("--sources-dir", envvar="CLAIMS_SOURCES", show_default=False,
-                 help="Folder for the snapshots of fetched pages (kept in its snapshots/ folder). Env: CLAIMS_SOURCES. "
-                 "Default: the folder holding the database file; for a server database, the user's claimsdb "
-                 "data folder ($XDG_DATA_HOME/claimsdb)."),
+    Path | None,
+    typer.Option(
+        "--sources-dir",
+        envvar="CLAIMS_SOURCES",
+        show_default=False,
+        help="Folder for the snapshots of fetched pages (kept in its snapshots/ folder). Env: CLAIMS_SOURCES. "
+        "Default: the folder holding the database file; for a server database, the user's claimsdb "
+        "data folder ($XDG_DATA_HOME/claimsdb).",
+    ),
 ]
 
 
 AllowLocalOption = Annotated[
     bool,
-    typer.Option("--allow-local", envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
-                 help="Also fetch from loopback and private addresses (a local mirror, a test server). "
-                 "Env: CLAIMS_VERIFY_ALLOW_LOCAL=1. Link-local, multicast and reserved addresses are never fetched."),
+    typer.Option(
+        "--allow-local",
+        envvar="CLAIMS_VERIFY_ALLOW_LOCAL",
+        help="Also fetch from loopback and private addresses (a local mirror, a test server). "
+        "Env: CLAIMS_VERIFY_ALLOW_LOCAL=1. Link-local, multicast and reserved addresses are never fetched.",
+    ),
 ]
 LocalRootOption = Annotated[
-    Optional[Path],
-    typer.Option("--local-root", envvar="CLAIMS_VERIFY_ROOT", show_default=False,
-                 help="Read sources' local copies (their path) only inside this folder; a relative path is taken "
-                 "from it. Env: CLAIMS_VERIFY_ROOT. Default: the folder holding the database file."),
+    Path | None,
+    typer.Option(
+        "--local-root",
+        envvar="CLAIMS_VERIFY_ROOT",
+        show_default=False,
+        help="Read sources' local copies (their path) only inside this folder; a relative path is taken "
+        "from it. Env: CLAIMS_VERIFY_ROOT. Default: the folder holding the database file.",
+    ),
 ]
 
 

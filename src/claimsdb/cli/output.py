@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 TRUST_STYLE = {"verified": "bold green", "secondary": "yellow", "unverified": "bold red"}
 
 
-PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell shows for a Unix tool whose reader went away (`| head`)
+PIPE_CLOSED = (
+    141  # 128 + SIGPIPE: what a shell shows for a Unix tool whose reader went away (`| head`)
+)
 
 
 def drop_stdout() -> None:
@@ -77,7 +79,9 @@ class Output:
     columns: Sequence[str] = ()
     rows: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]] = ()
     show: Callable[[], None] = field(default=lambda: None)
-    texts: dict[str, str] = field(default_factory=dict)  # any other format a command declares, rendered
+    texts: dict[str, str] = field(
+        default_factory=dict
+    )  # any other format a command declares, rendered
 
 
 def emit(fmt: Enum | str, out: Output) -> None:
@@ -126,14 +130,20 @@ def emit_json(data: Any) -> None:
 
 
 def emit_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
-    writer = csv.DictWriter(sys.stdout, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+    writer = csv.DictWriter(
+        sys.stdout, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore"
+    )
     writer.writeheader()
     for row in rows:
         writer.writerow({k: csv_cell(row.get(k)) for k in columns})
 
 
 def emit_table(
-    title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, whole: Sequence[str] = ()
+    title: str | None,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    whole: Sequence[str] = (),
 ) -> None:
     """A rich table; columns named in `whole` (keys, tags) are never broken across lines."""
     from rich.table import Table
@@ -141,9 +151,16 @@ def emit_table(
 
     table = Table(title=title, show_lines=False, header_style="bold")
     for col in columns:
-        table.add_column(col, overflow="fold", no_wrap=col in whole, min_width=None if col in whole else 8)
+        table.add_column(
+            col, overflow="fold", no_wrap=col in whole, min_width=None if col in whole else 8
+        )
     for row in rows:
-        table.add_row(*[cell if isinstance(cell, Text) else Text("" if cell is None else str(cell)) for cell in row])
+        table.add_row(
+            *[
+                cell if isinstance(cell, Text) else Text("" if cell is None else str(cell))
+                for cell in row
+            ]
+        )
     console.print(table)
 
 
@@ -158,13 +175,38 @@ def sources_text(sources: list[dict[str, Any]]) -> str:
 def claim_row(view: dict[str, Any]) -> dict[str, Any]:
     """The flat (CSV) form of a claim."""
     return {
-        **{k: view[k] for k in ("key", "subject", "stage", "statement", "tag", "trust", "status", "basis", "section")},
+        **{
+            k: view[k]
+            for k in (
+                "key",
+                "subject",
+                "stage",
+                "statement",
+                "tag",
+                "trust",
+                "status",
+                "basis",
+                "section",
+            )
+        },
         "figures": figures_text(view["figures"]),
         "sources": sources_text(view["sources"]),
     }
 
 
-CLAIM_CSV_COLUMNS = ("key", "subject", "stage", "statement", "tag", "trust", "status", "figures", "sources", "basis", "section")
+CLAIM_CSV_COLUMNS = (
+    "key",
+    "subject",
+    "stage",
+    "statement",
+    "tag",
+    "trust",
+    "status",
+    "figures",
+    "sources",
+    "basis",
+    "section",
+)
 
 
 def describe_event(e: dict[str, Any]) -> str:
@@ -210,8 +252,12 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     if view.get("tag_reason"):
         console.print(Text(f"  why: {view['tag_reason']}"))
     if view.get("outdated_reason"):
-        console.print(Text(f"  NOT PAPER-SAFE: {view['outdated_reason']}; re-read it: claims reread {view['key']}",
-                           style="bold red"))
+        console.print(
+            Text(
+                f"  NOT PAPER-SAFE: {view['outdated_reason']}; re-read it: claims reread {view['key']}",
+                style="bold red",
+            )
+        )
     for problem in view.get("integrity") or ():
         console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
     if full:
@@ -242,7 +288,10 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         if changes:
             line.append("  " + "; ".join(f"{old} → {new}" for old, new in changes))
         if v.get("last_attempt"):
-            line.append(f"  (last fetch {v['last_attempt']['at'][:19].replace('T', ' ')}Z unreachable)", style="dim")
+            line.append(
+                f"  (last fetch {v['last_attempt']['at'][:19].replace('T', ' ')}Z unreachable)",
+                style="dim",
+            )
         console.print(line)
         if full and v.get("passage"):
             console.print(Text(f"    “{v['passage']}”", style="italic"))
@@ -253,12 +302,21 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
             line.append(f": {view['rank_reason']}")
         console.print(line)
         for c in view.get("competitors") or ():
-            console.print(Text(f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
-                               f"{c['tag']}, {c['rank']}" + ("" if c["status"] == "active" else f", {c['status']}"),
-                               style="dim"))
+            console.print(
+                Text(
+                    f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
+                    f"{c['tag']}, {c['rank']}"
+                    + ("" if c["status"] == "active" else f", {c['status']}"),
+                    style="dim",
+                )
+            )
     if view.get("stale"):
-        console.print(Text("  STALE: spot-checked, but the latest verification no longer finds it as recorded",
-                           style="bold red"))
+        console.print(
+            Text(
+                "  STALE: spot-checked, but the latest verification no longer finds it as recorded",
+                style="bold red",
+            )
+        )
     if view["events"]:
         console.print(Text("  history:" if full else "  latest events:", style="dim"))
         for e in view["events"]:
@@ -273,6 +331,7 @@ def repeats_basis(reason: str | None, basis: str) -> bool:
 
 def parsed_text(f: dict[str, Any]) -> str:
     """A compact human reading of a parsed figure: '~ 5e+10 parameters', '4000 → 128000 tokens'."""
+
     def n(x: float | None) -> str:
         if x is None:
             return "?"
@@ -284,7 +343,11 @@ def parsed_text(f: dict[str, Any]) -> str:
     elif kind == "range":
         body = f"{n(f['low'])} to {n(f['high'])}"
     elif kind == "transition":
-        body = " → ".join(n(x) for x in f["steps"]) if f["steps"] else f"{n(f['start'])} → {n(f['end'])}"
+        body = (
+            " → ".join(n(x) for x in f["steps"])
+            if f["steps"]
+            else f"{n(f['start'])} → {n(f['end'])}"
+        )
     elif kind == "ratio":
         body = ":".join(n(x) for x in f["steps"])
     elif kind == "moe":
@@ -314,7 +377,12 @@ def progress(what: str, total: int | None = None) -> Iterator[Callable[..., None
         yield lambda n=1, total=None, item=None: None
         return
     from rich.progress import (
-        BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn,
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
     )
     from rich.text import Text
 
@@ -324,8 +392,16 @@ def progress(what: str, total: int | None = None) -> Iterator[Callable[..., None
         def render(self, task) -> Text:
             return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="progress.data.speed")
 
-    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn(),
-                   TextColumn("{task.description}"), console=err_console, transient=True)
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=err_console,
+        transient=True,
+    )
     task = bar.add_task("", total=total)
     start, shown = time.monotonic(), False
 
@@ -367,4 +443,7 @@ def confirm(question: str, *, skip_with: str) -> bool:
 def print_registered(source: str, registered: bool) -> None:
     """Say so when a URL given to --source was registered as a new source."""
     if registered:
-        err_console.print(f"registered {source} as a new source (see `claims sources show {source}`)", markup=False)
+        err_console.print(
+            f"registered {source} as a new source (see `claims sources show {source}`)",
+            markup=False,
+        )

@@ -6,17 +6,31 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
-    ActorOption, DbOption, FormatOption, HistoryFormat, KeyArgument, OutputFormat, ReasonOption, SourcesDirOption,
+    ActorOption,
+    DbOption,
+    FormatOption,
+    HistoryFormat,
+    KeyArgument,
+    OutputFormat,
+    ReasonOption,
+    SourcesDirOption,
     snapshots_root,
 )
 from claimsdb.cli.output import (
-    Output, confirm, console, emit, emit_table, err_console, print_registered, require_terminal,
+    Output,
+    confirm,
+    console,
+    emit,
+    emit_table,
+    err_console,
+    print_registered,
+    require_terminal,
 )
 
 EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
@@ -32,8 +46,14 @@ def _actor(by: str | None) -> str:
 def _change(result: dict, before: str, after: str, show) -> Output:
     """One recorded change: JSON as the domain returns it, one CSV row, a line for people."""
     ev = result["event"]
-    row = {"key": result["key"], "kind": ev["kind"], "actor": ev["actor"], "at": ev["at"],
-           "before": result[before], "after": result[after]}
+    row = {
+        "key": result["key"],
+        "kind": ev["kind"],
+        "actor": ev["actor"],
+        "at": ev["at"],
+        "before": result[before],
+        "after": result[after],
+    }
     return Output(result, EVENT_COLUMNS, [row], show)
 
 
@@ -55,11 +75,28 @@ def _tag_change(result: dict) -> Output:
 def reread(
     key: KeyArgument,
     by: ActorOption = None,
-    source: Annotated[Optional[str], typer.Option("--source", help="The page re-read: a source key, or its URL (registered on the spot if new). Default: the claim's primary page.")] = None,
-    locator: Annotated[Optional[str], typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')] = None,
-    quote: Annotated[Optional[str], typer.Option("--quote", help="What was seen there, verbatim.")] = None,
-    note: Annotated[Optional[str], typer.Option("--note", help="Anything else worth keeping.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Record without asking for confirmation (needed when no terminal is attached).")] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="The page re-read: a source key, or its URL (registered on the spot if new). Default: the claim's primary page.",
+        ),
+    ] = None,
+    locator: Annotated[
+        str | None, typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')
+    ] = None,
+    quote: Annotated[
+        str | None, typer.Option("--quote", help="What was seen there, verbatim.")
+    ] = None,
+    note: Annotated[str | None, typer.Option("--note", help="Anything else worth keeping.")] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Record without asking for confirmation (needed when no terminal is attached).",
+        ),
+    ] = False,
     sources_dir: SourcesDirOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -80,7 +117,13 @@ def reread(
         _ask(key, source, snapshots_root(sources_dir, db_), db_)
     with db.session_of(db_) as session:
         result = provenance.reread(
-            session, key, actor=actor, source=source, locator=locator, quote=quote, note=note,
+            session,
+            key,
+            actor=actor,
+            source=source,
+            locator=locator,
+            quote=quote,
+            note=note,
         )
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
@@ -89,19 +132,26 @@ def reread(
 def _ask(key: str, source: str | None, root: Path, db_: str | None) -> None:
     """Show the passage the latest snapshot has, then ask; a "no" records nothing (exit 1)."""
     from claimsdb import provenance, queries, sources, verification
-    from claimsdb.escaping import http_url
     from claimsdb.errors import ExitCode
+    from claimsdb.escaping import http_url
     from claimsdb.verify.snapshots import SnapshotStore
 
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
     with db.session_of(db_) as session:
         claim = queries.get_claim(session, key)
-        new_url = source is not None and http_url(source) is not None and sources.find_by_url(session, source) is None
+        new_url = (
+            source is not None
+            and http_url(source) is not None
+            and sources.find_by_url(session, source) is None
+        )
         if new_url:  # registered only when the re-read is recorded
             name, shown = source, None
         else:
             src, _ = provenance.reread_source(session, claim, source)
-            name, shown = src.key, verification.passage_for(session, claim, src, SnapshotStore(root))
+            name, shown = (
+                src.key,
+                verification.passage_for(session, claim, src, SnapshotStore(root)),
+            )
     _show_passage(key, name, shown, root)
     if not confirm(f"Record that you re-read {key} in {name}?", skip_with="--yes"):
         err_console.print("nothing recorded", markup=False)
@@ -110,20 +160,27 @@ def _ask(key: str, source: str | None, root: Path, db_: str | None) -> None:
 
 def _show_passage(key: str, source: str, shown: dict | None, root: Path) -> None:
     if shown is None:
-        err_console.print(f"no snapshot of {source} in {root / 'snapshots'} yet: `claims verify {key}` fetches one",
-                          markup=False)
+        err_console.print(
+            f"no snapshot of {source} in {root / 'snapshots'} yet: `claims verify {key}` fetches one",
+            markup=False,
+        )
     elif shown.get("error"):
         err_console.print(f"latest snapshot of {source}: {shown['error']}", markup=False)
     else:
         err_console.print(
-            f"latest snapshot of {source} ({shown['fetched_at'][:19]}Z): {shown['outcome']}", markup=False)
+            f"latest snapshot of {source} ({shown['fetched_at'][:19]}Z): {shown['outcome']}",
+            markup=False,
+        )
         if shown.get("passage"):
             err_console.print(f"  “{shown['passage']}”", style="italic", markup=False)
 
 
 def retag(
     key: KeyArgument,
-    tag: Annotated[str, typer.Argument(help="The new tag (see `claims tags`).", metavar="TAG", show_default=False)],
+    tag: Annotated[
+        str,
+        typer.Argument(help="The new tag (see `claims tags`).", metavar="TAG", show_default=False),
+    ],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -141,8 +198,14 @@ def retag(
 
 
 def _status_change(result: dict) -> Output:
-    return _change(result, "status_before", "status_after", lambda: console.print(
-        f"{result['key']}: {result['status_before']} → {result['status_after']}", markup=False))
+    return _change(
+        result,
+        "status_before",
+        "status_after",
+        lambda: console.print(
+            f"{result['key']}: {result['status_before']} → {result['status_after']}", markup=False
+        ),
+    )
 
 
 def withdraw(
@@ -164,8 +227,18 @@ def withdraw(
 
 
 def supersede(
-    key: Annotated[str, typer.Argument(help="The claim being replaced.", metavar="KEY", show_default=False)],
-    replacement: Annotated[str, typer.Option("--with", help="The claim that replaces it (its key).", metavar="NEWKEY", show_default=False)],
+    key: Annotated[
+        str, typer.Argument(help="The claim being replaced.", metavar="KEY", show_default=False)
+    ],
+    replacement: Annotated[
+        str,
+        typer.Option(
+            "--with",
+            help="The claim that replaces it (its key).",
+            metavar="NEWKEY",
+            show_default=False,
+        ),
+    ],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -185,8 +258,11 @@ def supersede(
 def _rank_change(result: dict) -> Output:
     def show() -> None:
         ev = result["event"]
-        console.print(f"{result['key']}: {result['rank_before']} → {result['rank_after']}  "
-                      f"({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)", markup=False)
+        console.print(
+            f"{result['key']}: {result['rank_before']} → {result['rank_after']}  "
+            f"({ev['kind']} by {ev['actor']} at {ev['at'][:19]}Z)",
+            markup=False,
+        )
         for key in result["demoted"]:
             console.print(f"  {key}: preferred → normal", markup=False)
 
@@ -194,7 +270,9 @@ def _rank_change(result: dict) -> Output:
 
 
 def prefer(
-    key: Annotated[str, typer.Argument(help="The claim whose value to use.", metavar="KEY", show_default=False)],
+    key: Annotated[
+        str, typer.Argument(help="The claim whose value to use.", metavar="KEY", show_default=False)
+    ],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -213,7 +291,10 @@ def prefer(
 
 
 def deprecate(
-    key: Annotated[str, typer.Argument(help="The claim whose value not to use.", metavar="KEY", show_default=False)],
+    key: Annotated[
+        str,
+        typer.Argument(help="The claim whose value not to use.", metavar="KEY", show_default=False),
+    ],
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -234,7 +315,14 @@ def deprecate(
 def history(
     key: KeyArgument,
     db_: DbOption = None,
-    fmt: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json, csv, or prov (W3C PROV-JSON: versions, activities, agents).")] = HistoryFormat.table,
+    fmt: Annotated[
+        HistoryFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table, json, csv, or prov (W3C PROV-JSON: versions, activities, agents).",
+        ),
+    ] = HistoryFormat.table,
 ) -> None:
     """Every event of a claim, oldest first: who, when, and what changed.
 
@@ -248,25 +336,55 @@ def history(
         if fmt is HistoryFormat.prov:
             from claimsdb import lineage
 
-            texts["prov"] = lineage.render(lineage.document(session, [queries.get_claim(session, key)]))
-    rows = [{"key": key, **e, "detail": json.dumps(e["detail"], ensure_ascii=False) if e["detail"] else None}
-            for e in result["events"]]
+            texts["prov"] = lineage.render(
+                lineage.document(session, [queries.get_claim(session, key)])
+            )
+    rows = [
+        {
+            "key": key,
+            **e,
+            "detail": json.dumps(e["detail"], ensure_ascii=False) if e["detail"] else None,
+        }
+        for e in result["events"]
+    ]
 
     def table() -> None:
         emit_table(
             f"{key}: now {result['tag']}, {result['status']}",
             ("when (UTC)", "event", "by", "tag", "details"),
             [
-                (e["at"][:19].replace("T", " "), e["kind"], e["actor"],
-                 f"{e['tag_before'] or '—'} → {e['tag_after']}" if e["tag_after"] else "",
-                 _details(e))
+                (
+                    e["at"][:19].replace("T", " "),
+                    e["kind"],
+                    e["actor"],
+                    f"{e['tag_before'] or '—'} → {e['tag_after']}" if e["tag_after"] else "",
+                    _details(e),
+                )
                 for e in result["events"]
             ],
         )
 
-    emit(fmt, Output(
-        result, ("key", "at", "kind", "actor", "tag_before", "tag_after", "status_after", "origin", "detail", "sha256"),
-        rows, table, texts))
+    emit(
+        fmt,
+        Output(
+            result,
+            (
+                "key",
+                "at",
+                "kind",
+                "actor",
+                "tag_before",
+                "tag_after",
+                "status_after",
+                "origin",
+                "detail",
+                "sha256",
+            ),
+            rows,
+            table,
+            texts,
+        ),
+    )
 
 
 def _details(e: dict) -> str:
@@ -276,8 +394,15 @@ def _details(e: dict) -> str:
         for k, v in detail.items():
             if k == "changes":
                 parts.append("changed " + ", ".join(sorted(v)))
-            elif k == "figures_not_as_parsed" and isinstance(v, list) and all(isinstance(f, dict) for f in v):
-                parts.append("taken as stored, not as the parser reads them: " + ", ".join(map(_not_as_parsed, v)))
+            elif (
+                k == "figures_not_as_parsed"
+                and isinstance(v, list)
+                and all(isinstance(f, dict) for f in v)
+            ):
+                parts.append(
+                    "taken as stored, not as the parser reads them: "
+                    + ", ".join(map(_not_as_parsed, v))
+                )
             elif k == "agent" and isinstance(v, dict):
                 from claimsdb.agents import SoftwareAgent
 
@@ -290,10 +415,19 @@ def _details(e: dict) -> str:
 def _not_as_parsed(figure: dict) -> str:
     """One figure a seal took as stored (migration 0009): where its columns and the parser's reading differ."""
     differs = figure.get("stored_and_parsed")
-    if isinstance(differs, dict) and all(isinstance(d, list) and len(d) == 2 for d in differs.values()):
-        why = ", ".join(f"{column} {stored!r} (parser: {parsed!r})" for column, (stored, parsed) in differs.items())
+    if isinstance(differs, dict) and all(
+        isinstance(d, list) and len(d) == 2 for d in differs.values()
+    ):
+        why = ", ".join(
+            f"{column} {stored!r} (parser: {parsed!r})"
+            for column, (stored, parsed) in differs.items()
+        )
     else:
         stored = figure.get("stored")
-        shown = ", ".join(f"{c} {v!r}" for c, v in stored.items()) if isinstance(stored, dict) else repr(stored)
+        shown = (
+            ", ".join(f"{c} {v!r}" for c, v in stored.items())
+            if isinstance(stored, dict)
+            else repr(stored)
+        )
         why = f"the parser {figure.get('parser', '')}; stored as {shown}"
     return f"figure {figure.get('figure')} {figure.get('raw')!r}: {why}"

@@ -3,25 +3,59 @@ Alembic, httpx or the lint, verify and export modules (tests/test_db.py checks).
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
-    DbOption, FormatOption, KeyArgument, OutputFormat, SearchFilter, SourceFilter, StageFilter, StatusFilter,
-    SubjectFilter, TagFilter, TrustFilter, claim_filter,
+    DbOption,
+    FormatOption,
+    KeyArgument,
+    OutputFormat,
+    SearchFilter,
+    SourceFilter,
+    StageFilter,
+    StatusFilter,
+    SubjectFilter,
+    TagFilter,
+    TrustFilter,
+    claim_filter,
 )
 from claimsdb.cli.output import (
-    CLAIM_CSV_COLUMNS, Output, Stream, claim_row, console, emit, emit_table, err_console, figures_text, print_claim, tag_text,
+    CLAIM_CSV_COLUMNS,
+    Output,
+    Stream,
+    claim_row,
+    console,
+    emit,
+    emit_table,
+    err_console,
+    figures_text,
+    print_claim,
+    tag_text,
 )
 from claimsdb.errors import ExitCode
 
 
 def trace(
-    number: Annotated[str, typer.Argument(help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".', metavar="FIGURE", show_default=False)],
+    number: Annotated[
+        str,
+        typer.Argument(
+            help='A figure as you would write it: 466, 2,048, 14.8T, "16K H100", 32–33T, "4K → 128K".',
+            metavar="FIGURE",
+            show_default=False,
+        ),
+    ],
     # 100 is queries.TRACE_LIMIT, written out so that building the command does not import the queries
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Show at most this many matches (the count says how many there are).")] = 100,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Show at most this many matches (the count says how many there are).",
+        ),
+    ] = 100,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -41,7 +75,15 @@ def trace(
     with db.session_of(db_) as session:
         result = queries.trace(session, number, limit=limit)
     found = result["matches"] or result["nearest"]
-    rows = [{"query": number, "match": m["match"], "figure": m["figure"]["raw"], **claim_row(m["claim"])} for m in found]
+    rows = [
+        {
+            "query": number,
+            "match": m["match"],
+            "figure": m["figure"]["raw"],
+            **claim_row(m["claim"]),
+        }
+        for m in found
+    ]
 
     def table() -> None:
         if result["matches"]:
@@ -49,10 +91,16 @@ def trace(
 
     emit(fmt, Output(result, ("query", "match", "figure", *CLAIM_CSV_COLUMNS), rows, table))
     if not result["matches"]:
-        err_console.print(f"no figure matches {number!r}" + ("; the nearest:" if result["nearest"] else ""), markup=False)
+        err_console.print(
+            f"no figure matches {number!r}" + ("; the nearest:" if result["nearest"] else ""),
+            markup=False,
+        )
         for m in result["nearest"]:
-            err_console.print(f"  {m['figure']['raw']}  {m['claim']['key']} ({m['claim']['subject']}): "
-                              f"{m['match']}, {m['reason']}", markup=False)
+            err_console.print(
+                f"  {m['figure']['raw']}  {m['claim']['key']} ({m['claim']['subject']}): "
+                f"{m['match']}, {m['reason']}",
+                markup=False,
+            )
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
@@ -62,20 +110,32 @@ def print_trace(number: str, result: dict, stating: tuple[str, ...], in_range: s
     statement of it."""
     counts = result["counts"]
     groups = (
-        (sum(counts[k] for k in stating), [m for m in result["matches"] if m["match"] in stating],
-         f"figure(s) state {number!r}"),
-        (counts[in_range], [m for m in result["matches"] if m["match"] == in_range],
-         f"range(s) hold or overlap {number!r}, and do not state it"),
+        (
+            sum(counts[k] for k in stating),
+            [m for m in result["matches"] if m["match"] in stating],
+            f"figure(s) state {number!r}",
+        ),
+        (
+            counts[in_range],
+            [m for m in result["matches"] if m["match"] == in_range],
+            f"range(s) hold or overlap {number!r}, and do not state it",
+        ),
     )
     for i, (total, matches, what) in enumerate(groups):
         if not total and i:
             continue
         cut = "" if total == len(matches) else f"; the first {len(matches)} shown (--limit)"
-        console.print(f"{total} {what}{cut}" if total else f"no figure states {number!r}", markup=False)
+        console.print(
+            f"{total} {what}{cut}" if total else f"no figure states {number!r}", markup=False
+        )
         console.print()
         for m in matches:
-            kind = "" if m["match"] in ("stated", in_range) else f"{m['match']}: "  # ranges: said by the heading
-            label = m["figure"]["raw"] + ("" if m["match"] == "stated" else f"  ({kind}{m['reason']})")
+            kind = (
+                "" if m["match"] in ("stated", in_range) else f"{m['match']}: "
+            )  # ranges: said by the heading
+            label = m["figure"]["raw"] + (
+                "" if m["match"] == "stated" else f"  ({kind}{m['reason']})"
+            )
             print_claim(m["claim"], figure=label)
             console.print()
 
@@ -93,7 +153,10 @@ def show(
 
     with db.session_of(db_) as session:
         view = queries.show(session, key)
-    emit(fmt, Output(view, CLAIM_CSV_COLUMNS, [claim_row(view)], lambda: print_claim(view, full=True)))
+    emit(
+        fmt,
+        Output(view, CLAIM_CSV_COLUMNS, [claim_row(view)], lambda: print_claim(view, full=True)),
+    )
 
 
 def list_(
@@ -104,7 +167,13 @@ def list_(
     source: SourceFilter = None,
     search: SearchFilter = None,
     status: StatusFilter = None,
-    stale: Annotated[bool, typer.Option("--stale", help="Only verified claims that no longer hold: changed since their re-read, or not found as recorded by the latest verification.")] = False,
+    stale: Annotated[
+        bool,
+        typer.Option(
+            "--stale",
+            help="Only verified claims that no longer hold: changed since their re-read, or not found as recorded by the latest verification.",
+        ),
+    ] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -125,17 +194,34 @@ def list_(
                 f"{len(views)} claim(s)",
                 ("key", "subject", "stage", "figures", "tag", "statement"),
                 [
-                    (v["key"], v["subject"], v["stage"], figures_text(v["figures"]),
-                     tag_text(v["tag"], v["trust"], show_trust=False),
-                     v["statement"] + ("" if v["status"] == "active" else f" [{v['status']}]")
-                     + (f" [NOT PAPER-SAFE: {v['outdated_reason']}]" if v["outdated_reason"] else "")
-                     + (" [STALE: the latest verification no longer finds it]" if v["stale"] else ""))
+                    (
+                        v["key"],
+                        v["subject"],
+                        v["stage"],
+                        figures_text(v["figures"]),
+                        tag_text(v["tag"], v["trust"], show_trust=False),
+                        v["statement"]
+                        + ("" if v["status"] == "active" else f" [{v['status']}]")
+                        + (
+                            f" [NOT PAPER-SAFE: {v['outdated_reason']}]"
+                            if v["outdated_reason"]
+                            else ""
+                        )
+                        + (
+                            " [STALE: the latest verification no longer finds it]"
+                            if v["stale"]
+                            else ""
+                        ),
+                    )
                     for v in views
                 ],
                 whole=("tag",),
             )
 
-        emit(fmt, Output(Stream(read), CLAIM_CSV_COLUMNS, lambda: (claim_row(v) for v in read), table))
+        emit(
+            fmt,
+            Output(Stream(read), CLAIM_CSV_COLUMNS, lambda: (claim_row(v) for v in read), table),
+        )
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
@@ -153,19 +239,41 @@ def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     def yes_no(flag: bool) -> Text:
         return Text("passes", style="green") if flag else Text("blocked", style="bold red")
 
-    emit(fmt, Output(
-        rows, ("name", "trust", "passes", "passes_strict", "claims", "description"), rows,
-        lambda: emit_table(
-            "tags", ("tag", "trust", "export", "--strict", "claims", "description"),
-            [(r["name"], tag_text(r["trust"], r["trust"], show_trust=False), yes_no(r["passes"]),
-              yes_no(r["passes_strict"]), r["claims"], r["description"]) for r in rows],
-            whole=("tag",),
+    emit(
+        fmt,
+        Output(
+            rows,
+            ("name", "trust", "passes", "passes_strict", "claims", "description"),
+            rows,
+            lambda: emit_table(
+                "tags",
+                ("tag", "trust", "export", "--strict", "claims", "description"),
+                [
+                    (
+                        r["name"],
+                        tag_text(r["trust"], r["trust"], show_trust=False),
+                        yes_no(r["passes"]),
+                        yes_no(r["passes_strict"]),
+                        r["claims"],
+                        r["description"],
+                    )
+                    for r in rows
+                ],
+                whole=("tag",),
+            ),
         ),
-    ))
+    )
 
 
 def values(
-    quantity: Annotated[Optional[str], typer.Argument(help="A quantity's key; all quantities when left out.", metavar="QUANTITY", show_default=False)] = None,
+    quantity: Annotated[
+        str | None,
+        typer.Argument(
+            help="A quantity's key; all quantities when left out.",
+            metavar="QUANTITY",
+            show_default=False,
+        ),
+    ] = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -177,8 +285,11 @@ def values(
 
     with db.session_of(db_) as session:
         result = queries.values(session, quantity)
-    rows = [{"quantity": q["key"], "rank": v["rank"], **claim_row(v), "rank_reason": v["rank_reason"]}
-            for q in result for v in q["values"]]
+    rows = [
+        {"quantity": q["key"], "rank": v["rank"], **claim_row(v), "rank_reason": v["rank_reason"]}
+        for q in result
+        for v in q["values"]
+    ]
 
     def table() -> None:
         for q in result:
@@ -186,8 +297,17 @@ def values(
             emit_table(
                 f"{q['key']}: {q['subject']}, {q['measure']} ({decided})",
                 ("rank", "figures", "claim", "tag", "sources", "why this rank"),
-                [(v["rank"], figures_text(v["figures"]), v["key"], tag_text(v["tag"], v["trust"], show_trust=False),
-                  ", ".join(s["key"] for s in v["sources"]), v["rank_reason"] or "") for v in q["values"]],
+                [
+                    (
+                        v["rank"],
+                        figures_text(v["figures"]),
+                        v["key"],
+                        tag_text(v["tag"], v["trust"], show_trust=False),
+                        ", ".join(s["key"] for s in v["sources"]),
+                        v["rank_reason"] or "",
+                    )
+                    for v in q["values"]
+                ],
                 whole=("rank", "tag"),
             )
 

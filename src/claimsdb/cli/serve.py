@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import socket
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import AllowLocalOption, DbOption, LocalRootOption, SourcesDirOption, local_root, snapshots_root
+from claimsdb.cli.options import (
+    AllowLocalOption,
+    DbOption,
+    LocalRootOption,
+    SourcesDirOption,
+    local_root,
+    snapshots_root,
+)
 from claimsdb.errors import BadQuery
 
 
@@ -28,12 +35,52 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port; the URL is printed).")] = 8421,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only.")] = "127.0.0.1",
-    allow_from: Annotated[Optional[list[str]], typer.Option("--allow-from", help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.", show_default=False)] = None,
-    public_names: Annotated[Optional[list[str]], typer.Option("--public-name", metavar="HOST[:PORT]", help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.", show_default=False)] = None,
-    by: Annotated[Optional[str], typer.Option("--by", help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).", show_default=False)] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Only verified tags are paper-safe (the queue then holds secondary claims too).")] = False,
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port",
+            "-p",
+            min=0,
+            max=65535,
+            help="Port to listen on (0: any free port; the URL is printed).",
+        ),
+    ] = 8421,
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only."),
+    ] = "127.0.0.1",
+    allow_from: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-from",
+            help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.",
+            show_default=False,
+        ),
+    ] = None,
+    public_names: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--public-name",
+            metavar="HOST[:PORT]",
+            help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.",
+            show_default=False,
+        ),
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).",
+            show_default=False,
+        ),
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Only verified tags are paper-safe (the queue then holds secondary claims too).",
+        ),
+    ] = False,
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root_: LocalRootOption = None,
@@ -59,7 +106,9 @@ def serve(
     from claimsdb.web.app import Settings, create_app
     from claimsdb.web.guard import Access, origin_of, public_name
 
-    db.open_engine(db_, create=False)  # a missing database is an error here, not an empty store served
+    db.open_engine(
+        db_, create=False
+    )  # a missing database is an error here, not an empty store served
     root = snapshots_root(sources_dir, db_)
     try:
         names = [public_name(name) for name in public_names or ()]
@@ -70,24 +119,51 @@ def serve(
     except ValueError as exc:
         raise BadQuery(f"--allow-from: {exc}") from None
     fetch_policy = FetchPolicy(allow_local=allow_local, local_root=local_root(local_root_, db_))
-    app = create_app(Settings(db=db_, sources_dir=root, reader=by, strict=strict, access=access,
-                              fetch_policy=fetch_policy))
+    app = create_app(
+        Settings(
+            db=db_,
+            sources_dir=root,
+            reader=by,
+            strict=strict,
+            access=access,
+            fetch_policy=fetch_policy,
+        )
+    )
     sock = listen(host, port)
     bound = sock.getsockname()[1]
-    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
-    typer.echo(f"claims serve: http://{shown}:{bound}/  (database {db.describe_url(db.resolve_url(db_))}; "
-               f"snapshots in {root / 'snapshots'}; "
-               f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from or ())}; "
-               "Ctrl-C stops)", err=False)
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
+        host, f"[{host}]" if ":" in host else host
+    )
+    typer.echo(
+        f"claims serve: http://{shown}:{bound}/  (database {db.describe_url(db.resolve_url(db_))}; "
+        f"snapshots in {root / 'snapshots'}; "
+        f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from or ())}; "
+        "Ctrl-C stops)",
+        err=False,
+    )
     if names:
-        typer.echo(f"  also at {', '.join(origin_of(name, at or bound) + '/' for name, at in names)}")
+        typer.echo(
+            f"  also at {', '.join(origin_of(name, at or bound) + '/' for name, at in names)}"
+        )
     elif access.networks:
-        typer.echo(f"  other machines reach it only by a name given with --public-name (this machine's LAN name "
-                   f"or address, like --public-name {socket.gethostname()}); it answers as "
-                   f"{', '.join(access.origins(bound))}", err=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
-                            lifespan="off", timeout_graceful_shutdown=5)
+        typer.echo(
+            f"  other machines reach it only by a name given with --public-name (this machine's LAN name "
+            f"or address, like --public-name {socket.gethostname()}); it answers as "
+            f"{', '.join(access.origins(bound))}",
+            err=True,
+        )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=False,
+        server_header=False,
+        lifespan="off",
+        timeout_graceful_shutdown=5,
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it stopped on: a stop asked for is a success
+    except (
+        KeyboardInterrupt
+    ):  # uvicorn re-raises the Ctrl-C it stopped on: a stop asked for is a success
         pass

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,9 +16,24 @@ from claimsdb.cli.options import DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, emit_table
 from claimsdb.errors import ExitCode
 
-app = group("The sources that claims cite: list, register (add, import) and show them.", invoke_without_command=True)
+app = group(
+    "The sources that claims cite: list, register (add, import) and show them.",
+    invoke_without_command=True,
+)
 
-LIST_COLUMNS = ("key", "kind", "title", "url", "publisher", "date", "path", "cite_key", "authors", "accessed", "claims")
+LIST_COLUMNS = (
+    "key",
+    "kind",
+    "title",
+    "url",
+    "publisher",
+    "date",
+    "path",
+    "cite_key",
+    "authors",
+    "accessed",
+    "claims",
+)
 # models.SOURCE_KINDS, written out so that `--help` need not load the models (a test checks they agree).
 KINDS_HELP = "paper, report, blog, readme, note, code, docs, news or other"
 
@@ -28,17 +43,28 @@ def _list(db_: str | None, fmt: OutputFormat) -> None:
 
     with db.session_of(db_) as session:
         rows = queries.list_sources(session)
-    emit(fmt, Output(
-        rows, LIST_COLUMNS, rows,
-        lambda: emit_table(
-            f"{len(rows)} source(s)", ("key", "kind", "title", "url", "claims"),
-            [(r["key"], r["kind"], r["title"], r["url"] or r["path"], r["claims"]) for r in rows],
+    emit(
+        fmt,
+        Output(
+            rows,
+            LIST_COLUMNS,
+            rows,
+            lambda: emit_table(
+                f"{len(rows)} source(s)",
+                ("key", "kind", "title", "url", "claims"),
+                [
+                    (r["key"], r["kind"], r["title"], r["url"] or r["path"], r["claims"])
+                    for r in rows
+                ],
+            ),
         ),
-    ))
+    )
 
 
 @app.callback()
-def sources(ctx: typer.Context, db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+def sources(
+    ctx: typer.Context, db_: DbOption = None, fmt: FormatOption = OutputFormat.table
+) -> None:
     """The sources that claims cite. Without a subcommand: list them (as `claims sources list`).
 
     Example: claims sources --format csv
@@ -58,16 +84,36 @@ def list_(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
 
 def _one(shown: dict) -> Output:
     """A source as JSON, as one CSV row per claim citing it, and as a block for people."""
+
     def table() -> None:
         console.print(f"{shown['key']}: {shown['title']}", style="bold", markup=False)
-        for field in ("kind", "url", "path", "authors", "publisher", "date", "accessed", "cite_key", "origin"):
+        for field in (
+            "kind",
+            "url",
+            "path",
+            "authors",
+            "publisher",
+            "date",
+            "accessed",
+            "cite_key",
+            "origin",
+        ):
             if shown.get(field):
                 console.print(f"  {field}: {shown[field]}", markup=False)
         console.print(f"  snapshots: {shown['snapshots']}", markup=False)
         for s in shown["latest_snapshots"]:
-            console.print(f"    {s['fetched_at'][:19]}Z {s['outcome']} {s['status'] or ''} {(s['sha256'] or '')[:12]}", markup=False)
-        emit_table(f"{len(shown['claims'])} claim(s) cite it", ("claim", "tag", "locator", "quote", "added by"),
-                   [(c["key"], c["tag"], c["locator"], c["quote"], c["added_by"]) for c in shown["claims"]])
+            console.print(
+                f"    {s['fetched_at'][:19]}Z {s['outcome']} {s['status'] or ''} {(s['sha256'] or '')[:12]}",
+                markup=False,
+            )
+        emit_table(
+            f"{len(shown['claims'])} claim(s) cite it",
+            ("claim", "tag", "locator", "quote", "added by"),
+            [
+                (c["key"], c["tag"], c["locator"], c["quote"], c["added_by"])
+                for c in shown["claims"]
+            ],
+        )
 
     rows = [{"source": shown["key"], **c} for c in shown["claims"]]
     return Output(shown, ("source", "key", "tag", "locator", "quote", "added_by"), rows, table)
@@ -75,16 +121,39 @@ def _one(shown: dict) -> Output:
 
 @command(app, "add")
 def add(
-    key: Annotated[str, typer.Argument(help="A stable key: lowercase letters, digits, '.', '_', '-'.", metavar="KEY", show_default=False)],
-    url: Annotated[Optional[str], typer.Option("--url", help="The page's public http(s) URL.")] = None,
-    path: Annotated[Optional[Path], typer.Option("--path", help="A local copy of the page (PDF, HTML, Markdown, text).")] = None,
-    title: Annotated[Optional[str], typer.Option("--title", help="Its title. Default: the URL or the file name.")] = None,
+    key: Annotated[
+        str,
+        typer.Argument(
+            help="A stable key: lowercase letters, digits, '.', '_', '-'.",
+            metavar="KEY",
+            show_default=False,
+        ),
+    ],
+    url: Annotated[str | None, typer.Option("--url", help="The page's public http(s) URL.")] = None,
+    path: Annotated[
+        Path | None,
+        typer.Option("--path", help="A local copy of the page (PDF, HTML, Markdown, text)."),
+    ] = None,
+    title: Annotated[
+        str | None, typer.Option("--title", help="Its title. Default: the URL or the file name.")
+    ] = None,
     kind: Annotated[str, typer.Option("--kind", help=f"One of: {KINDS_HELP}.")] = "other",
-    cite_key: Annotated[Optional[str], typer.Option("--cite-key", help="The LaTeX citation key (default: the key).")] = None,
-    authors: Annotated[Optional[str], typer.Option("--authors", help='Who wrote it: "A. Author and B. Author".')] = None,
-    date: Annotated[Optional[str], typer.Option("--year", "--date", help="When it was published: YYYY, YYYY-MM or YYYY-MM-DD.")] = None,
-    publisher: Annotated[Optional[str], typer.Option("--publisher", help="Who published it.")] = None,
-    accessed: Annotated[Optional[str], typer.Option("--accessed", help="When you read it: YYYY-MM-DD.")] = None,
+    cite_key: Annotated[
+        str | None, typer.Option("--cite-key", help="The LaTeX citation key (default: the key).")
+    ] = None,
+    authors: Annotated[
+        str | None, typer.Option("--authors", help='Who wrote it: "A. Author and B. Author".')
+    ] = None,
+    date: Annotated[
+        str | None,
+        typer.Option(
+            "--year", "--date", help="When it was published: YYYY, YYYY-MM or YYYY-MM-DD."
+        ),
+    ] = None,
+    publisher: Annotated[str | None, typer.Option("--publisher", help="Who published it.")] = None,
+    accessed: Annotated[
+        str | None, typer.Option("--accessed", help="When you read it: YYYY-MM-DD.")
+    ] = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -99,19 +168,40 @@ def add(
 
     if url is None and path is None and kind != "note":
         raise typer.BadParameter("give --url or --path", param_hint="--url / --path")
-    fields = {"key": key, "url": url, "path": str(path) if path else None, "kind": kind, "cite_key": cite_key,
-              "title": title or url or (path.name if path else key), "authors": authors, "date": date,
-              "publisher": publisher, "accessed": accessed}
+    fields = {
+        "key": key,
+        "url": url,
+        "path": str(path) if path else None,
+        "kind": kind,
+        "cite_key": cite_key,
+        "title": title or url or (path.name if path else key),
+        "authors": authors,
+        "date": date,
+        "publisher": publisher,
+        "accessed": accessed,
+    }
     with db.session_of(db_, create=True) as session:
         registry.add_source(session, fields)
         shown = registry.show(session, key)
-    emit(fmt, Output(shown, LIST_COLUMNS[:-1], [shown], lambda: console.print(
-        f"registered source {key}: {shown['title']} ({shown['kind']}) {shown['url'] or shown['path']}", markup=False)))
+    emit(
+        fmt,
+        Output(
+            shown,
+            LIST_COLUMNS[:-1],
+            [shown],
+            lambda: console.print(
+                f"registered source {key}: {shown['title']} ({shown['kind']}) {shown['url'] or shown['path']}",
+                markup=False,
+            ),
+        ),
+    )
 
 
 @command(app, "show")
 def show(
-    key: Annotated[str, typer.Argument(help="The source's key.", metavar="KEY", show_default=False)],
+    key: Annotated[
+        str, typer.Argument(help="The source's key.", metavar="KEY", show_default=False)
+    ],
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -132,16 +222,42 @@ class BibFormat(str, Enum):
 
 
 IMPORT_COLUMNS = ("action", "key", "fields", "detail")
-ORIGINS = {"by-hand": "by hand (claims sources add)", "data-file": "by a data file", "url": "from a URL",
-           None: "before claims recorded how"}
+ORIGINS = {
+    "by-hand": "by hand (claims sources add)",
+    "data-file": "by a data file",
+    "url": "from a URL",
+    None: "before claims recorded how",
+}
 
 
 @command(app, "import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="A BibTeX or BibLaTeX file (.bib), or CSL-JSON as Zotero exports it (.json).", metavar="FILE", show_default=False)],
-    from_: Annotated[Optional[BibFormat], typer.Option("--from", help="Read the file as this format. Default: by its extension, else its first character.", show_default=False)] = None,
-    update_manual: Annotated[bool, typer.Option("--update-manual", help="Also change the sources registered another way (by hand, by a data file, from a URL) to what the bibliography says.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A BibTeX or BibLaTeX file (.bib), or CSL-JSON as Zotero exports it (.json).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ],
+    from_: Annotated[
+        BibFormat | None,
+        typer.Option(
+            "--from",
+            help="Read the file as this format. Default: by its extension, else its first character.",
+            show_default=False,
+        ),
+    ] = None,
+    update_manual: Annotated[
+        bool,
+        typer.Option(
+            "--update-manual",
+            help="Also change the sources registered another way (by hand, by a data file, from a URL) to what the bibliography says.",
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print what would change; write nothing.")
+    ] = False,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -165,8 +281,15 @@ def import_(
         report.dry_run = dry_run
         if dry_run:
             session.rollback()
-    emit(fmt, Output(lambda: {**asdict(report), "counts": report.counts()}, IMPORT_COLUMNS,
-                     lambda: _import_rows(report), lambda: _print_import(report)))
+    emit(
+        fmt,
+        Output(
+            lambda: {**asdict(report), "counts": report.counts()},
+            IMPORT_COLUMNS,
+            lambda: _import_rows(report),
+            lambda: _print_import(report),
+        ),
+    )
     if report.conflicts:
         raise typer.Exit(int(ExitCode.FINDINGS))
 
@@ -179,18 +302,30 @@ def _conflict_text(c) -> str:
 
 def _import_rows(report) -> list[dict]:
     rows = [{"action": "add", "key": k} for k in report.added]
-    rows += [{"action": "update", "key": k, "fields": " ".join(f)} for k, f in report.updated.items()]
+    rows += [
+        {"action": "update", "key": k, "fields": " ".join(f)} for k, f in report.updated.items()
+    ]
     rows += [{"action": "unchanged", "key": k} for k in report.unchanged]
-    rows += [{"action": "conflict", "key": c.key, "fields": " ".join(c.fields), "detail": _conflict_text(c)}
-             for c in report.conflicts]
+    rows += [
+        {
+            "action": "conflict",
+            "key": c.key,
+            "fields": " ".join(c.fields),
+            "detail": _conflict_text(c),
+        }
+        for c in report.conflicts
+    ]
     return rows
 
 
 def _print_import(report) -> None:
     counts = report.counts()
     verb = "would import" if report.dry_run else "imported"
-    console.print(f"{verb} {report.file} ({report.format}): added {counts['added']}, updated {counts['updated']}, "
-                  f"unchanged {counts['unchanged']}, conflicts {counts['conflicts']}", markup=False)
+    console.print(
+        f"{verb} {report.file} ({report.format}): added {counts['added']}, updated {counts['updated']}, "
+        f"unchanged {counts['unchanged']}, conflicts {counts['conflicts']}",
+        markup=False,
+    )
     for key in report.added:
         console.print(f"  add       {key}", markup=False)
     for key, fields in report.updated.items():
@@ -198,8 +333,14 @@ def _print_import(report) -> None:
     for c in report.conflicts:
         console.print(f"  conflict  {c.key}: {_conflict_text(c)}", style="yellow", markup=False)
     if report.conflicts:
-        console.print(f"  kept as registered; to take the bibliography's fields: claims sources import {report.file} "
-                      "--update-manual", style="yellow", markup=False)
+        console.print(
+            f"  kept as registered; to take the bibliography's fields: claims sources import {report.file} "
+            "--update-manual",
+            style="yellow",
+            markup=False,
+        )
     if report.without_url:
-        console.print(f"  no URL or DOI (cited, but verify has no page to fetch): {', '.join(report.without_url)}",
-                      markup=False)
+        console.print(
+            f"  no URL or DOI (cited, but verify has no page to fetch): {', '.join(report.without_url)}",
+            markup=False,
+        )

@@ -3,36 +3,85 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
-    AllowLocalOption, DbOption, FormatOption, LocalRootOption, OutputFormat, SourcesDirOption, local_root as _local_root,
+    AllowLocalOption,
+    DbOption,
+    FormatOption,
+    LocalRootOption,
+    OutputFormat,
+    SourcesDirOption,
     snapshots_root,
+)
+from claimsdb.cli.options import (
+    local_root as _local_root,
 )
 from claimsdb.cli.output import Output, console, emit, emit_table, err_console, progress
 from claimsdb.errors import BadQuery, ExitCode
 
-RESULT_COLUMNS = ("claim", "subject", "source", "outcome", "changes", "missing", "error", "snapshot", "passage")
-OUTCOME_STYLE = {"confirmed": "green", "reworded": "green", "rounded": "green", "partial": "bold red",
-                 "figure-changed": "bold red", "not-found": "bold red", "nothing-to-check": "dim", "unreachable": "yellow"}
+RESULT_COLUMNS = (
+    "claim",
+    "subject",
+    "source",
+    "outcome",
+    "changes",
+    "missing",
+    "error",
+    "snapshot",
+    "passage",
+)
+OUTCOME_STYLE = {
+    "confirmed": "green",
+    "reworded": "green",
+    "rounded": "green",
+    "partial": "bold red",
+    "figure-changed": "bold red",
+    "not-found": "bold red",
+    "nothing-to-check": "dim",
+    "unreachable": "yellow",
+}
 
 
 def verify(
-    keys: Annotated[Optional[list[str]], typer.Argument(help="Claim keys to check.", show_default=False)] = None,
-    source: Annotated[Optional[str], typer.Option("--source", help="Check the claims that cite this source.")] = None,
-    everything: Annotated[bool, typer.Option("--all", help="Check every active claim's primary pages.")] = False,
-    unverified: Annotated[bool, typer.Option(
-        "--unverified", help="Check the claims the re-read queue of `claims serve` holds: the active claims the "
-        "export gate blocks (unverified tags, changed since their re-read; --strict: the strict policy's).")] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="With --unverified: the queue of `claims serve --strict` "
-                                         "(secondary tags and stale claims too).")] = False,
-    offline: Annotated[bool, typer.Option("--offline", help="Use the latest snapshots only; fetch nothing.")] = False,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")] = 8,
+    keys: Annotated[
+        list[str] | None, typer.Argument(help="Claim keys to check.", show_default=False)
+    ] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="Check the claims that cite this source.")
+    ] = None,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Check every active claim's primary pages.")
+    ] = False,
+    unverified: Annotated[
+        bool,
+        typer.Option(
+            "--unverified",
+            help="Check the claims the re-read queue of `claims serve` holds: the active claims the "
+            "export gate blocks (unverified tags, changed since their re-read; --strict: the strict policy's).",
+        ),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="With --unverified: the queue of `claims serve --strict` "
+            "(secondary tags and stale claims too).",
+        ),
+    ] = False,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Use the latest snapshots only; fetch nothing.")
+    ] = False,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")
+    ] = 8,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
-    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")] = 20_000_000,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")
+    ] = 20_000_000,
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root: LocalRootOption = None,
@@ -66,25 +115,61 @@ def verify(
     from claimsdb.verify.snapshots import SnapshotStore
 
     if unverified and (keys or everything):
-        raise BadQuery("--unverified selects the claims itself: name no claim keys and no --all with it")
+        raise BadQuery(
+            "--unverified selects the claims itself: name no claim keys and no --all with it"
+        )
     if strict and not unverified:
         raise BadQuery("--strict says which claims --unverified selects: use it with --unverified")
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
     engine = db.open_engine(db_, create=False)
-    limits = FetchLimits(concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes, policy=policy)
+    limits = FetchLimits(
+        concurrency=concurrency, timeout_s=timeout, max_bytes=max_bytes, policy=policy
+    )
     store = SnapshotStore(snapshots_root(sources_dir, db_))
     with progress("fetching") as advance:
         done = verification.run(
-            engine, keys or [], store, limits, source=source, everything=everything,
-            queued=Policy(strict=strict) if unverified else None, offline=offline,
-            on_planned=lambda p: advance(0, total=len(p.sources)), on_fetched=lambda r: advance(item=r.source))
-    the_plan, results, log, counts, ok = done.plan, done.results, done.fetches, done.counts(), done.ok
-    data = {"ok": ok, "offline": offline, "snapshots": str(store.dir), "counts": counts,
-            "results": [asdict(r) for r in results], "fetches": log, "skipped": the_plan.skipped}
-    rows = [{**asdict(r), "changes": "; ".join(f"{old} → {new}" for old, new in r.changes),
-             "missing": " | ".join(r.missing)} for r in results]
-    emit(fmt, Output(data, RESULT_COLUMNS, rows, lambda: _print(results, log, the_plan.skipped, counts)))
-    err_console.print(f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False)
+            engine,
+            keys or [],
+            store,
+            limits,
+            source=source,
+            everything=everything,
+            queued=Policy(strict=strict) if unverified else None,
+            offline=offline,
+            on_planned=lambda p: advance(0, total=len(p.sources)),
+            on_fetched=lambda r: advance(item=r.source),
+        )
+    the_plan, results, log, counts, ok = (
+        done.plan,
+        done.results,
+        done.fetches,
+        done.counts(),
+        done.ok,
+    )
+    data = {
+        "ok": ok,
+        "offline": offline,
+        "snapshots": str(store.dir),
+        "counts": counts,
+        "results": [asdict(r) for r in results],
+        "fetches": log,
+        "skipped": the_plan.skipped,
+    }
+    rows = [
+        {
+            **asdict(r),
+            "changes": "; ".join(f"{old} → {new}" for old, new in r.changes),
+            "missing": " | ".join(r.missing),
+        }
+        for r in results
+    ]
+    emit(
+        fmt,
+        Output(data, RESULT_COLUMNS, rows, lambda: _print(results, log, the_plan.skipped, counts)),
+    )
+    err_console.print(
+        f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False
+    )
     if not ok:
         raise typer.Exit(int(ExitCode.FINDINGS))
 
@@ -100,10 +185,14 @@ def _print(results, log, skipped, counts) -> None:
             for r in results
         ],
     )
-    summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing checked"
+    summary = (
+        ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing checked"
+    )
     console.print(f"summary: {summary}")
     if skipped:
-        console.print(f"skipped {len(skipped)} claim(s) that cite no primary page with a URL or local copy")
+        console.print(
+            f"skipped {len(skipped)} claim(s) that cite no primary page with a URL or local copy"
+        )
 
 
 def _what_changed(r) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from claimsdb.exporters import bibtex, csvfile, html, jsonfile, latex, macros, markdown, quarto
 from claimsdb.export import Export
+from claimsdb.exporters import bibtex, csvfile, html, jsonfile, latex, macros, markdown, quarto
 
 # Each renders the whole text, or (markdown, csv, json, latex) yields it in pieces as it reads the rows.
 RENDERERS: dict[str, Callable[[Export], str | Iterable[str]]] = {
@@ -32,7 +32,9 @@ GUARDING = ("macros",)
 def pieces(export: Export, fmt: str) -> Iterator[str]:
     """The export's text in pieces, to write as they come: a list of a million claims is never held."""
     if export.mode == "guarded" and fmt not in GUARDING:
-        raise ValueError(f"the {fmt} format does not guard unsafe figures; it cannot be exported in guarded mode")
+        raise ValueError(
+            f"the {fmt} format does not guard unsafe figures; it cannot be exported in guarded mode"
+        )
     out = RENDERERS[fmt](export)
     if isinstance(out, str):
         yield out

@@ -34,7 +34,10 @@ def _cited(export: Export) -> list[tuple[str, dict[str, Any]]]:
     for row in export.rows:
         for c in references(row, cite_notes=export.cite_notes):
             seen.setdefault(c["cite_key"], c)
-    return [(bibtex_key(k, f"the citation key of source {c['key']!r}"), c) for k, c in sorted(seen.items())]
+    return [
+        (bibtex_key(k, f"the citation key of source {c['key']!r}"), c)
+        for k, c in sorted(seen.items())
+    ]
 
 
 def _braced(text: str) -> str:
@@ -55,7 +58,9 @@ def _year(source: dict[str, Any]) -> str | None:
 
 def _report(source: dict[str, Any]) -> bool:
     """A report with what a report entry requires: who published it and when."""
-    return source["kind"] == "report" and bool(source.get("publisher")) and _year(source) is not None
+    return (
+        source["kind"] == "report" and bool(source.get("publisher")) and _year(source) is not None
+    )
 
 
 def _bibtex_names(source: dict[str, Any], report: bool) -> Fields:
@@ -105,7 +110,9 @@ def _biblatex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
     fields = {"author": _braced(source["authors"])} if source.get("authors") else {}
     fields["title"] = _title(source["title"])
     if source.get("publisher"):
-        fields["institution" if entry == "report" else "organization"] = _braced(source["publisher"])
+        fields["institution" if entry == "report" else "organization"] = _braced(
+            source["publisher"]
+        )
     if entry == "report":
         fields["type"] = "{techreport}"
     if source.get("date"):
@@ -120,7 +127,9 @@ def _biblatex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
 def _render(export: Export, entry: Callable[[dict[str, Any]], tuple[str, Fields]]) -> str:
     lines = manifest_comments(export, "% claimsdb export: ", bibtex_comment)
     if entry is _bibtex_entry:
-        lines.append(bibtex_comment("% needs \\usepackage{url} in the paper: howpublished = {\\url{...}}"))
+        lines.append(
+            bibtex_comment("% needs \\usepackage{url} in the paper: howpublished = {\\url{...}}")
+        )
     if export.draft:
         lines.append(f"% DRAFT: the selection includes claims that are {NOT_REREAD}")
     for key, source in _cited(export):

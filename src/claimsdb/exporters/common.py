@@ -9,12 +9,16 @@ from claimsdb.escaping import comment
 from claimsdb.export import Export, ExportRow
 
 
-def manifest_comments(export: Export, prefix: str, escape: Callable[[str], str] = comment) -> list[str]:
+def manifest_comments(
+    export: Export, prefix: str, escape: Callable[[str], str] = comment
+) -> list[str]:
     """The manifest as comment lines, each kept on its line whatever the values hold."""
     return [prefix + escape(f"{k}: {v}") for k, v in export.manifest.items()]
 
 
-def named_figures(row: ExportRow, first: str, position: Callable[[int], str]) -> list[tuple[str, str]]:
+def named_figures(
+    row: ExportRow, first: str, position: Callable[[int], str]
+) -> list[tuple[str, str]]:
     """(name, figure as written) for every name a paper may use: the first figure, each position, each
     figure's own name. Two figures under one name would silently print the wrong one: refused."""
     names = [(first, row.figures[0])]
@@ -26,7 +30,9 @@ def named_figures(row: ExportRow, first: str, position: Callable[[int], str]) ->
     seen: set[str] = set()
     for name, _ in names:
         if name in seen:
-            raise ExportConflict(f"claim {row.key}: two of its figures would both be exported as {name!r}; "
-                                 "rename the figure (names must differ from each other and from fig, fig1, 1, 2, ...)")
+            raise ExportConflict(
+                f"claim {row.key}: two of its figures would both be exported as {name!r}; "
+                "rename the figure (names must differ from each other and from fig, fig1, 1, 2, ...)"
+            )
         seen.add(name)
     return names

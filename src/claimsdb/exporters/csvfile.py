@@ -19,7 +19,18 @@ from claimsdb.export import NOT_REREAD, Export, cell_text, grids
 # pivot table lays it out. A cell shows each claim's label or figures, or NO_FIGURE, never its statement.
 GRID_COLUMNS = ("grid", "subject", "column", "cell", "keys", "not_re_read")
 NO_FIGURE = "(no figure)"
-LIST_COLUMNS = ("key", "subject", "stage", "statement", "figure", "sources", "tag", "trust", "paper_safe", "marker")
+LIST_COLUMNS = (
+    "key",
+    "subject",
+    "stage",
+    "statement",
+    "figure",
+    "sources",
+    "tag",
+    "trust",
+    "paper_safe",
+    "marker",
+)
 
 
 def render(export: Export) -> Iterator[str]:
@@ -37,17 +48,36 @@ def render(export: Export) -> Iterator[str]:
                 for column in g.columns:
                     claims = cells.get(column, [])
                     if claims:
-                        row([g.title, subject, column,
-                             "; ".join((cell_text(r) or NO_FIGURE) + ("" if r.paper_safe else " †") for r in claims),
-                             " ".join(r.key for r in claims), " ".join(r.key for r in claims if not r.paper_safe)])
+                        row(
+                            [
+                                g.title,
+                                subject,
+                                column,
+                                "; ".join(
+                                    (cell_text(r) or NO_FIGURE) + ("" if r.paper_safe else " †")
+                                    for r in claims
+                                ),
+                                " ".join(r.key for r in claims),
+                                " ".join(r.key for r in claims if not r.paper_safe),
+                            ]
+                        )
     else:
         row(list(LIST_COLUMNS))
         for n, r in enumerate(export.rows, 1):
-            row([
-                r.key, r.subject, r.stage or "", r.statement, " | ".join(r.figures),
-                " | ".join(c["cite_key"] for c in r.citations), r.tag, r.trust or "",
-                "true" if r.paper_safe else "false", "" if r.paper_safe else NOT_REREAD,
-            ])
+            row(
+                [
+                    r.key,
+                    r.subject,
+                    r.stage or "",
+                    r.statement,
+                    " | ".join(r.figures),
+                    " | ".join(c["cite_key"] for c in r.citations),
+                    r.tag,
+                    r.trust or "",
+                    "true" if r.paper_safe else "false",
+                    "" if r.paper_safe else NOT_REREAD,
+                ]
+            )
             if n % 1000 == 0:
                 yield buf.getvalue()
                 buf.seek(0)

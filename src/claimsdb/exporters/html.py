@@ -19,7 +19,9 @@ PAGE = "index.html"
 def page_path(folder: Path) -> Path:
     """`-o DIR` names a folder: the page is DIR/index.html."""
     if folder.is_file():
-        raise BadQuery(f"-o {folder}: --format html writes a folder (DIR/{PAGE}), and this is a file")
+        raise BadQuery(
+            f"-o {folder}: --format html writes a folder (DIR/{PAGE}), and this is a file"
+        )
     return folder / PAGE
 
 
@@ -30,9 +32,16 @@ def render(export: Export) -> str:
 
     items = [drawing.Drawn.from_row(r) for r in export.rows]
     return drawing.render(
-        "export.html", items=items, grids=grids(items), draft=export.draft,
-        policy=export.policy.describe(), manifest=export.manifest, href=_href,
-        css=Markup(drawing.stylesheet()),  # our own file, inside <style>, where entities are not decoded
+        "export.html",
+        items=items,
+        grids=grids(items),
+        draft=export.draft,
+        policy=export.policy.describe(),
+        manifest=export.manifest,
+        href=_href,
+        css=Markup(
+            drawing.stylesheet()
+        ),  # our own file, inside <style>, where entities are not decoded
     )
 
 

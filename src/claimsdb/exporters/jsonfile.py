@@ -13,8 +13,12 @@ from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
 
 
 def _row(r: ExportRow) -> dict[str, Any]:
-    return {**r.canonical(), "figures": r.figures, "citations": r.citations,
-            "marker": None if r.paper_safe else NOT_REREAD}
+    return {
+        **r.canonical(),
+        "figures": r.figures,
+        "citations": r.citations,
+        "marker": None if r.paper_safe else NOT_REREAD,
+    }
 
 
 def _dumped(value: Any, depth: int) -> str:
@@ -28,17 +32,29 @@ def render(export: Export) -> Iterator[str]:
     doc: dict[str, Any] = {"draft": export.draft, "manifest": export.manifest}
     if export.layout == "grid":
         doc["grids"] = [
-            {"title": g.title, "columns": g.columns, "subjects": [
-                {"subject": subject, "cells": {
-                    c: [{**_row(r), "text": cell_text(r)} for r in cells.get(c, [])] for c in g.columns
-                }}
-                for subject, cells in g.rows
-            ]}
+            {
+                "title": g.title,
+                "columns": g.columns,
+                "subjects": [
+                    {
+                        "subject": subject,
+                        "cells": {
+                            c: [{**_row(r), "text": cell_text(r)} for r in cells.get(c, [])]
+                            for c in g.columns
+                        },
+                    }
+                    for subject, cells in g.rows
+                ],
+            }
             for g in grids(export.rows)
         ]
         yield json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         return
-    yield "{\n" + "".join(f"  {json.dumps(k)}: {_dumped(v, 1)},\n" for k, v in doc.items()) + '  "rows": ['
+    yield (
+        "{\n"
+        + "".join(f"  {json.dumps(k)}: {_dumped(v, 1)},\n" for k, v in doc.items())
+        + '  "rows": ['
+    )
     first = True
     for r in export.rows:
         yield ("\n    " if first else ",\n    ") + _dumped(_row(r), 2)

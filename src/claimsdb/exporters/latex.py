@@ -40,8 +40,10 @@ def _mark(text: str, row: ExportRow) -> str:
 
 def cite(row: ExportRow, cite_notes: bool = False) -> str:
     """`\\cite{KEYS}` for the row's references, or "" when it has none."""
-    keys = [bibtex_key(c["cite_key"], f"the citation key of source {c['key']!r}")
-            for c in references(row, cite_notes=cite_notes)]
+    keys = [
+        bibtex_key(c["cite_key"], f"the citation key of source {c['key']!r}")
+        for c in references(row, cite_notes=cite_notes)
+    ]
     return f"\\cite{{{','.join(keys)}}}" if keys else ""
 
 
@@ -49,20 +51,29 @@ def _cell(rows: list[ExportRow], cite_notes: bool) -> str:
     """A grid cell: each claim's text, marked when unsafe, then its citation (one for a run of claims that
     cite the same sources), joined by "; " without a full stop before it; "---" when empty."""
     pieces = [(_entry(r), cite(r, cite_notes)) for r in rows]
-    return "; ".join(
-        f"{text}~{keys}" if keys and (i + 1 == len(pieces) or pieces[i + 1][1] != keys) else text
-        for i, (text, keys) in enumerate(pieces)
-    ) or "---"
+    return (
+        "; ".join(
+            f"{text}~{keys}"
+            if keys and (i + 1 == len(pieces) or pieces[i + 1][1] != keys)
+            else text
+            for i, (text, keys) in enumerate(pieces)
+        )
+        or "---"
+    )
 
 
 def _columns(shares: tuple[float, ...]) -> str:
     """Ragged-right paragraph columns whose widths and gaps add up to the line width exactly. The
     \\hspace{0pt} lets TeX hyphenate a cell's first word, which it never does at a paragraph's start."""
     gaps = 2 * (len(shares) - 1)
-    return "@{}" + "".join(
-        f">{{\\raggedright\\arraybackslash\\hspace{{0pt}}}}p{{\\dimexpr {share:.4f}\\linewidth-{gaps / len(shares):.4f}\\tabcolsep\\relax}}"
-        for share in shares
-    ) + "@{}"
+    return (
+        "@{}"
+        + "".join(
+            f">{{\\raggedright\\arraybackslash\\hspace{{0pt}}}}p{{\\dimexpr {share:.4f}\\linewidth-{gaps / len(shares):.4f}\\tabcolsep\\relax}}"
+            for share in shares
+        )
+        + "@{}"
+    )
 
 
 def _table(shares: tuple[float, ...], header: list[str], rows: Iterable[str]) -> Iterator[str]:
@@ -70,9 +81,16 @@ def _table(shares: tuple[float, ...], header: list[str], rows: Iterable[str]) ->
     yield from (
         f"\\begingroup{FONT}\\setlength{{\\tabcolsep}}{{4pt}}",
         f"\\begin{{longtable}}{{{_columns(shares)}}}",
-        "\\toprule", head, "\\midrule", "\\endfirsthead",
-        "\\toprule", head, "\\midrule", "\\endhead",
-        "\\bottomrule", "\\endlastfoot",
+        "\\toprule",
+        head,
+        "\\midrule",
+        "\\endfirsthead",
+        "\\toprule",
+        head,
+        "\\midrule",
+        "\\endhead",
+        "\\bottomrule",
+        "\\endlastfoot",
     )
     yield from rows
     yield from ("\\end{longtable}", "\\endgroup")
@@ -85,8 +103,10 @@ def _list(export: Export) -> Iterator[str]:
         for r in export.rows:
             figure = ", ".join(r.figures)
             figure_cell = _mark(figure, r) if figure else ("" if r.paper_safe else DAGGER)
-            yield (f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
-                   f"{figure_cell} & {cite(r, export.cite_notes)} \\\\")
+            yield (
+                f"{_text(r.subject)} & {_text(r.stage or '')} & {_mark(r.statement, r)} & "
+                f"{figure_cell} & {cite(r, export.cite_notes)} \\\\"
+            )
 
     return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
 
@@ -113,12 +133,18 @@ def _grid(export: Export) -> list[str]:
         tables = -(-len(g.columns) // GRID_STAGES)
         size = -(-len(g.columns) // tables)
         for start in range(0, len(g.columns), size):
-            part = g.columns[start:start + size]
-            shares = (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part)) if len(part) > 1 else (0.3, 0.7)
+            part = g.columns[start : start + size]
+            shares = (
+                (SUBJECT_SHARE, *[(1 - SUBJECT_SHARE) / len(part)] * len(part))
+                if len(part) > 1
+                else (0.3, 0.7)
+            )
             rows = [
-                f"{_text(subject)} & " + " & ".join(_cell(cells.get(c, []), export.cite_notes) for c in part)
+                f"{_text(subject)} & "
+                + " & ".join(_cell(cells.get(c, []), export.cite_notes) for c in part)
                 + r" \\"
-                for subject, cells in g.rows if any(cells.get(c) for c in part)
+                for subject, cells in g.rows
+                if any(cells.get(c) for c in part)
             ]
             if start:
                 lines.append("\\medskip")
@@ -128,12 +154,18 @@ def _grid(export: Export) -> list[str]:
 
 def render(export: Export) -> Iterator[str]:
     lines = manifest_comments(export, "% claimsdb export: ")
-    lines.append(f"% needs {PACKAGES}; its bibliography (claims export --format bibtex) {BIBLIOGRAPHY_PACKAGES}")
+    lines.append(
+        f"% needs {PACKAGES}; its bibliography (claims export --format bibtex) {BIBLIOGRAPHY_PACKAGES}"
+    )
     if export.draft:
         lines.append(f"% DRAFT: figures marked with a dagger are {NOT_REREAD}; not for a paper")
         lines.append(f"\\noindent\\textbf{{DRAFT}}: figures marked {DAGGER} are {NOT_REREAD}.\\par")
     yield from (line + "\n" for line in lines)
-    yield from (line + "\n" for line in (_grid(export) if export.layout == "grid" else _list(export)))
+    yield from (
+        line + "\n" for line in (_grid(export) if export.layout == "grid" else _list(export))
+    )
     if export.rows.not_re_read:
-        yield (f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
-               f"paper-safe under the {latex_text(export.policy.name)} policy.}}\n")
+        yield (
+            f"\\par\\noindent{{\\footnotesize {DAGGER} {NOT_REREAD}: the figure's tag is not "
+            f"paper-safe under the {latex_text(export.policy.name)} policy.}}\n"
+        )

@@ -45,12 +45,18 @@ def _value(row: ExportRow, raw: str) -> str:
 
 def render(export: Export) -> str:
     lines = manifest_comments(export, "% claimsdb export: ")
-    lines += ["% Use: \\input{this file} in the preamble; \\claim{KEY}, \\claim[2]{KEY}, \\claim[NAME]{KEY}.",
-              "% Claims that are not paper-safe stop the build unless the document says \\claimsdraft.",
-              PREAMBLE.rstrip("\n")]
-    if export.mode == "draft":  # --draft: the file itself declares the draft, so unsafe figures print marked
-        lines += ["% DRAFT (claims export --draft): figures that are not paper-safe print with a red \"unverified\"",
-                  "\\claimsdraft"]
+    lines += [
+        "% Use: \\input{this file} in the preamble; \\claim{KEY}, \\claim[2]{KEY}, \\claim[NAME]{KEY}.",
+        "% Claims that are not paper-safe stop the build unless the document says \\claimsdraft.",
+        PREAMBLE.rstrip("\n"),
+    ]
+    if (
+        export.mode == "draft"
+    ):  # --draft: the file itself declares the draft, so unsafe figures print marked
+        lines += [
+            '% DRAFT (claims export --draft): figures that are not paper-safe print with a red "unverified"',
+            "\\claimsdraft",
+        ]
     for row in export.rows:
         if not row.figures:
             continue

@@ -43,8 +43,10 @@ def _grids(export: Export) -> Iterator[str]:
                     text = cell_text(r)
                     if text is None:
                         notes += 1
-                        footnotes.append(f"[^{notes}]: {markdown_text(subject)}, {markdown_text(column)}: "
-                                         f"{_mark(r.statement, r)}\n")
+                        footnotes.append(
+                            f"[^{notes}]: {markdown_text(subject)}, {markdown_text(column)}: "
+                            f"{_mark(r.statement, r)}\n"
+                        )
                         shown.append(f"[^{notes}]" + ("" if r.paper_safe else f" {DAGGER}"))
                     else:
                         shown.append(_mark(text, r))
@@ -63,13 +65,19 @@ def render(export: Export) -> Iterator[str]:
         yield "| Subject | Stage | Statement | Figure | Source |\n|---|---|---|---|---|\n"
         for r in export.rows:
             figure = ", ".join(r.figures)
-            yield (f"| {markdown_text(r.subject)} | {markdown_text(r.stage or '')} | {_mark(r.statement, r)} | "
-                   f"{_mark(figure, r) if figure else ('' if r.paper_safe else DAGGER)} | {_cite(r)} |\n")
+            yield (
+                f"| {markdown_text(r.subject)} | {markdown_text(r.stage or '')} | {_mark(r.statement, r)} | "
+                f"{_mark(figure, r) if figure else ('' if r.paper_safe else DAGGER)} | {_cite(r)} |\n"
+            )
     if export.rows.not_re_read:
-        yield (f"\n{DAGGER} {NOT_REREAD}: the figure's tag is not paper-safe under the "
-               f"{markdown_text(export.policy.name)} policy.\n")
+        yield (
+            f"\n{DAGGER} {NOT_REREAD}: the figure's tag is not paper-safe under the "
+            f"{markdown_text(export.policy.name)} policy.\n"
+        )
     m = export.manifest
     tags = ", ".join(f"{t} {n}" for t, n in m["counts_by_tag"].items()) or "none"
-    footer = (f"claimsdb export · schema {m['schema_revision']} · {m['exported_at']} · {m['policy']} · "
-              f"mode {m['mode']} · {m['rows']} rows ({tags}) · sha256 {m['content_sha256']}")
+    footer = (
+        f"claimsdb export · schema {m['schema_revision']} · {m['exported_at']} · {m['policy']} · "
+        f"mode {m['mode']} · {m['rows']} rows ({tags}) · sha256 {m['content_sha256']}"
+    )
     yield f"\n<sub>{markdown_text(footer)}</sub>\n"

@@ -27,8 +27,10 @@ def variable_name(name: str) -> str:
 
 
 def _conflict(path: list[str]) -> ExportConflict:
-    return ExportConflict(f"the Quarto variable {'.'.join(path)} would be both a figure and a claim's key: "
-                          "rename the figure or the claim")
+    return ExportConflict(
+        f"the Quarto variable {'.'.join(path)} would be both a figure and a claim's key: "
+        "rename the figure or the claim"
+    )
 
 
 def _tree(export: Export) -> dict[str, Any]:

@@ -11,14 +11,30 @@ Standard library only: read commands import it cheaply.
 from __future__ import annotations
 
 from claimsdb.figures.codec import as_quantity, figure_columns, figure_dict
-
 from claimsdb.figures.matching import REACH_TIERS, SPAN, VERDICTS, Context, Verdict, match, reach
 from claimsdb.figures.parser import Found, parse, scan
 from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
 from claimsdb.figures.vocabulary import normalize_unit, same_unit
 
 __all__ = [
-    "COMPARATORS", "KINDS", "REL_TOLERANCE", "VERDICTS", "Context", "FigureError", "Found", "Quantity", "Verdict",
-    "REACH_TIERS", "SPAN", "as_quantity", "figure_columns", "figure_dict", "match", "reach", "normalize_unit", "parse",
-    "same_unit", "scan",
+    "COMPARATORS",
+    "KINDS",
+    "REL_TOLERANCE",
+    "VERDICTS",
+    "Context",
+    "FigureError",
+    "Found",
+    "Quantity",
+    "Verdict",
+    "REACH_TIERS",
+    "SPAN",
+    "as_quantity",
+    "figure_columns",
+    "figure_dict",
+    "match",
+    "reach",
+    "normalize_unit",
+    "parse",
+    "same_unit",
+    "scan",
 ]

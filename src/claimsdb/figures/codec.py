@@ -39,9 +39,18 @@ def figure_columns(position: int, fig: Any) -> dict[str, Any]:
 def figure_dict(row: Any) -> dict[str, Any]:
     """A figure table row as a JSON-ready dict (steps as a list), as claim views show it."""
     return {
-        "raw": row.raw, "name": row.name, "kind": row.kind, "comparator": row.comparator, "value": row.value,
-        "low": row.low, "high": row.high, "start": row.start, "end": row.end,
-        "steps": json.loads(row.steps) if row.steps else [], "active": row.active, "unit": row.unit,
+        "raw": row.raw,
+        "name": row.name,
+        "kind": row.kind,
+        "comparator": row.comparator,
+        "value": row.value,
+        "low": row.low,
+        "high": row.high,
+        "start": row.start,
+        "end": row.end,
+        "steps": json.loads(row.steps) if row.steps else [],
+        "active": row.active,
+        "unit": row.unit,
         "counted": row.counted,
     }
 

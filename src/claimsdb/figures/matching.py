@@ -45,9 +45,25 @@ from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
 from claimsdb.figures.vocabulary import plural, unit_key
 from claimsdb.figures.wording import magnitude
 
-__all__ = ["CONTAINED", "DIFFERENT", "ROUNDED", "SAME", "UNRELATED", "VERDICTS", "Context", "Verdict", "match"]
+__all__ = [
+    "CONTAINED",
+    "DIFFERENT",
+    "ROUNDED",
+    "SAME",
+    "UNRELATED",
+    "VERDICTS",
+    "Context",
+    "Verdict",
+    "match",
+]
 
-SAME, ROUNDED, CONTAINED, DIFFERENT, UNRELATED = "same", "rounded", "contained", "different", "unrelated"
+SAME, ROUNDED, CONTAINED, DIFFERENT, UNRELATED = (
+    "same",
+    "rounded",
+    "contained",
+    "different",
+    "unrelated",
+)
 VERDICTS = (SAME, ROUNDED, CONTAINED, DIFFERENT, UNRELATED)
 MAGNITUDE = 10.0  # a "different" value is within this factor of the stored one: a revision, not another quantity
 APPROXIMATE = 0.10  # how far a value may be from an approximate ("~50B") stored one
@@ -80,11 +96,19 @@ class Verdict:
 
     verdict: str  # one of VERDICTS
     reason: str  # a few words for people
-    measure: str = "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"
+    measure: str = (
+        "unknown"  # "agree" (same unit or thing), "unknown" (nothing to compare), "conflict"
+    )
     value_agrees: bool = False  # some stated number is the same, whatever the measure
-    within: bool = False  # "contained": the written value lies inside the stored range (it does not state it)
-    step: bool = False  # "contained": the written value is one step of the stored change (it states it)
-    comparators_differ: bool = False  # "same": the value agrees, but one side is a bound ("up to", ">")
+    within: bool = (
+        False  # "contained": the written value lies inside the stored range (it does not state it)
+    )
+    step: bool = (
+        False  # "contained": the written value is one step of the stored change (it states it)
+    )
+    comparators_differ: bool = (
+        False  # "same": the value agrees, but one side is a bound ("up to", ">")
+    )
 
     @property
     def states(self) -> bool:
@@ -93,7 +117,9 @@ class Verdict:
 
 
 def _close(a: float | None, b: float | None) -> bool:
-    return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
+    return (
+        a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
+    )
 
 
 # --- measure: do they count the same thing? ----------------------------------------------------------
@@ -114,7 +140,11 @@ def _in_words(measure: str, words: str) -> bool:
     """The context names this unit or thing: "node occupancy" names "nodes", "| H800 |" names "H800"."""
     want = unit_key(measure)
     for w in _WORD.findall(words):
-        if w.casefold() == measure.casefold() or unit_key(w) == want or unit_key(plural(w.lower())) == want:
+        if (
+            w.casefold() == measure.casefold()
+            or unit_key(w) == want
+            or unit_key(plural(w.lower())) == want
+        ):
             return True
     return False
 
@@ -122,8 +152,11 @@ def _in_words(measure: str, words: str) -> bool:
 def _another_word(measure: str, ctx: Context) -> bool:
     """The store's other words for the stored figure's measure include this one ("tasks" for two
     Terminal-Bench 4 parser repairs, "steps" for max_off_policy_steps)."""
-    return any(_same_measure(measure, w) or unit_key(plural(w.lower())) == unit_key(plural(measure.lower()))
-               for w in ctx.measures)
+    return any(
+        _same_measure(measure, w)
+        or unit_key(plural(w.lower())) == unit_key(plural(measure.lower()))
+        for w in ctx.measures
+    )
 
 
 def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, str]:
@@ -141,7 +174,9 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
             return "agree", "the store's words for what it measures"
         return "conflict", f"{' '.join(w_m)}, not {' '.join(s_m)}"
     if s_m:  # the written number is bare: the context must say what it counts
-        if any(_in_words(m, ctx.words) for m in s_m) or any(_in_words(m, ctx.words) for m in ctx.measures):
+        if any(_in_words(m, ctx.words) for m in s_m) or any(
+            _in_words(m, ctx.words) for m in ctx.measures
+        ):
             return "agree", "what it counts stands nearby"
         if ctx.open_measure:
             return "unknown", ""
@@ -150,21 +185,53 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
         return "agree", f"the stored figure's name is {ctx.name}"
     if w_m and any(_another_word(m, ctx) for m in w_m):
         return "agree", "the store's words for what it measures"
-    if ctx.evidence:  # the stored figure is bare: only its name or the words around can say they agree
+    if (
+        ctx.evidence
+    ):  # the stored figure is bare: only its name or the words around can say they agree
         if not w_m and any(_in_words(m, ctx.words) for m in ctx.measures):
             return "agree", "what it measures stands nearby"
-        return ("conflict", f"{' '.join(w_m)}, not what the store's figure measures") if w_m else \
-            ("bare", "a bare number, and nothing nearby says what it measures")
+        return (
+            ("conflict", f"{' '.join(w_m)}, not what the store's figure measures")
+            if w_m
+            else ("bare", "a bare number, and nothing nearby says what it measures")
+        )
     return "unknown", ""
 
 
 _KEY_PARTS = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
-_KEY_FILLER = {"max", "min", "num", "n", "nb", "count", "size", "total", "per", "of", "the", "to", "in", "is",
-               "and", "or", "for", "a", "an", "at", "by", "on", "with"}
-SETTING_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")
+_KEY_FILLER = {
+    "max",
+    "min",
+    "num",
+    "n",
+    "nb",
+    "count",
+    "size",
+    "total",
+    "per",
+    "of",
+    "the",
+    "to",
+    "in",
+    "is",
+    "and",
+    "or",
+    "for",
+    "a",
+    "an",
+    "at",
+    "by",
+    "on",
+    "with",
+}
+SETTING_KEY = re.compile(
+    r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"
+)
 
 
-def measure_words(stored: Quantity, name: str | None = None, statement: str | None = None) -> tuple[str, ...]:
+def measure_words(
+    stored: Quantity, name: str | None = None, statement: str | None = None
+) -> tuple[str, ...]:
     """The store's other words for what a stored figure measures: the words of its name ("staleness
     bound"), the words of a setting's key (max_off_policy_steps: "off", "policy", "steps"), and the nouns
     its claim's statement puts right after it ("Two Terminal-Bench 4 tasks ..." counts "tasks").
@@ -180,8 +247,12 @@ def measure_words(stored: Quantity, name: str | None = None, statement: str | No
         out += _statement_nouns(stored, statement)
     seen: dict[str, str] = {}
     for w in out:
-        if (w.lower() not in _KEY_FILLER and len(w) > 1 and not w[0].isdigit()
-                and (not w[0].isupper() or w.isupper())):
+        if (
+            w.lower() not in _KEY_FILLER
+            and len(w) > 1
+            and not w[0].isdigit()
+            and (not w[0].isupper() or w.isupper())
+        ):
             seen.setdefault(w.casefold(), w)
     return tuple(seen.values())
 
@@ -195,12 +266,16 @@ def _statement_nouns(stored: Quantity, statement: str) -> list[str]:
     from claimsdb.figures.parser import scan  # the statement is read as prose is
 
     numbers = stored.numbers()
-    found = [f for f in scan(statement) if any(_close(a, b) for a in numbers for b in f.quantity.numbers())]
+    found = [
+        f
+        for f in scan(statement)
+        if any(_close(a, b) for a in numbers for b in f.quantity.numbers())
+    ]
     exact = [f for f in found if spelled(f.raw) == spelled(stored.raw)]
     words: list[str] = []
     for f in exact or found:
         words += _measures(f.quantity)
-        tail = re.split(r"[,;:.()]", statement[f.end:f.end + 80], maxsplit=1)[0]
+        tail = re.split(r"[,;:.()]", statement[f.end : f.end + 80], maxsplit=1)[0]
         words += _WORD.findall(tail)[:_NEXT_WORDS]
     return words
 
@@ -233,8 +308,13 @@ def _states(stored: Quantity, written: Quantity, raw_to: bool) -> str | None:
     if w.kind == "range":
         if s.kind == "range" and _close(s.low, w.low) and _close(s.high, w.high):
             return "the same range"
-        if s.kind == "transition" and raw_to and len(s.steps) == 2 and _close(s.steps[0], w.low) \
-                and _close(s.steps[-1], w.high):
+        if (
+            s.kind == "transition"
+            and raw_to
+            and len(s.steps) == 2
+            and _close(s.steps[0], w.low)
+            and _close(s.steps[-1], w.high)
+        ):
             return "the same change, written as a span"
         return None
     if w.kind == "transition":
@@ -242,7 +322,12 @@ def _states(stored: Quantity, written: Quantity, raw_to: bool) -> str | None:
             steps = iter(s.steps)
             if all(any(_close(x, y) for y in steps) for x in w.steps):  # a subsequence, in order
                 return "the same change"
-        if s.kind == "range" and len(w.steps) == 2 and _close(s.low, w.steps[0]) and _close(s.high, w.steps[-1]):
+        if (
+            s.kind == "range"
+            and len(w.steps) == 2
+            and _close(s.low, w.steps[0])
+            and _close(s.high, w.steps[-1])
+        ):
             return "the same span, written as a change"
         return None
     if w.kind == "ratio" and s.kind == "ratio":
@@ -252,7 +337,12 @@ def _states(stored: Quantity, written: Quantity, raw_to: bool) -> str | None:
 
 
 def _rounds(stored: Quantity, written: Quantity) -> str | None:
-    if stored.kind != "value" or written.kind != "value" or stored.value is None or written.value is None:
+    if (
+        stored.kind != "value"
+        or written.kind != "value"
+        or stored.value is None
+        or written.value is None
+    ):
         return None
     s, w = float(stored.value), float(written.value)
     if stored.comparator == "~" and s != 0 and abs(w - s) <= APPROXIMATE * abs(s):
@@ -270,7 +360,11 @@ def _rounds(stored: Quantity, written: Quantity) -> str | None:
 
 def _is_step(stored: Quantity, written: Quantity) -> bool:
     """The written value is one step of the stored change (128K of 4K → 128K): the store states it."""
-    return stored.kind == "transition" and written.kind == "value" and any(_close(written.value, n) for n in stored.steps)
+    return (
+        stored.kind == "transition"
+        and written.kind == "value"
+        and any(_close(written.value, n) for n in stored.steps)
+    )
 
 
 def _contains(stored: Quantity, written: Quantity) -> str | None:
@@ -320,9 +414,16 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
                 return Verdict(SAME, "the same words", "unknown", True)
             size = magnitude(stored.raw)
             if size is not None and size == magnitude(written.raw):
-                return Verdict(SAME, f"the same order of magnitude as {stored.raw}", "unknown", True)
+                return Verdict(
+                    SAME, f"the same order of magnitude as {stored.raw}", "unknown", True
+                )
         return Verdict(UNRELATED, "no number to compare")
-    if stored.kind == "ratio" and written.kind != "ratio" or written.kind == "ratio" and stored.kind != "ratio":
+    if (
+        stored.kind == "ratio"
+        and written.kind != "ratio"
+        or written.kind == "ratio"
+        and stored.kind != "ratio"
+    ):
         return Verdict(UNRELATED, "the parts of a ratio are not numbers on their own")
     measure, why = _measure(stored, written, ctx)
     value_agrees = any(_close(a, b) for a in stored.numbers() for b in written.numbers())
@@ -344,15 +445,36 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
     contained = _contains(stored, written)
     if contained and (measure == "agree" or stored.kind in ("range", "transition")):
         within = stored.kind == "range" and written.kind == "value"
-        return Verdict(CONTAINED, contained, measure, value_agrees, within=within, step=_is_step(stored, written))
+        return Verdict(
+            CONTAINED,
+            contained,
+            measure,
+            value_agrees,
+            within=within,
+            step=_is_step(stored, written),
+        )
     explicit = bool(_measures(stored) and _measures(written))  # both say what they count
-    if measure == "agree" and explicit and _comparable_kinds(stored, written) and _same_order(stored, written):
-        return Verdict(DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees)
+    if (
+        measure == "agree"
+        and explicit
+        and _comparable_kinds(stored, written)
+        and _same_order(stored, written)
+    ):
+        return Verdict(
+            DIFFERENT, f"states {written.raw}; the store has {stored.raw}", measure, value_agrees
+        )
     return Verdict(UNRELATED, "another value", measure, value_agrees)
 
 
-_COMPARATOR_WORDS = {"=": "exact", "~": "approximate", "<": "below", "<=": "at most", ">": "above", ">=": "at least",
-                     "up to": "up to"}
+_COMPARATOR_WORDS = {
+    "=": "exact",
+    "~": "approximate",
+    "<": "below",
+    "<=": "at most",
+    ">": "above",
+    ">=": "at least",
+    "up to": "up to",
+}
 
 
 # How far a point's reach may extend, relative to its value, by tier; the last tier is a stored range.
@@ -376,7 +498,10 @@ def reach(stored: Quantity) -> list[tuple[float, float, int]]:
             width = max(width, min(step / 2, x / 2))
             if stored.comparator == "~":
                 width = max(width, APPROXIMATE * x)
-        tier = next((t for t, w in enumerate(REACH_TIERS) if width <= w * x * (1 + 1e-12)), len(REACH_TIERS) - 1)
+        tier = next(
+            (t for t, w in enumerate(REACH_TIERS) if width <= w * x * (1 + 1e-12)),
+            len(REACH_TIERS) - 1,
+        )
         out.append((x - width, x + width, tier))
     if stored.kind == "range" and stored.low is not None and stored.high is not None:
         lo, hi = sorted((abs(float(stored.low)), abs(float(stored.high))))

@@ -34,8 +34,8 @@ import bisect
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from decimal import Decimal
+from functools import lru_cache
 
 __all__ = [
     "COMPARATORS",
@@ -50,9 +50,10 @@ __all__ = [
 ]
 
 from claimsdb.figures import vocabulary as V
-from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS, UNIT_ALIASES as _UNIT_ALIASES
-from claimsdb.figures.vocabulary import _is_plain_word, normalize_unit, same_unit
 from claimsdb.figures.quantity import COMPARATORS, KINDS, FigureError, Quantity
+from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS
+from claimsdb.figures.vocabulary import UNIT_ALIASES as _UNIT_ALIASES
+from claimsdb.figures.vocabulary import _is_plain_word, normalize_unit, same_unit
 
 # --- lexical pieces ----------------------------------------------------------------------------
 
@@ -73,9 +74,8 @@ def _folded(word: str) -> str:
     """A matched word as the tables spell it: lowercase ASCII."""
     return word.translate(_ASCII_CASE).lower()
 
-_WORDNUM_CORE = (
-    rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
-)
+
+_WORDNUM_CORE = rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:10])}))?|(?P<ones>{'|'.join(_ONES)}))"
 # The lookahead is implied by the words (each starts with one of these letters, matched the same way
 # under re.I); it lets a search skip every other position cheaply.
 _WORD_INITIALS = "".join(sorted({w[0] for w in (*_ONES, *_TENS)}))
@@ -90,7 +90,9 @@ _VALID_NUM = re.compile(r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?
 _MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)")
 _GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
 _AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
-_SCALE_WORD = re.compile(r"[ -](hundred|thousand|million|billion|trillion)(?!\w)", re.I)  # "535-billion-parameter"
+_SCALE_WORD = re.compile(
+    r"[ -](hundred|thousand|million|billion|trillion)(?!\w)", re.I
+)  # "535-billion-parameter"
 _ACCEL = V.ACCELERATOR
 
 
@@ -135,9 +137,12 @@ _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
 _PLURAL_SCALES = V.PLURAL_SCALES
 
 _STOP_WORDS = V.PHRASE_STOP_WORDS
-_PROSE_WORDS = _STOP_WORDS | {
-    w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()
-} | set(_VAGUE_WORDS.split("|")) | {"approx.", "ca.", "no", "just", "well", "up"}
+_PROSE_WORDS = (
+    _STOP_WORDS
+    | {w.lower() for q, _ in _QUALIFIER_WORDS for w in q.split()}
+    | set(_VAGUE_WORDS.split("|"))
+    | {"approx.", "ca.", "no", "just", "well", "up"}
+)
 _LABEL_WORD = re.compile(r"[^\W\d][\w.\-/'’]*")
 _PER_CENT = re.compile(r"^\s*per\s?cent(?!\w)", re.I)
 _PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
@@ -218,16 +223,22 @@ _CANONICAL_ALTERNATIVES = (
 # word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap
 # test, which skips most positions of running text without trying each alternative there.
 _CANONICAL = re.compile(
-    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])(?:{_CANONICAL_ALTERNATIVES})", re.I
+    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])(?:{_CANONICAL_ALTERNATIVES})",
+    re.I,
 )
 # What some rewrite above needs: one of these, or a plain space where one can matter (between digits,
 # after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
 # scan ("2,048 H800", "14.8T tokens").
-_TRIGGER_ALTERNATIVES = (r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
-                         rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)")
+_TRIGGER_ALTERNATIVES = (
+    r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
+    rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)"
+)
 # The lookahead holds the first character of every alternative: a cheap test that skips most positions.
-_TRIGGER = re.compile(rf"(?=[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_htqfe{''.join(V.VULGAR_FRACTIONS)}{{0-9a])"
-                      rf"(?:{_TRIGGER_ALTERNATIVES})", re.I)
+_TRIGGER = re.compile(
+    rf"(?=[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_htqfe{''.join(V.VULGAR_FRACTIONS)}{{0-9a])"
+    rf"(?:{_TRIGGER_ALTERNATIVES})",
+    re.I,
+)
 _HALVES = re.compile("halves", re.I)
 _WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
 _PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
@@ -244,7 +255,11 @@ def _word_int(w: str) -> int:
 
 
 def _exponent(plain: str | None, sup: str | None, minus: str | None) -> str:
-    e = plain if plain is not None else (sup.translate(V.SUPERSCRIPTS) if sup is not None else minus or "0")
+    e = (
+        plain
+        if plain is not None
+        else (sup.translate(V.SUPERSCRIPTS) if sup is not None else minus or "0")
+    )
     return e.replace("−", "-").replace("+", "")
 
 
@@ -330,7 +345,7 @@ def _canonical(text: str) -> tuple[str, _OffsetMap | None]:
         rep = _canonical_piece(m)
         if rep == m.group(0):
             continue
-        parts.append(text[last:m.start()])
+        parts.append(text[last : m.start()])
         new_len += m.start() - last
         parts.append(rep)
         omap.add(new_len, new_len + len(rep), m.start(), m.end())
@@ -440,7 +455,9 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
         if m["ones"]:
             n = _WORD_VALUES[_folded(m["ones"])]
         else:
-            n = _WORD_VALUES[_folded(m["tens"])] + (_WORD_VALUES[_folded(m["unit"])] if m["unit"] else 0)
+            n = _WORD_VALUES[_folded(m["tens"])] + (
+                _WORD_VALUES[_folded(m["unit"])] if m["unit"] else 0
+            )
         mant, end, word, scientific = Decimal(n), m.end(), True, False
     t = _Term(mant=mant, exp=0, end=end, text=s[pos:end], scientific=scientific)
 
@@ -459,14 +476,20 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
     elif not word and not scientific and c in _LOWER_LETTERS:
         if mm := _AMBIGUOUS_LOWER.match(s, end):
             letter = mm.group(0)
-            hint = {"b": "B for billion", "m": "M for million or 'min' for minutes", "t": "T for trillion"}[letter]
+            hint = {
+                "b": "B for billion",
+                "m": "M for million or 'min' for minutes",
+                "t": "T for trillion",
+            }[letter]
             raise FigureError(raw, f"ambiguous '{letter}' after a number (write {hint})")
     if not t.has_scale and s[end : end + 1] in (" ", "-") and (mm := _SCALE_WORD.match(s, end)):
         t.exp, t.has_scale, end = _SCALE_WORDS[_folded(mm.group(1))], True, mm.end()
 
     if t.active is None:
         end = _glued(raw, s, end, t, word)
-    if end < len(s) and (s[end].isalnum() or s[end] == "_" or (s[end] == "." and s[end + 1 : end + 2].isdigit())):
+    if end < len(s) and (
+        s[end].isalnum() or s[end] == "_" or (s[end] == "." and s[end + 1 : end + 2].isdigit())
+    ):
         raise FigureError(raw, f"unexpected text after the number: {s[pos:].split(' ', 1)[0]!r}")
     t.end = end
     t.text = s[pos:end]
@@ -504,13 +527,25 @@ def _glued(raw: str, s: str, end: int, t: _Term, word: bool) -> int:
     return end
 
 
-_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"}
+_ORDINAL_WORDS = {
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+}
 
 
 def _glued_word(raw: str, w: str, t: _Term, hyphen: bool, word: bool = False) -> None:
     low = w.lower()
     if word and hyphen and low in _ORDINAL_WORDS:
-        raise FigureError(raw, f"an ordinal is not a figure: '-{w}'")  # "Thirty-Second", "twenty-first"
+        raise FigureError(
+            raw, f"an ordinal is not a figure: '-{w}'"
+        )  # "Thirty-Second", "twenty-first"
     if low == "ish":
         t.approx = True
     elif low == "plus":
@@ -752,7 +787,9 @@ def parse(raw: str) -> Quantity:
         if len(terms) > 1:
             raise FigureError(raw, "a vague number cannot be part of a range, transition or ratio")
         unit, counted = _rest_unit(raw, rest, None)
-        return Quantity(raw=raw, kind="text", comparator=comparator or "=", unit=unit, counted=counted or label)
+        return Quantity(
+            raw=raw, kind="text", comparator=comparator or "=", unit=unit, counted=counted or label
+        )
     if (first.plus or first.approx) if single else any(t.plus or t.approx for t in terms):
         if len(terms) > 1:
             raise FigureError(raw, "'+' or '-ish' only applies to a single number")
@@ -774,7 +811,9 @@ def parse(raw: str) -> Quantity:
         glued_units = [t.unit for t in terms if t.unit is not None]
         for u in glued_units[1:]:
             if not same_unit(u, glued_units[0]):
-                raise FigureError(raw, f"the numbers have different units: {glued_units[0]!r} and {u!r}")
+                raise FigureError(
+                    raw, f"the numbers have different units: {glued_units[0]!r} and {u!r}"
+                )
         glued = glued_units[0] if glued_units else None
     if currency is not None:
         if glued is not None:
@@ -782,7 +821,9 @@ def parse(raw: str) -> Quantity:
         glued = currency
     unit, counted = _rest_unit(raw, rest, glued)
     if not counted:
-        counted = (first.counted if single else next((t.counted for t in terms if t.counted), None)) or label
+        counted = (
+            first.counted if single else next((t.counted for t in terms if t.counted), None)
+        ) or label
 
     if single:
         values = [_to_float(raw, first.mant, first.exp, first.text)]
@@ -793,19 +834,58 @@ def parse(raw: str) -> Quantity:
         active = _to_float(raw, mant, exp, first.text)
         if active > values[0]:
             raise FigureError(raw, "active parameters exceed the total")
-        return Quantity(raw=raw, kind="moe", comparator=comparator, value=values[0], active=active,
-                        unit="parameters", counted=counted)
+        return Quantity(
+            raw=raw,
+            kind="moe",
+            comparator=comparator,
+            value=values[0],
+            active=active,
+            unit="parameters",
+            counted=counted,
+        )
     if kind == "value":
-        return Quantity(raw=raw, kind="value", comparator=comparator, value=values[0], unit=unit, counted=counted)
+        return Quantity(
+            raw=raw,
+            kind="value",
+            comparator=comparator,
+            value=values[0],
+            unit=unit,
+            counted=counted,
+        )
     if kind == "range":
         low, high = values
         if low > high:
-            raise FigureError(raw, f"range low end {terms[0].text!r} is above the high end {terms[1].text!r}")
-        return Quantity(raw=raw, kind="range", comparator=comparator, low=low, high=high, unit=unit, counted=counted)
+            raise FigureError(
+                raw, f"range low end {terms[0].text!r} is above the high end {terms[1].text!r}"
+            )
+        return Quantity(
+            raw=raw,
+            kind="range",
+            comparator=comparator,
+            low=low,
+            high=high,
+            unit=unit,
+            counted=counted,
+        )
     if kind == "transition":
-        return Quantity(raw=raw, kind="transition", comparator=comparator, start=values[0], end=values[-1],
-                        steps=tuple(values), unit=unit, counted=counted)
-    return Quantity(raw=raw, kind="ratio", comparator=comparator, steps=tuple(values), unit=unit, counted=counted)
+        return Quantity(
+            raw=raw,
+            kind="transition",
+            comparator=comparator,
+            start=values[0],
+            end=values[-1],
+            steps=tuple(values),
+            unit=unit,
+            counted=counted,
+        )
+    return Quantity(
+        raw=raw,
+        kind="ratio",
+        comparator=comparator,
+        steps=tuple(values),
+        unit=unit,
+        counted=counted,
+    )
 
 
 # raw -> its first number as read (digits, scale exponent), or None: what `precision` works from. `parse`
@@ -830,7 +910,9 @@ def precision(raw: str) -> float | None:
         first = _FIRST_TERMS[raw]
     else:
         first = _first_term(raw)
-        if first is None and "\\" in raw:  # siunitx: "\num{16384}" is written as precisely as "16384"
+        if (
+            first is None and "\\" in raw
+        ):  # siunitx: "\num{16384}" is written as precisely as "16384"
             first = _first_term(_canonical(raw)[0])
         _remember_first(raw, first)
     if first is None:
@@ -865,11 +947,13 @@ def _parse_vague(raw: str, s: str) -> Quantity:
     if prefix and _QUAL_FULL.fullmatch(prefix):
         comparator = _QUALIFIERS[" ".join(prefix.lower().split())]
     if not prefix or comparator != "=":
-        rest = re.sub(r"^\s*of(?!\w)", "", s[m.end():], flags=re.I)
+        rest = re.sub(r"^\s*of(?!\w)", "", s[m.end() :], flags=re.I)
         try:
             unit, counted = _rest_unit(raw, rest, None)
         except FigureError:
-            unit = counted = None  # "thousands of K..." : no unit rather than an error on vague text
+            unit = counted = (
+                None  # "thousands of K..." : no unit rather than an error on vague text
+            )
     return Quantity(raw=raw, kind="text", comparator=comparator, unit=unit, counted=counted)
 
 
@@ -888,8 +972,20 @@ class Found:
 
 # Every whitespace or control character becomes one space, so offsets in the scanned copy are the
 # text's own offsets and the regular expressions above (written for cleaned figures) apply.
-_SPACE_TABLE = {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA1), 0x1680, *range(0x2000, 0x200B),
-                                 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]}
+_SPACE_TABLE = {
+    c: " "
+    for c in [
+        *range(0x00, 0x20),
+        *range(0x7F, 0xA1),
+        0x1680,
+        *range(0x2000, 0x200B),
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    ]
+}
 _SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
 # What may stand before the number and belong to the figure: a qualifier ("about", "up to", "~", "> "),
 # "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
@@ -901,7 +997,9 @@ _SCAN_PREFIX = re.compile(
 _SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
 # A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
 _SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
-_SCAN_PLURAL = re.compile(r"[^\W\d_][\w\-]*[^\W\d_sui]s|[A-Z][A-Z0-9]+s")  # "rollouts", "GPUs"; not "class", "bus"
+_SCAN_PLURAL = re.compile(
+    r"[^\W\d_][\w\-]*[^\W\d_sui]s|[A-Z][A-Z0-9]+s"
+)  # "rollouts", "GPUs"; not "class", "bus"
 _SCAN_AFTER_WORD = set(" ,;:!?.)]}\"'”’…")
 _SCAN_PHRASE_WORDS = 3  # prose goes on after the unit; three words cover "2.788M H800 GPU hours"
 _SCAN_LOOKBEHIND = 40  # characters searched for a qualifier before the number
@@ -937,7 +1035,9 @@ def scan(text: str) -> list[Found]:
     for f in found:  # back to the text as written: "3.8 × 10^25 FLOPs", not "3.8e25 FLOPs"
         start, end = omap.start(f.start), omap.end(f.end)
         raw = text[start:end]
-        q = _parse_or_none(raw)  # read again as written: a boundary inside a rewritten piece reads differently
+        q = _parse_or_none(
+            raw
+        )  # read again as written: a boundary inside a rewritten piece reads differently
         if q is not None and (not out or out[-1].end <= start):
             out.append(Found(start, end, raw, q))
     return out
@@ -954,7 +1054,9 @@ def _scan(text: str) -> list[Found]:
         f = _scan_at(text, s, c, pos)
         if f is None:
             dead = _NUM.match(s, c)
-            pos = max(pos, dead.end() if dead else m.end())  # no figure inside "1,2,3" or "2,048H800"
+            pos = max(
+                pos, dead.end() if dead else m.end()
+            )  # no figure inside "1,2,3" or "2,048H800"
         else:
             found.append(f)
             pos = f.end
@@ -985,7 +1087,9 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
     pm = _SCAN_PREFIX.search(s, max(floor, c - _SCAN_LOOKBEHIND), c)
     pstart = pm.start() if pm else c
     span = pm["span"].lower() if pm and pm["span"] else None
-    if span == "from" and not _CHANGE_BEFORE.search(s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart):
+    if span == "from" and not _CHANGE_BEFORE.search(
+        s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart
+    ):
         # "models ranging from 2B to 462B": a span, read as the range "2B to 462B"; "increased from
         # 3072 to 15360" is a change, read as the transition "from 3072 to 15360".
         pstart, span = pm.end("between") if pm.start("between") == pstart else pstart, None

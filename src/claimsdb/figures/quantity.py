@@ -15,7 +15,20 @@ KINDS = ("value", "range", "transition", "ratio", "moe", "text")
 COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
 REL_TOLERANCE = 1e-9
 
-_FIELDS = ("raw", "kind", "comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted")
+_FIELDS = (
+    "raw",
+    "kind",
+    "comparator",
+    "value",
+    "low",
+    "high",
+    "start",
+    "end",
+    "steps",
+    "active",
+    "unit",
+    "counted",
+)
 _NUMBER_FIELDS = ("value", "low", "high", "start", "end", "active")
 
 

@@ -23,19 +23,40 @@ __all__ = ["magnitude", "worded"]
 
 _WORD_NUMBER = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
 _NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|(?:{_WORD_NUMBER})(?:-(?:{'|'.join(V.ONES[1:10])}))?)"
-_RATIO = re.compile(rf"(?<![\w.\-])({_NUMBER})(?:-to-|[ \u00a0]+to[ \u00a0]+)({_NUMBER})(?!\w|[.\-]\d)", re.I)
-_RATIO_WORDS = re.compile(r"\b(?:ratios?|split|splits|divided|divides|dividing|proportions?)\b", re.I)
+_RATIO = re.compile(
+    rf"(?<![\w.\-])({_NUMBER})(?:-to-|[ \u00a0]+to[ \u00a0]+)({_NUMBER})(?!\w|[.\-]\d)", re.I
+)
+_RATIO_WORDS = re.compile(
+    r"\b(?:ratios?|split|splits|divided|divides|dividing|proportions?)\b", re.I
+)
 _COUNTS = re.compile(
     r"(?<![\w-])(?:(?P<half>half[ \u00a0]+a[ \u00a0]+dozen)|(?P<dozen>a[ \u00a0]+dozen)(?![ \u00a0]+or\b)"
-    r"|(?P<pair>a[ \u00a0]+pair[ \u00a0]+of)|(?P<couple>a[ \u00a0]+couple[ \u00a0]+of))(?![\w-])", re.I)
+    r"|(?P<pair>a[ \u00a0]+pair[ \u00a0]+of)|(?P<couple>a[ \u00a0]+couple[ \u00a0]+of))(?![\w-])",
+    re.I,
+)
 _COUNT_VALUE = {"half": ("~", 6.0), "dozen": ("~", 12.0), "pair": ("=", 2.0), "couple": ("~", 2.0)}
-_SCALE = {"dozen": 12.0, "dozens": 12.0, "ten": 10.0, "tens": 10.0, "hundred": 1e2, "hundreds": 1e2,
-          "thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9,
-          "trillion": 1e12, "trillions": 1e12}
+_SCALE = {
+    "dozen": 12.0,
+    "dozens": 12.0,
+    "ten": 10.0,
+    "tens": 10.0,
+    "hundred": 1e2,
+    "hundreds": 1e2,
+    "thousand": 1e3,
+    "thousands": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "trillion": 1e12,
+    "trillions": 1e12,
+}
 _VAGUE = re.compile(
     r"(?<![\w-])(?:(?:several|a[ \u00a0]+few|few|many|some|numerous)[ \u00a0]+)?"
     r"(?:(?:tens|hundreds|thousands|millions|billions|dozens|hundred|thousand|million)(?:[ \u00a0]+of)?[ \u00a0]+)*"
-    r"(?:tens|hundreds|thousands|millions|billions|dozens|hundred|thousand|million|billion)(?![\w-])", re.I)
+    r"(?:tens|hundreds|thousands|millions|billions|dozens|hundred|thousand|million|billion)(?![\w-])",
+    re.I,
+)
 _VAGUE_LEAD = re.compile(r"several|a few|few|many|some|numerous", re.I)
 
 
@@ -68,16 +89,28 @@ def worded(text: str) -> list[Found]:
     out: list[Found] = []
     for m in _RATIO.finditer(text):
         start = max(0, text.rfind(".", 0, m.start()) + 1)
-        clause = text[start:m.end() + 80].split(".", 1)[0]
+        clause = text[start : m.end() + 80].split(".", 1)[0]
         a, b = _number(m.group(1)), _number(m.group(2))
         if a is None or b is None or not _RATIO_WORDS.search(clause):
             continue
-        out.append(Found(m.start(), m.end(), m.group(0),
-                         Quantity(raw=m.group(0), kind="ratio", steps=(float(a), float(b)))))
+        out.append(
+            Found(
+                m.start(),
+                m.end(),
+                m.group(0),
+                Quantity(raw=m.group(0), kind="ratio", steps=(float(a), float(b))),
+            )
+        )
     for m in _COUNTS.finditer(text):
         comparator, value = _COUNT_VALUE[m.lastgroup or ""]
-        out.append(Found(m.start(), m.end(), m.group(0),
-                         Quantity(raw=m.group(0), kind="value", comparator=comparator, value=value)))
+        out.append(
+            Found(
+                m.start(),
+                m.end(),
+                m.group(0),
+                Quantity(raw=m.group(0), kind="value", comparator=comparator, value=value),
+            )
+        )
     for m in _VAGUE.finditer(text):
         if magnitude(m.group(0)) is not None:
             out.append(Found(m.start(), m.end(), m.group(0), Quantity(raw=m.group(0), kind="text")))

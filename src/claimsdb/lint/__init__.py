@@ -95,9 +95,33 @@ Domain code: it returns findings and raises BadQuery; it never prints.
 from __future__ import annotations
 
 from claimsdb.lint.linter import (
-    EXTENSIONS, KINDS, SEVERITIES, SKIPPED, Finding, IndexedClaim, Report, Store, build_store, kind_of, lint_files,
-    lint_report, lint_text,
+    EXTENSIONS,
+    KINDS,
+    SEVERITIES,
+    SKIPPED,
+    Finding,
+    IndexedClaim,
+    Report,
+    Store,
+    build_store,
+    kind_of,
+    lint_files,
+    lint_report,
+    lint_text,
 )
 
-__all__ = ["EXTENSIONS", "KINDS", "SEVERITIES", "SKIPPED", "Finding", "IndexedClaim", "Report", "Store",
-           "build_store", "kind_of", "lint_files", "lint_report", "lint_text"]
+__all__ = [
+    "EXTENSIONS",
+    "KINDS",
+    "SEVERITIES",
+    "SKIPPED",
+    "Finding",
+    "IndexedClaim",
+    "Report",
+    "Store",
+    "build_store",
+    "kind_of",
+    "lint_files",
+    "lint_report",
+    "lint_text",
+]

@@ -9,30 +9,38 @@ import re
 from claimsdb.figures import Found, Quantity
 from claimsdb.figures.vocabulary import NOT_NAMES
 
-_MONTH = (r"(?:Jan(?:uary|\.)?|Feb(?:ruary|\.)?|Mar(?:ch|\.)?|Apr(?:il|\.)?|May|June?|July?|Aug(?:ust|\.)?"
-          r"|Sep(?:t(?:ember|\.)?|\.)?|Oct(?:ober|\.)?|Nov(?:ember|\.)?|Dec(?:ember|\.)?)")
+_MONTH = (
+    r"(?:Jan(?:uary|\.)?|Feb(?:ruary|\.)?|Mar(?:ch|\.)?|Apr(?:il|\.)?|May|June?|July?|Aug(?:ust|\.)?"
+    r"|Sep(?:t(?:ember|\.)?|\.)?|Oct(?:ober|\.)?|Nov(?:ember|\.)?|Dec(?:ember|\.)?)"
+)
 _DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[89]\d\d|20\d\d|2100)"
 # Each kind of text that holds numbers but no figure, with the reason a skipped figure gives.
 _NOT_FIGURE_KINDS = (
-    ("an address or identifier",
-     r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
-     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
-     r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
-     r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
-     r"|(?<=[A-Za-z])@\d+(?![\w.])"),  # metrics: pass@1, recall@10
+    (
+        "an address or identifier",
+        r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
+        r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
+        r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
+        r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
+        r"|(?<=[A-Za-z])@\d+(?![\w.])",
+    ),  # metrics: pass@1, recall@10
     ("a citation", r"\[\s*\d{1,4}(?:\s*(?:[,;\-–—]|--)\s*\d{1,4})*\s*\]"),
-    ("a date or time",
-     rf"\b{_MONTH}\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,?\s+{_YEAR})?(?![\w])"  # March 5, 2024
-     rf"|\b{_DAY}(?:\s*[-–]\s*{_DAY})?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # 5 March 2024
-     rf"|\b{_MONTH},?\s+{_YEAR}(?![\w])"  # March 2024
-     r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])"  # ISO
-     rf"|\b{_YEAR}-(?:0[1-9]|1[0-2])(?![\w\-])"  # 2024-03
-     r"|\b\d{1,2}/\d{1,2}/\d{2,4}(?![\w/])|\b\d{4}/\d{1,2}/\d{1,2}(?![\w/])"  # slashed dates
-     r"|\b\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.m\.|[AaPp][Mm]\b|UTC\b|GMT\b)"  # clock times
-     r"|['’]\d{2}(?![\w'’])"),  # '24
+    (
+        "a date or time",
+        rf"\b{_MONTH}\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,?\s+{_YEAR})?(?![\w])"  # March 5, 2024
+        rf"|\b{_DAY}(?:\s*[-–]\s*{_DAY})?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # 5 March 2024
+        rf"|\b{_MONTH},?\s+{_YEAR}(?![\w])"  # March 2024
+        r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])"  # ISO
+        rf"|\b{_YEAR}-(?:0[1-9]|1[0-2])(?![\w\-])"  # 2024-03
+        r"|\b\d{1,2}/\d{1,2}/\d{2,4}(?![\w/])|\b\d{4}/\d{1,2}/\d{1,2}(?![\w/])"  # slashed dates
+        r"|\b\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.m\.|[AaPp][Mm]\b|UTC\b|GMT\b)"  # clock times
+        r"|['’]\d{2}(?![\w'’])",
+    ),  # '24
 )
-_NOT_FIGURE = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(_NOT_FIGURE_KINDS)))
+_NOT_FIGURE = re.compile(
+    "|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(_NOT_FIGURE_KINDS))
+)
 _NOT_FIGURE_REASON = {f"k{i}": reason for i, (reason, _) in enumerate(_NOT_FIGURE_KINDS)}
 _REF_WORDS = (
     r"sections?|secs?\.?|§§?|tables?|tabs?\.|tbls?\.?|figures?|figs?\.?|equations?|eqs?\.|eqns?\.?|appendix|"
@@ -55,15 +63,60 @@ _CAPITALISED_WORD = re.compile(r"[A-Z][a-z][\w'’-]*")
 _NOT_NAMES = NOT_NAMES
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n[ \t]*\n")
 _ABBREVIATIONS = {
-    "e.g", "i.e", "al", "fig", "figs", "sec", "secs", "eq", "eqs", "eqn", "tab", "tbl", "no", "nos", "vs", "cf",
-    "approx", "ca", "resp", "incl", "app", "ch", "chap", "p", "pp", "dr", "mr", "ms", "prof", "st", "vol", "ed",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "min", "max", "viz",
+    "e.g",
+    "i.e",
+    "al",
+    "fig",
+    "figs",
+    "sec",
+    "secs",
+    "eq",
+    "eqs",
+    "eqn",
+    "tab",
+    "tbl",
+    "no",
+    "nos",
+    "vs",
+    "cf",
+    "approx",
+    "ca",
+    "resp",
+    "incl",
+    "app",
+    "ch",
+    "chap",
+    "p",
+    "pp",
+    "dr",
+    "mr",
+    "ms",
+    "prof",
+    "st",
+    "vol",
+    "ed",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "est",
+    "min",
+    "max",
+    "viz",
 }
 _WORD_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z][\w.]*)\Z")
 
 
 def _year(prose: str, f: Found, num: re.Match) -> str | None:
-    """"year" for a year (skipped), "year-like" for a year-like number with a unit ("2020 runs": checked
+    """ "year" for a year (skipped), "year-like" for a year-like number with a unit ("2020 runs": checked
     against the store, but not reported when untracked), else None."""
     q = f.quantity
     if not re.fullmatch(r"\d{4}", num.group(0)) or q.kind not in ("value", "range", "transition"):
@@ -71,8 +124,8 @@ def _year(prose: str, f: Found, num: re.Match) -> str | None:
     numbers = q.numbers()
     if not all(float(n).is_integer() and 1900 <= n <= 2100 for n in numbers):
         return None
-    after = prose[num.end():num.end() + 1]
-    if after == "s" and not prose[num.end() + 1:num.end() + 2].isalnum():
+    after = prose[num.end() : num.end() + 1]
+    if after == "s" and not prose[num.end() + 1 : num.end() + 2].isalnum():
         return "year"  # the 2020s
     if after.isalnum():
         return None  # a glued scale or unit
@@ -97,7 +150,10 @@ def sentence_starts(prose: str) -> list[int]:
     for m in _SENTENCE_END.finditer(prose):
         if not m.group(0).startswith("\n"):
             w = _WORD_BEFORE_DOT.search(prose, max(0, m.start() - 16), m.start())
-            if w and (w.group(1).lower() in _ABBREVIATIONS or (len(w.group(1)) == 1 and w.group(1).isupper())):
+            if w and (
+                w.group(1).lower() in _ABBREVIATIONS
+                or (len(w.group(1)) == 1 and w.group(1).isupper())
+            ):
                 continue
         starts.append(m.end())
     return sorted(set(starts))
@@ -109,7 +165,10 @@ class FigureFilter:
     def __init__(self, prose: str, sentences: list[int], mentions: list):
         self.prose = prose
         self.sentences = sentences
-        spans = sorted((m.start(), m.end(), _NOT_FIGURE_REASON[m.lastgroup or ""]) for m in _NOT_FIGURE.finditer(prose))
+        spans = sorted(
+            (m.start(), m.end(), _NOT_FIGURE_REASON[m.lastgroup or ""])
+            for m in _NOT_FIGURE.finditer(prose)
+        )
         self.not_figure = [(a, b) for a, b, _ in spans]
         self._nf_reason = [r for _, _, r in spans]
         self._nf_starts = [s for s, _ in self.not_figure]
@@ -117,13 +176,17 @@ class FigureFilter:
         self.name_numbers = sorted(span for m in mentions for span in m[4])
         self._name_number_starts = [s for s, _ in self.name_numbers]
         self._ref_ends = [m.end() for m in _REF_WORD.finditer(prose)]
-        self.quiet: set[int] = set()  # figures that give no note when untracked ("in 2020 researchers")
+        self.quiet: set[int] = (
+            set()
+        )  # figures that give no note when untracked ("in 2020 researchers")
 
     @staticmethod
     def _in_spans(starts: list[int], spans: list[tuple[int, int]], a: int, b: int) -> int | None:
         """The index of a span that overlaps [a, b), or None."""
         i = bisect.bisect_right(starts, b - 1) - 1
-        for j in range(i, max(-1, i - 4), -1):  # spans may nest (an e-mail inside a URL): look back a little
+        for j in range(
+            i, max(-1, i - 4), -1
+        ):  # spans may nest (an e-mail inside a URL): look back a little
             s, e = spans[j]
             if s < b and e > a:
                 return j
@@ -148,7 +211,12 @@ class FigureFilter:
             self.quiet.add(f.start)
         if self._after_reference(f.start):
             return "a section, table, figure or version number"
-        if self._in_spans(self._name_number_starts, self.name_numbers, num.start(), num.start() + 1) is not None:
+        if (
+            self._in_spans(
+                self._name_number_starts, self.name_numbers, num.start(), num.start() + 1
+            )
+            is not None
+        ):
             return "part of a subject's name"  # "Llama 3", "Open Athena 535B"
         if f.start == num.start() and (self._after_name(num) or self._model_size(num)):
             return "part of a name"
@@ -169,13 +237,19 @@ class FigureFilter:
         if not _MODEL_SIZE.match(p, num.start()):
             return False
         i = bisect.bisect_left(self._mention_ends, num.start() - 1)
-        return i < len(self._mention_ends) and self._mention_ends[i] == num.start() - 1 \
+        return (
+            i < len(self._mention_ends)
+            and self._mention_ends[i] == num.start() - 1
             and p[num.start() - 1] in " \t\u00a0-\u2011"
+        )
 
     def _after_name(self, num: re.Match) -> bool:
         """A number below 10 right after a capitalised name in mid-sentence: "Gemma 3", "Claude 3.5"."""
         p = self.prose
-        if not re.fullmatch(r"\d(?:\.\d{1,2})?", num.group(0)) or p[num.end():num.end() + 1].isalpha():
+        if (
+            not re.fullmatch(r"\d(?:\.\d{1,2})?", num.group(0))
+            or p[num.end() : num.end() + 1].isalpha()
+        ):
             return False
         m = _NAME_BEFORE.search(p, max(0, num.start() - 40), num.start())
         if not m:
@@ -186,8 +260,10 @@ class FigureFilter:
         if re.search(r"[A-Z0-9]", word[1:]):
             return True  # "GPT 4", "DeepSeek 3": a name wherever it stands
         k = bisect.bisect_right(self.sentences, m.start()) - 1
-        lead = p[self.sentences[k]:m.start()]
-        return bool(lead.strip(" \t\n\"'“‘([|*_"))  # a plain capitalised word starting a sentence is not a name
+        lead = p[self.sentences[k] : m.start()]
+        return bool(
+            lead.strip(" \t\n\"'“‘([|*_")
+        )  # a plain capitalised word starting a sentence is not a name
 
 
 def bare(q: Quantity) -> bool:
@@ -198,7 +274,12 @@ def bare(q: Quantity) -> bool:
 def small_count(q: Quantity) -> bool:
     """A whole number below 10 ("4", "four scenarios", "η = 4"): any claim of a named subject states one,
     so it counts as that claim's only where it measures what the claim measures."""
-    return (q.kind == "value" and q.value is not None and float(q.value).is_integer() and abs(q.value) < 10)
+    return (
+        q.kind == "value"
+        and q.value is not None
+        and float(q.value).is_integer()
+        and abs(q.value) < 10
+    )
 
 
 def small_bare(q: Quantity) -> bool:
@@ -224,13 +305,19 @@ def names_another(prose: str, start: int, end: int, named: list[tuple[int, int]]
             continue
         tok = m.group(0)
         letters = [c for c in tok if c.isalpha()]
-        if not letters or not any(c.isupper() for c in letters) or all(c.isupper() for c in letters):
+        if (
+            not letters
+            or not any(c.isupper() for c in letters)
+            or all(c.isupper() for c in letters)
+        ):
             continue
         if any(c.isupper() for c in tok[1:]) or any(c.isdigit() for c in tok):
             if not _REF_WORD.fullmatch(tok.rstrip(".")):
                 return True
             continue
-        if m.start() == first or prose[max(start, m.start() - 2):m.start()].rstrip().endswith((".", ":", "!", "?")):
+        if m.start() == first or prose[max(start, m.start() - 2) : m.start()].rstrip().endswith(
+            (".", ":", "!", "?")
+        ):
             continue
         if tok.lower() in _NOT_NAMES or _MONTH_OR_DAY.fullmatch(tok) or _REF_WORD.fullmatch(tok):
             continue

@@ -20,10 +20,22 @@ from claimsdb.figures.vocabulary import GENERIC_SUBJECT_WORDS
 _GENERIC_WORDS = GENERIC_SUBJECT_WORDS
 _SUBJECT_SPLIT = re.compile(r"\s*(?:/|,|\+|&|\band\b)\s*")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+|\d+(?:\.\d+)*")
-_NAME_GAP = re.compile(r"[ \t\n\u00a0\-\u2010\u2011\u2013_]{0,3}|\.")  # "agentic.html": a dot with no space
+_NAME_GAP = re.compile(
+    r"[ \t\n\u00a0\-\u2010\u2011\u2013_]{0,3}|\."
+)  # "agentic.html": a dot with no space
 # Last words that say only what kind of thing a generic subject is: "asynchronous RL (stacks)".
-_KIND_WORDS = {"stack", "system", "framework", "pipeline", "setup", "implementation", "library", "service",
-               "engine", "page"}
+_KIND_WORDS = {
+    "stack",
+    "system",
+    "framework",
+    "pipeline",
+    "setup",
+    "implementation",
+    "library",
+    "service",
+    "engine",
+    "page",
+}
 
 
 def fold(token: str) -> str:
@@ -45,7 +57,7 @@ def _name_like(word: str) -> bool:
 
 
 def _plain_capitalised(word: str) -> bool:
-    """"Athena", "Sandboxes": a word that only its capital marks as a name."""
+    """ "Athena", "Sandboxes": a word that only its capital marks as a name."""
     return bool(re.fullmatch(r"[A-Z][a-z]+", word))
 
 
@@ -72,12 +84,22 @@ def _subject_phrases(subject: str) -> list[Phrase]:
     for alt in alternatives:
         for chunk in alt.split():
             chunk = chunk.strip(".,;:'’\"")
-            if (len(chunk) >= 2 and _name_like(chunk) and not chunk[0].isdigit()
-                    and chunk.lower() not in _GENERIC_WORDS and not re.fullmatch(r"[vV]\d+(?:\.\d+)*", chunk)):
+            if (
+                len(chunk) >= 2
+                and _name_like(chunk)
+                and not chunk[0].isdigit()
+                and chunk.lower() not in _GENERIC_WORDS
+                and not re.fullmatch(r"[vV]\d+(?:\.\d+)*", chunk)
+            ):
                 out.append((_tokens(chunk), 2, _plain_capitalised(chunk)))
             head, _, rest = chunk.partition("-")
-            if (rest and len(head) >= 3 and re.search(r"[A-Z]", head) and head.lower() not in _GENERIC_WORDS
-                    and (re.search(r"[A-Z]", head[1:]) or re.search(r"\d", rest))):
+            if (
+                rest
+                and len(head) >= 3
+                and re.search(r"[A-Z]", head)
+                and head.lower() not in _GENERIC_WORDS
+                and (re.search(r"[A-Z]", head[1:]) or re.search(r"\d", rest))
+            ):
                 # "DeepSeek" of "DeepSeek-V4", "GLM" of "GLM-5", "Llama" of "Llama-3"
                 out.append((_tokens(head), 2, _plain_capitalised(head)))
     seen: set[tuple[str, ...]] = set()
@@ -89,7 +111,9 @@ def _subject_phrases(subject: str) -> list[Phrase]:
     return result
 
 
-Mention = tuple[int, int, int, int, tuple[tuple[int, int], ...]]  # start, end, subject id, tier, number spans
+Mention = tuple[
+    int, int, int, int, tuple[tuple[int, int], ...]
+]  # start, end, subject id, tier, number spans
 
 
 class SubjectIndex:
@@ -104,7 +128,11 @@ class SubjectIndex:
             for alias in (aliases or {}).get(subject, ()):
                 phrases += _subject_phrases(alias)
             best: dict[tuple[str, ...], tuple[int, bool]] = {}
-            for toks, tier, cased in phrases:  # an alias names its subject in full, whatever its words
+            for (
+                toks,
+                tier,
+                cased,
+            ) in phrases:  # an alias names its subject in full, whatever its words
                 if toks not in best or (tier, cased) < best[toks]:
                     best[toks] = (tier, cased)
             for toks, (tier, cased) in best.items():
@@ -124,14 +152,19 @@ class SubjectIndex:
                 ok = True
                 for j in range(1, n):
                     t, s, _e = toks[i + j]
-                    if t != phrase[j] or not _NAME_GAP.fullmatch(text, toks[i + j - 1][2], s) \
-                            or "\n\n" in text[toks[i + j - 1][2]:s]:
+                    if (
+                        t != phrase[j]
+                        or not _NAME_GAP.fullmatch(text, toks[i + j - 1][2], s)
+                        or "\n\n" in text[toks[i + j - 1][2] : s]
+                    ):
                         ok = False
                         break
                 if ok and tier == 2 and self._version_after(text, toks, i + n):
-                    ok = False  # "Terminal-Bench 2.0" is not Terminal-Bench 4, "Llama 2" not Llama 3
+                    ok = (
+                        False  # "Terminal-Bench 2.0" is not Terminal-Bench 4, "Llama 2" not Llama 3
+                    )
                 if ok:
-                    numbers = tuple((s, e) for t, s, e in toks[i + 1:i + n] if t[0].isdigit())
+                    numbers = tuple((s, e) for t, s, e in toks[i + 1 : i + n] if t[0].isdigit())
                     out.append((toks[i][1], toks[i + n - 1][2], sid, tier, numbers))
         return out
 
@@ -144,16 +177,22 @@ class SubjectIndex:
         tok, start, end = toks[k]
         if tok[0].isdigit():
             return True
-        return (len(tok) == 1 and k + 1 < len(toks) and toks[k + 1][0][0].isdigit()
-                and toks[k + 1][1] == end)
+        return (
+            len(tok) == 1
+            and k + 1 < len(toks)
+            and toks[k + 1][0][0].isdigit()
+            and toks[k + 1][1] == end
+        )
 
     def named(self, mentions: list[Mention]) -> dict[int, int]:
         """Subject id -> best tier among these mentions; a short name inside a longer one ("Kimi" in
         "Kimi K2.5") counts only at tier 2."""
         best: dict[int, int] = {}
         for s, e, sid, tier, _numbers in mentions:
-            if tier == 1 and any(o[2] != sid and o[3] == 1 and o[0] <= s and o[1] >= e and o[1] - o[0] > e - s
-                                 for o in mentions):
+            if tier == 1 and any(
+                o[2] != sid and o[3] == 1 and o[0] <= s and o[1] >= e and o[1] - o[0] > e - s
+                for o in mentions
+            ):
                 tier = 2
             best[sid] = min(tier, best.get(sid, 3))
         return best

@@ -38,7 +38,9 @@ class Prose:
         self._plen = 0
         self._pending: list[tuple[int, int, str]] = []  # (original offset, length, replacement)
         self.text = ""
-        self.headings: list[tuple[int, str]] = []  # (original offset, text) of each heading, in order
+        self.headings: list[
+            tuple[int, str]
+        ] = []  # (original offset, text) of each heading, in order
 
     def _emit(self, ostart: int, oend: int, rep: str | None) -> None:
         s = self.src[ostart:oend] if rep is None else rep

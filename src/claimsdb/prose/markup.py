@@ -5,27 +5,109 @@ from __future__ import annotations
 import html
 import re
 
-from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
+from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE
+from claimsdb.prose.mapped import Prose
 from claimsdb.prose.tex import (
-    _TEX_CITE, _TEX_NO_PROSE, _TEX_SKIP_ENVS, _TEX_SYMBOLS, _skip_args, code_text, math_text,
+    _TEX_CITE,
+    _TEX_NO_PROSE,
+    _TEX_SKIP_ENVS,
+    _TEX_SYMBOLS,
+    _skip_args,
+    code_text,
+    math_text,
 )
 
 __all__ = ["html_prose", "markdown"]
 
 # HTML (also inside Markdown)
 _HTML_BLOCK = {
-    "p", "div", "br", "hr", "li", "ul", "ol", "dl", "dt", "dd", "tr", "table", "thead", "tbody", "tfoot",
-    "caption", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "nav", "aside",
-    "main", "blockquote", "figure", "figcaption", "body", "html", "title", "form", "fieldset", "details",
-    "summary", "address", "center", "iframe", "img", "video", "audio", "object", "embed", "canvas", "picture",
+    "p",
+    "div",
+    "br",
+    "hr",
+    "li",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "tr",
+    "table",
+    "thead",
+    "tbody",
+    "tfoot",
+    "caption",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "main",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "body",
+    "html",
+    "title",
+    "form",
+    "fieldset",
+    "details",
+    "summary",
+    "address",
+    "center",
+    "iframe",
+    "img",
+    "video",
+    "audio",
+    "object",
+    "embed",
+    "canvas",
+    "picture",
 }
 _HTML_CELL = {"td", "th"}
 _HTML_INLINE = {
-    "a", "b", "i", "em", "strong", "span", "small", "big", "abbr", "cite", "q", "s", "u", "mark", "sub", "time",
-    "data", "var", "kbd", "samp", "font", "label", "bdi", "bdo", "ins", "del", "wbr", "nobr", "dfn", "tt",
+    "a",
+    "b",
+    "i",
+    "em",
+    "strong",
+    "span",
+    "small",
+    "big",
+    "abbr",
+    "cite",
+    "q",
+    "s",
+    "u",
+    "mark",
+    "sub",
+    "time",
+    "data",
+    "var",
+    "kbd",
+    "samp",
+    "font",
+    "label",
+    "bdi",
+    "bdo",
+    "ins",
+    "del",
+    "wbr",
+    "nobr",
+    "dfn",
+    "tt",
 }
 _HTML_SKIP = "script|style|head|pre|code|math|svg|template|textarea|sup|noscript|object"
-_HTML_TAG = r"</?([A-Za-z][\w:-]*)(?:\s+[^<>\"'=\s]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s<>\"']+))?)*\s*/?>"
+_HTML_TAG = (
+    r"</?([A-Za-z][\w:-]*)(?:\s+[^<>\"'=\s]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s<>\"']+))?)*\s*/?>"
+)
 # What a reader of the page sees (`visible`, for verify) keeps code, superscripts and the title.
 _HTML_SKIP_VISIBLE = "script|style|svg|template|noscript|object|iframe|canvas|math|head"
 _HTML_TOKEN = re.compile(
@@ -38,7 +120,9 @@ _HTML_TOKEN = re.compile(
 )
 
 
-_HTML_TOKEN_VISIBLE = re.compile(_HTML_TOKEN.pattern.replace(_HTML_SKIP, _HTML_SKIP_VISIBLE, 1), re.I)
+_HTML_TOKEN_VISIBLE = re.compile(
+    _HTML_TOKEN.pattern.replace(_HTML_SKIP, _HTML_SKIP_VISIBLE, 1), re.I
+)
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 _HEADING_TAG = re.compile(r"<h[1-6]\b", re.I)
 _HEADING_CLOSE = re.compile(r"</h[1-6]\s*>", re.I)
@@ -91,9 +175,13 @@ def _html_token(pr: Prose, src: str, m: re.Match, limit: int, visible: bool = Fa
         pr.skip(s, e)
     elif m.group("tag"):
         if _HEADING_TAG.match(m.group("tag")) and (close := _HEADING_CLOSE.search(src, e, limit)):
-            pr.headings.append((s, _ANY_TAG.sub(" ", src[e:close.start()])))
+            pr.headings.append((s, _ANY_TAG.sub(" ", src[e : close.start()])))
         pr.replace(s, e, _tag_replacement(m.group("tag"), visible))
-        if not visible and _HEADING_TAG.match(m.group("tag")) and (number := _HEADING_NUMBER.match(src, e)):
+        if (
+            not visible
+            and _HEADING_TAG.match(m.group("tag"))
+            and (number := _HEADING_NUMBER.match(src, e))
+        ):
             pr.skip(e, number.end())  # "<h2>3.2 Results</h2>": a section number
             e = number.end()
     elif m.group("entity"):
@@ -148,7 +236,9 @@ _MD_TOKEN = re.compile(
 )
 _HEADING_MARK = re.compile(r"[ \t]{0,3}\#{1,6}[ \t]+")
 # YAML front matter: a "---" first line, then "key:" (so a leading horizontal rule is not taken for it).
-_MD_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\n(?=[ \t]*[\w\"'-][^\n]*:).*?^(?:---|\.\.\.)[ \t]*$\n?", re.M | re.S)
+_MD_FRONT = re.compile(
+    r"\A(?:\ufeff)?---[ \t]*\n(?=[ \t]*[\w\"'-][^\n]*:).*?^(?:---|\.\.\.)[ \t]*$\n?", re.M | re.S
+)
 _MD_MATH_CLOSE = re.compile(r"(?<=[^\s\\])\$(?!\d)")
 
 
@@ -180,7 +270,9 @@ def markdown(src: str, visible: bool = False) -> Prose:
             e = _html_token(pr, src, m, n, visible) or e
         elif kind == "fence":
             fch = m.group("fch")
-            close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fch[0])}{{{len(fch)},}}[ \t]*$", re.M).search(src, e + 1)
+            close = re.compile(
+                rf"^[ \t]{{0,3}}{re.escape(fch[0])}{{{len(fch)},}}[ \t]*$", re.M
+            ).search(src, e + 1)
             if visible:  # the code is text on the page: keep it verbatim, drop the fences
                 pr.skip(s, e)
                 pr.keep(close.start() if close else n)
@@ -194,7 +286,7 @@ def markdown(src: str, visible: bool = False) -> Prose:
         elif kind == "mdx":
             pr.skip(s, e)
         elif kind == "heading":
-            pr.headings.append((s, src[e:_line_end(src, e)]))
+            pr.headings.append((s, src[e : _line_end(src, e)]))
             if visible:
                 e = _HEADING_MARK.match(src, s).end()  # a heading's number is text on the page
             pr.skip(s, e)
@@ -206,10 +298,21 @@ def markdown(src: str, visible: bool = False) -> Prose:
         elif kind == "linkopen":
             pr.replace(s, e, "")
         elif visible and kind == "autolink":
-            pr.replace(s, e, src[s + 1:e - 1])
+            pr.replace(s, e, src[s + 1 : e - 1])
         elif visible and kind in ("cite", "at", "math", "dmath", "cmd"):
             pr.keep(e)
-        elif kind in ("tablesep", "list", "quote", "refdef", "autolink", "image", "cite", "at", "shortcode", "attr"):
+        elif kind in (
+            "tablesep",
+            "list",
+            "quote",
+            "refdef",
+            "autolink",
+            "image",
+            "cite",
+            "at",
+            "shortcode",
+            "attr",
+        ):
             pr.skip(s, e)
         elif kind == "code":
             run = m.group("code")
@@ -220,8 +323,10 @@ def markdown(src: str, visible: bool = False) -> Prose:
                 pr.keep(close.start())
                 pr.replace(close.start(), close.end(), "")
                 e = close.end()
-            elif close and (text := code_text(src[e:close.start()])):
-                pr.replace(s, close.end(), text)  # a setting ("max_steps = 8") or a name ("agentic.html")
+            elif close and (text := code_text(src[e : close.start()])):
+                pr.replace(
+                    s, close.end(), text
+                )  # a setting ("max_steps = 8") or a name ("agentic.html")
                 e = close.end()
             elif close:
                 e = close.end()
@@ -236,14 +341,20 @@ def markdown(src: str, visible: bool = False) -> Prose:
                 ok = close >= 0
                 end = close + 2
             else:
-                nxt = src[e:e + 1]
+                nxt = src[e : e + 1]
                 close_m = _MD_MATH_CLOSE.search(src, e, stop) if nxt and not nxt.isspace() else None
                 ok = close_m is not None
                 end = close_m.end() if close_m else e
             if ok:
-                text = math_text(src[m.end():end - (2 if kind == "dmath" else 1)]) if kind == "math" else None
+                text = (
+                    math_text(src[m.end() : end - (2 if kind == "dmath" else 1)])
+                    if kind == "math"
+                    else None
+                )
                 if text:
-                    pr.replace(s, end, text)  # notation around a figure: "$\eta = 4$", "2–4$\times$"
+                    pr.replace(
+                        s, end, text
+                    )  # notation around a figure: "$\eta = 4$", "2–4$\times$"
                 else:
                     pr.skip(s, end)
                 e = end
@@ -254,7 +365,9 @@ def markdown(src: str, visible: bool = False) -> Prose:
             if name == "begin":
                 env = re.compile(r"\{([^{}\n]*)\}").match(src, e)
                 if env and env.group(1).rstrip("*") in _TEX_SKIP_ENVS:
-                    close = re.compile(r"\\end\{" + re.escape(env.group(1)) + r"\}").search(src, env.end())
+                    close = re.compile(r"\\end\{" + re.escape(env.group(1)) + r"\}").search(
+                        src, env.end()
+                    )
                     e = close.end() if close else env.end()
                     pr.skip(s, e)
                 else:

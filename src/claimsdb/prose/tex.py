@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 from claimsdb.figures.vocabulary import SI_PREFIXES, SI_UNITS
-from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE, Prose
+from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE
+from claimsdb.prose.mapped import Prose
 
 __all__ = ["tex"]
+
 
 def _brace_end(src: str, i: int, limit: int, cap: int = 20000) -> int | None:
     """Offset after the brace group opening at src[i] == "{", or None if it does not close."""
@@ -56,52 +58,215 @@ def _skip_args(src: str, e: int, count: int | None, limit: int) -> int:
 
 
 _TEX_MATH_ENVS = {
-    "equation", "align", "alignat", "flalign", "gather", "multline", "eqnarray", "displaymath", "math", "dmath",
-    "subequations", "split", "IEEEeqnarray",
+    "equation",
+    "align",
+    "alignat",
+    "flalign",
+    "gather",
+    "multline",
+    "eqnarray",
+    "displaymath",
+    "math",
+    "dmath",
+    "subequations",
+    "split",
+    "IEEEeqnarray",
 }
 _TEX_SKIP_ENVS = _TEX_MATH_ENVS | {
-    "verbatim", "Verbatim", "lstlisting", "minted", "comment", "tikzpicture", "pgfpicture", "algorithmic",
-    "thebibliography", "filecontents", "axis", "lstcode", "BVerbatim",
+    "verbatim",
+    "Verbatim",
+    "lstlisting",
+    "minted",
+    "comment",
+    "tikzpicture",
+    "pgfpicture",
+    "algorithmic",
+    "thebibliography",
+    "filecontents",
+    "axis",
+    "lstcode",
+    "BVerbatim",
 }
 # Environments whose first brace arguments are not prose (column specs, widths).
 _TEX_ENV_ARGS = {
-    "tabular": 1, "tabular*": 2, "tabularx": 2, "tabulary": 2, "longtable": 1, "array": 1, "supertabular": 1,
-    "xtabular": 1, "tblr": 1, "NiceTabular": 1, "minipage": 1, "wrapfigure": 2, "wraptable": 2, "subfigure": 1,
-    "subtable": 1, "multicols": 1, "adjustbox": 1,
+    "tabular": 1,
+    "tabular*": 2,
+    "tabularx": 2,
+    "tabulary": 2,
+    "longtable": 1,
+    "array": 1,
+    "supertabular": 1,
+    "xtabular": 1,
+    "tblr": 1,
+    "NiceTabular": 1,
+    "minipage": 1,
+    "wrapfigure": 2,
+    "wraptable": 2,
+    "subfigure": 1,
+    "subtable": 1,
+    "multicols": 1,
+    "adjustbox": 1,
 }
 # Commands whose first N brace arguments are not prose (None: all of them).
 _TEX_NO_PROSE: dict[str, int | None] = {
-    "label": 1, "ref": 1, "eqref": 1, "autoref": 1, "Autoref": 1, "cref": 1, "Cref": 1, "crefrange": 2,
-    "Crefrange": 2, "pageref": 1, "nameref": 1, "vref": 1, "Vref": 1, "labelcref": 1, "url": 1, "href": 1,
-    "nolinkurl": 1, "claim": 1, "input": 1, "include": 1, "includegraphics": 1, "includepdf": 1,
-    "bibliography": 1, "bibliographystyle": 1, "addbibresource": 1, "usepackage": 1, "RequirePackage": 1,
-    "documentclass": 1, "vspace": 1, "hspace": 1, "vskip": 0, "hskip": 0, "setlength": 2, "addtolength": 2,
-    "settowidth": 2, "setcounter": 2, "addtocounter": 2, "stepcounter": 1, "newcommand": 2, "renewcommand": 2,
-    "providecommand": 2, "newenvironment": 3, "renewenvironment": 3, "DeclareMathOperator": 2, "definecolor": 3,
-    "color": 1, "pagecolor": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2, "fontsize": 2, "linespread": 1,
-    "rule": 2, "raisebox": 1, "resizebox": 2, "scalebox": 1, "multicolumn": 2, "multirow": 2, "cline": 1,
-    "cmidrule": 1, "bibitem": 1, "graphicspath": 1, "hypersetup": 1, "geometry": 1, "captionsetup": 1,
-    "sisetup": 1, "lstinputlisting": 1, "inputminted": 2, "tag": 1, "author": 1, "affiliation": 1,
-    "affil": 1, "address": 1, "email": 1, "institute": 1, "thanks": 1, "date": 1, "orcid": 1,
-    "ensuremath": 1, "texttt": 1, "mintinline": 2, "code": 1, "path": 1, "newtheorem": 2, "setcitestyle": 1,
-    "bibpunct": None, "DeclareSIUnit": 2, "hyperlink": 1, "hypertarget": 1,
+    "label": 1,
+    "ref": 1,
+    "eqref": 1,
+    "autoref": 1,
+    "Autoref": 1,
+    "cref": 1,
+    "Cref": 1,
+    "crefrange": 2,
+    "Crefrange": 2,
+    "pageref": 1,
+    "nameref": 1,
+    "vref": 1,
+    "Vref": 1,
+    "labelcref": 1,
+    "url": 1,
+    "href": 1,
+    "nolinkurl": 1,
+    "claim": 1,
+    "input": 1,
+    "include": 1,
+    "includegraphics": 1,
+    "includepdf": 1,
+    "bibliography": 1,
+    "bibliographystyle": 1,
+    "addbibresource": 1,
+    "usepackage": 1,
+    "RequirePackage": 1,
+    "documentclass": 1,
+    "vspace": 1,
+    "hspace": 1,
+    "vskip": 0,
+    "hskip": 0,
+    "setlength": 2,
+    "addtolength": 2,
+    "settowidth": 2,
+    "setcounter": 2,
+    "addtocounter": 2,
+    "stepcounter": 1,
+    "newcommand": 2,
+    "renewcommand": 2,
+    "providecommand": 2,
+    "newenvironment": 3,
+    "renewenvironment": 3,
+    "DeclareMathOperator": 2,
+    "definecolor": 3,
+    "color": 1,
+    "pagecolor": 1,
+    "textcolor": 1,
+    "colorbox": 1,
+    "fcolorbox": 2,
+    "fontsize": 2,
+    "linespread": 1,
+    "rule": 2,
+    "raisebox": 1,
+    "resizebox": 2,
+    "scalebox": 1,
+    "multicolumn": 2,
+    "multirow": 2,
+    "cline": 1,
+    "cmidrule": 1,
+    "bibitem": 1,
+    "graphicspath": 1,
+    "hypersetup": 1,
+    "geometry": 1,
+    "captionsetup": 1,
+    "sisetup": 1,
+    "lstinputlisting": 1,
+    "inputminted": 2,
+    "tag": 1,
+    "author": 1,
+    "affiliation": 1,
+    "affil": 1,
+    "address": 1,
+    "email": 1,
+    "institute": 1,
+    "thanks": 1,
+    "date": 1,
+    "orcid": 1,
+    "ensuremath": 1,
+    "texttt": 1,
+    "mintinline": 2,
+    "code": 1,
+    "path": 1,
+    "newtheorem": 2,
+    "setcitestyle": 1,
+    "bibpunct": None,
+    "DeclareSIUnit": 2,
+    "hyperlink": 1,
+    "hypertarget": 1,
 }
 _TEX_CITE = re.compile(r"[A-Za-z]*cite[A-Za-z]*|nocite")
 _TEX_VERB = {"verb", "lstinline", "Verb"}
 _TEX_SYMBOLS = {
-    "percent": "%", "S": "§", "P": "¶", "textendash": "–", "textemdash": "—", "texttimes": "×", "times": "×",
-    "textasciitilde": "~", "textgreater": ">", "textless": "<", "ldots": "…", "dots": "…", "textellipsis": "…",
-    "textpercent": "%", "textdollar": "$", "euro": "€", "pounds": "£", "textsterling": "£", "textbackslash": "\\",
-    "approx": "~", "sim": "~", "textapprox": "~",
+    "percent": "%",
+    "S": "§",
+    "P": "¶",
+    "textendash": "–",
+    "textemdash": "—",
+    "texttimes": "×",
+    "times": "×",
+    "textasciitilde": "~",
+    "textgreater": ">",
+    "textless": "<",
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textpercent": "%",
+    "textdollar": "$",
+    "euro": "€",
+    "pounds": "£",
+    "textsterling": "£",
+    "textbackslash": "\\",
+    "approx": "~",
+    "sim": "~",
+    "textapprox": "~",
 }
 # Commands that start a new sentence and whose first argument is a sentence of its own.
-_TEX_BLOCKS = {"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
-               "caption", "footnote", "footnotetext", "title", "subtitle", "marginpar", "tablenotes"}
-_TEX_SECTIONS = {"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph"}
+_TEX_BLOCKS = {
+    "part",
+    "chapter",
+    "section",
+    "subsection",
+    "subsubsection",
+    "paragraph",
+    "subparagraph",
+    "caption",
+    "footnote",
+    "footnotetext",
+    "title",
+    "subtitle",
+    "marginpar",
+    "tablenotes",
+}
+_TEX_SECTIONS = {
+    "part",
+    "chapter",
+    "section",
+    "subsection",
+    "subsubsection",
+    "paragraph",
+    "subparagraph",
+}
 _TEX_SIUNITX = {"num", "qty", "SI", "unit"}
-_TEX_BREAKS = {"item": "\n\n", "par": "\n\n", "newline": "\n", "linebreak": "\n", "bigskip": "\n\n",
-               "medskip": "\n\n", "smallskip": "\n\n", "maketitle": "\n\n", "noindent": "", "hline": "\n\n",
-               "toprule": "\n\n", "midrule": "\n\n", "bottomrule": "\n\n"}
+_TEX_BREAKS = {
+    "item": "\n\n",
+    "par": "\n\n",
+    "newline": "\n",
+    "linebreak": "\n",
+    "bigskip": "\n\n",
+    "medskip": "\n\n",
+    "smallskip": "\n\n",
+    "maketitle": "\n\n",
+    "noindent": "",
+    "hline": "\n\n",
+    "toprule": "\n\n",
+    "midrule": "\n\n",
+    "bottomrule": "\n\n",
+}
 _TEX_TOKEN = re.compile(r"\\\\|\\[A-Za-z@]+\*?|\\.|\\\n|%|\$\$|\$|~|-{2,3}|\{,\}|[{}&]", re.S)
 _TEX_DOLLAR = re.compile(r"(?<!\\)\$")
 _TEX_DOUBLE_DOLLAR = re.compile(r"(?<!\\)\$\$")
@@ -109,13 +274,43 @@ _TEX_DOUBLE_DOLLAR = re.compile(r"(?<!\\)\$\$")
 # Inline math that is only notation around a figure reads as text: "$\times$" is "×", "$\sim$18T" is
 # "~18T", "$\eta = 4$" is "η = 4", "$10^{25}$" is "10^25". Anything more (two letters of an equation,
 # operators, subscripts, other commands) stays math and is skipped.
-_GREEK = dict(zip(
-    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma "
-    "tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split(),
-    "αβγδεεζηθθικλμνξπρστυφφχψωΓΔΘΛΞΠΣΦΨΩ"))
-_MATH_SYMBOLS = {"times": "×", "sim": "~", "approx": "≈", "simeq": "≈", "le": "≤", "leq": "≤", "ge": "≥",
-                 "geq": "≥", "lt": "<", "gt": ">", "%": "%", ",": " ", ";": " ", " ": " ", "!": "", "quad": " "}
-_MATH_WORD = {"mathrm", "text", "textrm", "mathit", "textit", "mathsf", "mathbf", "textbf", "operatorname", "mbox"}
+_GREEK = dict(
+    zip(
+        "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma "
+        "tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split(),
+        "αβγδεεζηθθικλμνξπρστυφφχψωΓΔΘΛΞΠΣΦΨΩ",
+    )
+)
+_MATH_SYMBOLS = {
+    "times": "×",
+    "sim": "~",
+    "approx": "≈",
+    "simeq": "≈",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "lt": "<",
+    "gt": ">",
+    "%": "%",
+    ",": " ",
+    ";": " ",
+    " ": " ",
+    "!": "",
+    "quad": " ",
+}
+_MATH_WORD = {
+    "mathrm",
+    "text",
+    "textrm",
+    "mathit",
+    "textit",
+    "mathsf",
+    "mathbf",
+    "textbf",
+    "operatorname",
+    "mbox",
+}
 _MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|([{}])|(\^)|(\d[\d.,]*)|([^\W\d_]+)|(\s+)|(.)", re.S)
 _MATH_PLAIN = set("=<>%~×≈≤≥−-.,")
 
@@ -165,7 +360,9 @@ def math_text(content: str) -> str | None:
 
 
 # A code span or \texttt{} that sets a key to a number ("max_off_policy_steps = 8") reads as that setting.
-ASSIGNMENT = re.compile(r"[ \t]*[^\W\d][\w.]*[ \t]*:?=[ \t]*[-+−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?[ \t]*")
+ASSIGNMENT = re.compile(
+    r"[ \t]*[^\W\d][\w.]*[ \t]*:?=[ \t]*[-+−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?[ \t]*"
+)
 _SI_RANGES = {"numrange": 2, "qtyrange": 3, "SIrange": 3}
 
 
@@ -184,7 +381,7 @@ def tex(src: str) -> Prose:
             break
         s, e, tok = m.start(), m.end(), m.group(0)
         if tok == "\\\\":
-            e = _skip_args(src, e if src[e:e + 1] != "*" else e + 1, 0, limit)
+            e = _skip_args(src, e if src[e : e + 1] != "*" else e + 1, 0, limit)
             pr.replace(s, e, "\n\n")
         elif tok[0] == "\\" and len(tok) > 1 and (tok[1].isalpha() or tok[1] == "@"):
             e = _tex_command(pr, src, s, e, tok[1:].rstrip("*"), limit, closers)
@@ -200,7 +397,9 @@ def tex(src: str) -> Prose:
             elif c in "%$&#_{}":
                 pr.replace(s, e, c)
             elif c == ",":
-                thousands = s > 0 and src[s - 1].isdigit() and re.match(r"\d{3}(?!\d)", src[e:e + 4])
+                thousands = (
+                    s > 0 and src[s - 1].isdigit() and re.match(r"\d{3}(?!\d)", src[e : e + 4])
+                )
                 pr.replace(s, e, "" if thousands else " ")
             elif c in "; :\n\t":
                 pr.replace(s, e, " ")
@@ -242,7 +441,9 @@ def tex(src: str) -> Prose:
     return pr.finish()
 
 
-def _tex_command(pr: Prose, src: str, s: int, e: int, name: str, limit: int, closers: dict[int, str]) -> int:
+def _tex_command(
+    pr: Prose, src: str, s: int, e: int, name: str, limit: int, closers: dict[int, str]
+) -> int:
     if name in ("begin", "end"):
         m = re.compile(r"\s*\{([^{}\n]*)\}").match(src, e)
         if not m:
@@ -300,14 +501,14 @@ def _tex_command(pr: Prose, src: str, s: int, e: int, name: str, limit: int, clo
             end = _brace_end(src, b, limit)
             if end is not None:
                 if name in _TEX_SECTIONS:
-                    pr.headings.append((s, src[b + 1:end - 1]))
+                    pr.headings.append((s, src[b + 1 : end - 1]))
                 closers[end - 1] = "\n\n"
                 pr.replace(s, b + 1, "\n\n")
                 return b + 1
         pr.replace(s, e, "\n\n")
         return e
     # Any other command: its name and directly attached optional arguments go; its text stays.
-    if src[e:e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
+    if src[e : e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
         e = m.end()
     pr.replace(s, e, "")
     return e
@@ -326,7 +527,9 @@ def _inline_math(pr: Prose, s: int, start: int, end: int, after: int) -> int:
 def code_text(code: str) -> str | None:
     """What inline code reads as: a setting ("max_off_policy_steps = 8") or code without a digit (a name:
     "posttrain.html", "verl") as its text; None (skipped) for anything else, whose numbers are code."""
-    if ASSIGNMENT.fullmatch(code) or (code.strip() and not re.search(r"\d", code) and "\n" not in code):
+    if ASSIGNMENT.fullmatch(code) or (
+        code.strip() and not re.search(r"\d", code) and "\n" not in code
+    ):
         return code.strip()
     return None
 
@@ -347,12 +550,12 @@ def _brace_args(src: str, e: int, limit: int, count: int | None = None) -> tuple
         if m:
             e = m.end()
             continue
-        if src[e:e + 1] != "{":
+        if src[e : e + 1] != "{":
             break
         end = _brace_end(src, e, limit)
         if end is None:
             break
-        args.append(src[e + 1:end - 1])
+        args.append(src[e + 1 : end - 1])
         e = end
     return args, e
 
@@ -380,7 +583,7 @@ def _siunitx(name: str, args: list[str]) -> str | None:
         return None
     if name == "unit":
         return unit(args[0])
-    numbers = [_si_number(a) for a in args[:2 if name in _SI_RANGES else 1]]
+    numbers = [_si_number(a) for a in args[: 2 if name in _SI_RANGES else 1]]
     if any(n is None for n in numbers):
         return None
     text = "–".join(n for n in numbers if n is not None)

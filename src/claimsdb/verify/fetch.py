@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -106,7 +106,9 @@ def fetch_all(
         in_a_loop = True
     except RuntimeError:
         in_a_loop = False
-    if not in_a_loop:  # run outside the except block: a failed fetch's cause chain must not hold that RuntimeError
+    if (
+        not in_a_loop
+    ):  # run outside the except block: a failed fetch's cause chain must not hold that RuntimeError
         return asyncio.run(_fetch_all(requests, limits, on_result))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="claims-fetch") as pool:
         return pool.submit(lambda: asyncio.run(_fetch_all(requests, limits, on_result))).result()
@@ -132,7 +134,9 @@ async def _fetch_all(
 
     results: list[FetchResult | None] = [None] * len(requests)
     semaphore = asyncio.Semaphore(limits.concurrency)
-    pool = httpx.Limits(max_connections=limits.concurrency, max_keepalive_connections=limits.concurrency)
+    pool = httpx.Limits(
+        max_connections=limits.concurrency, max_keepalive_connections=limits.concurrency
+    )
     client = httpx.AsyncClient(
         headers={"User-Agent": USER_AGENT},
         timeout=httpx.Timeout(limits.timeout_s),
@@ -176,7 +180,7 @@ class _Progress:
 
 
 def _utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def _one_line(error: BaseException) -> str:
@@ -192,7 +196,9 @@ def _too_large(limit: int) -> str:
     return f"body larger than {limit:,} bytes"
 
 
-async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: FetchLimits) -> FetchResult:
+async def _fetch_one(
+    client: httpx.AsyncClient, request: FetchRequest, limits: FetchLimits
+) -> FetchResult:
     started = time.monotonic()
     fetched_at = _utcnow()
 
@@ -204,7 +210,10 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
         fields.setdefault("last_modified", None)
         fields.setdefault("error", None)
         return FetchResult(
-            source=request.source, fetched_at=fetched_at, elapsed_s=time.monotonic() - started, **fields
+            source=request.source,
+            fetched_at=fetched_at,
+            elapsed_s=time.monotonic() - started,
+            **fields,
         )
 
     if request.path is not None:
@@ -212,7 +221,12 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
             content = _read_local(request.path, limits)
         except _Unreachable as error:
             return result(url=request.path, outcome=UNREACHABLE, error=str(error))
-        return result(url=request.path, outcome=FETCHED, content=content, content_type=_guess_type(request.path))
+        return result(
+            url=request.path,
+            outcome=FETCHED,
+            content=content,
+            content_type=_guess_type(request.path),
+        )
 
     if not request.url:
         return result(url=None, outcome=UNREACHABLE, error="no URL or local path")
@@ -225,7 +239,9 @@ async def _fetch_one(client: httpx.AsyncClient, request: FetchRequest, limits: F
     except _Unreachable as error:
         message = str(error)
     except Refused as error:
-        message = str(error) if progress.url == request.url else f"redirect to {progress.url}: {error}"
+        message = (
+            str(error) if progress.url == request.url else f"redirect to {progress.url}: {error}"
+        )
     except (TimeoutError, httpx.TimeoutException):
         message = f"timed out after {_seconds(limits.timeout_s)} s"
     except httpx.ConnectError as error:

@@ -70,27 +70,51 @@ from claimsdb.figures.matching import ROUNDED, SAME
 from claimsdb.figures.parser import precision
 from claimsdb.figures.vocabulary import DASHES, HINT_STOP_WORDS
 
-__all__ = ["FUZZY_THRESHOLD", "OUTCOMES", "PASSAGE_CHARS", "WINDOW_CHARS", "FigureReport", "Location", "locate",
-           "normalize"]
+__all__ = [
+    "FUZZY_THRESHOLD",
+    "OUTCOMES",
+    "PASSAGE_CHARS",
+    "WINDOW_CHARS",
+    "FigureReport",
+    "Location",
+    "locate",
+    "normalize",
+]
 
-OUTCOMES = ("confirmed", "reworded", "rounded", "partial", "figure-changed", "not-found", "nothing-to-check")
-FUZZY_THRESHOLD = 0.6  # below this a "similar" passage is too often a different sentence on the same topic
+OUTCOMES = (
+    "confirmed",
+    "reworded",
+    "rounded",
+    "partial",
+    "figure-changed",
+    "not-found",
+    "nothing-to-check",
+)
+FUZZY_THRESHOLD = (
+    0.6  # below this a "similar" passage is too often a different sentence on the same topic
+)
 PASSAGE_CHARS = 400
 WINDOW_CHARS = 300
 _PAIR_CHARS = 150  # how far apart a MoE size's total and active counts may be
 _RUN_GAP_CHARS = 40  # the most text between consecutive figures of one transition
 _MAX_OCCURRENCES = 20  # exact occurrences of a quote examined
 _CANDIDATES = 12  # fuzzy candidate regions examined
-_MIN_FUZZY_WORDS = 4  # a fuzzy match shares at least this many words with the quote: shorter quotes match exactly
+_MIN_FUZZY_WORDS = (
+    4  # a fuzzy match shares at least this many words with the quote: shorter quotes match exactly
+)
 _COMMON = 2000  # a word occurring more often than this says nothing about where the quote is
-FULL_SCAN_CHARS = 1_000_000  # a page up to this size is read whole; a larger one in windows (bounded memory)
+FULL_SCAN_CHARS = (
+    1_000_000  # a page up to this size is read whole; a larger one in windows (bounded memory)
+)
 _MAX_POSITIONS = 20_000  # places where a figure's digits stand, examined on a large page
 _MAX_HINT_POSITIONS = 20_000  # places where the claim's words stand, examined on a large page
 _MAX_WINDOWS = 200  # windows read per figure on a large page, those nearest the claim's words first
 # Without a quote, the share of the hint's words that must stand around a weak figure (a bare small number):
 # "28" next to one generic word ("train") on another model's page is not the claim's.
 _WEAK_SHARE = 1 / 2
-_CHANGED_SHARE = 0.6  # and for "figure-changed" without a quote, where nothing else anchors the passage
+_CHANGED_SHARE = (
+    0.6  # and for "figure-changed" without a quote, where nothing else anchors the passage
+)
 _MAGNITUDE = 10.0  # a figure paired by unit alone must be within this factor of the claim's
 
 
@@ -118,12 +142,14 @@ class Location:
 
 # --- normalisation ------------------------------------------------------------------------------------
 
-_ONE_TO_ONE = str.maketrans({
-    **{c: "-" for c in DASHES},
-    **{c: "'" for c in "‘’‚‛′"},
-    **{c: '"' for c in "“”„‟″"},
-    **{c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"},
-})
+_ONE_TO_ONE = str.maketrans(
+    {
+        **{c: "-" for c in DASHES},
+        **{c: "'" for c in "‘’‚‛′"},
+        **{c: '"' for c in "“”„‟″"},
+        **{c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"},
+    }
+)
 _DROP = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")  # soft hyphen, zero-width characters
 _NONSPACE = re.compile(r"\S+")
 
@@ -183,7 +209,7 @@ class _Figures:
 
     def between(self, a: int, b: int) -> list[Found]:
         """The figures overlapping text[a:b]; figures do not overlap, so ends are sorted too."""
-        return list(self.all[bisect_right(self.ends, a): bisect_left(self.starts, b)])
+        return list(self.all[bisect_right(self.ends, a) : bisect_left(self.starts, b)])
 
 
 @dataclass
@@ -219,8 +245,11 @@ def _figures_in(page: _Page, a: int, b: int) -> list[Found]:
 
 # --- figures: when a page figure is the claim's --------------------------------------------------------
 
+
 def _same(a: float | None, b: float | None) -> bool:
-    return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
+    return (
+        a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=REL_TOLERANCE)
+    )
 
 
 def _same_seq(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -233,9 +262,9 @@ _BEFORE_CHARS = 40  # the words before a page figure that may say what it counts
 def _context(text: str, f: Found, name: str | None = None) -> Context:
     """The page is the claim's own source, so its subject counts as named. What the figure counts may
     stand before it on its line, or head its table column."""
-    before = text[max(0, f.start - _BEFORE_CHARS): f.start]
+    before = text[max(0, f.start - _BEFORE_CHARS) : f.start]
     cut = max(before.rfind("\n"), before.rfind(". "))  # only its own line and sentence
-    return Context(subject=True, words=f"{_column(text, f.start)} {before[cut + 1:]}", name=name)
+    return Context(subject=True, words=f"{_column(text, f.start)} {before[cut + 1 :]}", name=name)
 
 
 _TABLE_LINES = 500  # how far up a table's header may be
@@ -247,7 +276,7 @@ def _column(text: str, pos: int) -> str:
     line is the header: "5.93 Trillion" under "Training Tokens" counts tokens."""
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)
-    if "\t" not in text[start:end if end >= 0 else len(text)]:
+    if "\t" not in text[start : end if end >= 0 else len(text)]:
         return ""
     column = text.count("\t", start, pos)
     top = start
@@ -255,15 +284,19 @@ def _column(text: str, pos: int) -> str:
         if top == 0:
             break
         above = text.rfind("\n", 0, top - 1) + 1
-        if "\t" in text[above:top - 1]:
+        if "\t" in text[above : top - 1]:
             top = above
-        elif above == top - 1 and above > 0 and "\t" in text[text.rfind("\n", 0, above - 1) + 1:above - 1]:
+        elif (
+            above == top - 1
+            and above > 0
+            and "\t" in text[text.rfind("\n", 0, above - 1) + 1 : above - 1]
+        ):
             top = text.rfind("\n", 0, above - 1) + 1  # a blank line between two rows
         else:
             break
     if top == start:
         return ""  # the header row itself
-    header = text[top:text.find("\n", top)].split("\t")
+    header = text[top : text.find("\n", top)].split("\t")
     return header[column] if column < len(header) else ""
 
 
@@ -280,13 +313,18 @@ def _states(v: Verdict, q: Quantity) -> bool:
 def _near(wanted: tuple[float, ...], f: Found, step: float = 0.0) -> bool:
     """A cheap test before asking the matcher: some number of f is within 10 % (or one step of the claim's
     precision) of one of `wanted`."""
-    return any(abs(n - m) <= max(0.1 * abs(m), step) + 1e-12 for n in f.quantity.numbers() for m in wanted)
+    return any(
+        abs(n - m) <= max(0.1 * abs(m), step) + 1e-12 for n in f.quantity.numbers() for m in wanted
+    )
 
 
 def _same_measure(q: Quantity, f: Found, text: str) -> bool:
     """f counts what q counts, or nothing says otherwise (its numbers aside)."""
     n = f.quantity.numbers()[0]
-    return _verdict(_value(q, n), Found(f.start, f.end, f.raw, _value(f.quantity, n)), text).verdict == SAME
+    return (
+        _verdict(_value(q, n), Found(f.start, f.end, f.raw, _value(f.quantity, n)), text).verdict
+        == SAME
+    )
 
 
 def _value(q: Quantity, n: float) -> Quantity:
@@ -297,13 +335,16 @@ def _steps(q: Quantity) -> tuple[float, ...]:
     return tuple(float(s) for s in q.steps) or tuple(n for n in (q.start, q.end) if n is not None)
 
 
-def _occurrences(q: Quantity, figs: list[Found], text: str, name: str | None = None
-                 ) -> list[tuple[int, int, tuple[int, ...]]]:
+def _occurrences(
+    q: Quantity, figs: list[Found], text: str, name: str | None = None
+) -> list[tuple[int, int, tuple[int, ...]]]:
     """Where claim figure q stands among page figures `figs`: (start, end, indices of figs used)."""
     out: list[tuple[int, int, tuple[int, ...]]] = []
     wanted, step = q.numbers(), precision(q.raw) or 0.0
     for i, f in enumerate(figs):
-        if f.quantity.kind == "text" or (q.kind == "transition" and f.quantity.kind not in ("transition", "range")):
+        if f.quantity.kind == "text" or (
+            q.kind == "transition" and f.quantity.kind not in ("transition", "range")
+        ):
             continue  # one step on a page does not state a change
         if _near(wanted, f, step) and _states(_verdict(q, f, text, name), q):
             out.append((f.start, f.end, (i,)))
@@ -336,7 +377,7 @@ def _runs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int, tup
                 break
             got += f.quantity.numbers()
             j += 1
-            if j - i > 1 and len(got) >= len(want) and _same_seq(got[-len(want):], want):
+            if j - i > 1 and len(got) >= len(want) and _same_seq(got[-len(want) :], want):
                 # the change's steps end the run: "from 4K to 32K and then to 128K" states 32K → 128K
                 out.append((figs[i].start, figs[j - 1].end, tuple(range(i, j))))
                 break
@@ -347,18 +388,27 @@ def _moe_pairs(q: Quantity, figs: list[Found], text: str) -> list[tuple[int, int
     """A MoE size written out: "355B total parameters, 32B of them active"."""
     out = []
     for i, a in enumerate(figs):
-        if a.quantity.kind != "value" or not _near((float(q.value or 0),), a) or \
-                _verdict(_value(q, q.value), a, text).verdict != SAME:
+        if (
+            a.quantity.kind != "value"
+            or not _near((float(q.value or 0),), a)
+            or _verdict(_value(q, q.value), a, text).verdict != SAME
+        ):
             continue
         for j, b in enumerate(figs):
-            if (j != i and b.quantity.kind == "value" and abs(b.start - a.start) <= _PAIR_CHARS
-                    and _near((float(q.active or 0),), b)
-                    and _verdict(_value(q, q.active), b, text).verdict == SAME):
+            if (
+                j != i
+                and b.quantity.kind == "value"
+                and abs(b.start - a.start) <= _PAIR_CHARS
+                and _near((float(q.active or 0),), b)
+                and _verdict(_value(q, q.active), b, text).verdict == SAME
+            ):
                 out.append((min(a.start, b.start), max(a.end, b.end), tuple(sorted((i, j)))))
     return out
 
 
-def _text_occurrences(raw: str, text: str, a: int, b: int) -> list[tuple[int, int, tuple[int, ...]]]:
+def _text_occurrences(
+    raw: str, text: str, a: int, b: int
+) -> list[tuple[int, int, tuple[int, ...]]]:
     """A figure without a number ("hundreds of thousands"), word for word in text[a:b]."""
     return [(a, b, ())] if _contains_words(normalize(text[a:b]), normalize(raw)) else []
 
@@ -379,8 +429,13 @@ def _weak(q: Quantity) -> bool:
     """A bare small whole number ("two", "28") or a figure without a number: it could be anything."""
     if not q.numbers():
         return True
-    return (q.kind == "value" and q.unit is None and not q.counted and abs(float(q.value or 0)) < 1000
-            and float(q.value or 0).is_integer())
+    return (
+        q.kind == "value"
+        and q.unit is None
+        and not q.counted
+        and abs(float(q.value or 0)) < 1000
+        and float(q.value or 0).is_integer()
+    )
 
 
 def _comparable(q: Quantity, f: Found, loose: bool, text: str = "") -> bool:
@@ -388,7 +443,11 @@ def _comparable(q: Quantity, f: Found, loose: bool, text: str = "") -> bool:
     if f.quantity.kind == "text" or not f.quantity.numbers():
         return False
     measure = _verdict(q, f, text).measure
-    return measure == "agree" and bool(f.quantity.unit or f.quantity.counted) or (loose and measure == "unknown")
+    return (
+        measure == "agree"
+        and bool(f.quantity.unit or f.quantity.counted)
+        or (loose and measure == "unknown")
+    )
 
 
 # --- checking a passage ----------------------------------------------------------------------------------
@@ -410,9 +469,13 @@ def _needs(quote: str | None, figures: list[Quantity]) -> list[_Need]:
     used: set[int] = set()
     for q in figures:
         if not q.numbers():
-            needs.append(_Need(q, q.raw, _contains_words(normalize(quote or ""), normalize(q.raw)), 0.5))
+            needs.append(
+                _Need(q, q.raw, _contains_words(normalize(quote or ""), normalize(q.raw)), 0.5)
+            )
             continue
-        hits = [(idxs[0], qfigs[idxs[0]]) for _, _, idxs in _occurrences(q, qfigs, quote or "") if idxs]
+        hits = [
+            (idxs[0], qfigs[idxs[0]]) for _, _, idxs in _occurrences(q, qfigs, quote or "") if idxs
+        ]
         if hits:
             i, f = hits[0]
             used.update(i for i, _ in hits)
@@ -425,7 +488,9 @@ def _needs(quote: str | None, figures: list[Quantity]) -> list[_Need]:
     return needs
 
 
-def _where(page: _Page, need: _Need, figs: list[Found], a: int, b: int) -> list[tuple[int, int, tuple[int, ...]]]:
+def _where(
+    page: _Page, need: _Need, figs: list[Found], a: int, b: int
+) -> list[tuple[int, int, tuple[int, ...]]]:
     if not need.q.numbers():
         return _text_occurrences(need.raw, page.text, a, b)
     return _occurrences(need.q, figs, page.text)
@@ -434,8 +499,13 @@ def _where(page: _Page, need: _Need, figs: list[Found], a: int, b: int) -> list[
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
-def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tuple[int, int],
-           anchor: tuple[int, int] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+def _check(
+    page: _Page,
+    needs: list[_Need],
+    span: tuple[int, int],
+    passage: tuple[int, int],
+    anchor: tuple[int, int] | None = None,
+) -> tuple[list[tuple[str, str]], list[str]]:
     """(changes, missing) for the needs: quote figures within `span`, the others within `passage`.
     A figure outside the quote is paired with a replacement only in the paragraph of `anchor` (the
     quote by default): the passage's context may reach into the next section, which says other things."""
@@ -456,18 +526,30 @@ def _check(page: _Page, needs: list[_Need], span: tuple[int, int], passage: tupl
     for need in absent:
         a, b = span if need.in_quote else passage
         expected = a + need.rel * (b - a)
-        pool = [f for f in pools[need.in_quote] if f not in used and _comparable(need.q, f, need.in_quote, page.text)
-                and (need.in_quote or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]),
-                                                              max(f.start, anchor[1])))]
+        pool = [
+            f
+            for f in pools[need.in_quote]
+            if f not in used
+            and _comparable(need.q, f, need.in_quote, page.text)
+            and (
+                need.in_quote
+                or not _BLANK_LINE.search(page.text, min(f.end, anchor[0]), max(f.start, anchor[1]))
+            )
+        ]
         if not pool or not need.q.numbers():
             missing.append(need.raw)
             continue
         if not need.in_quote:
-            pool = [f for f in pool if _same_order(need.q, f)]  # paired by unit alone: "30T" is not "128K"
+            pool = [
+                f for f in pool if _same_order(need.q, f)
+            ]  # paired by unit alone: "30T" is not "128K"
             if not pool:
                 missing.append(need.raw)
                 continue
-        best = min(pool, key=lambda f: (not _comparable(need.q, f, False, page.text), abs(f.start - expected)))
+        best = min(
+            pool,
+            key=lambda f: (not _comparable(need.q, f, False, page.text), abs(f.start - expected)),
+        )
         used.add(best)
         changes.append((need.raw, best.raw))
     return changes, missing
@@ -499,7 +581,7 @@ def _passage(text: str, a: int, b: int, size: int = PASSAGE_CHARS) -> tuple[int,
 
 
 _SPACES_CLASS = "[\\s\u00a0\u2007\u2009\u200a\u202f\u205f\u3000]+"
-_CLASSES = {"-": f"[-{DASHES}]", "'": "['‘’‚‛′]", '"': "[\"“”„‟″]"}
+_CLASSES = {"-": f"[-{DASHES}]", "'": "['‘’‚‛′]", '"': '["“”„‟″]'}
 _SOFT = "[\u00ad\u200b-\u200d\u2060\ufeff]*"
 
 
@@ -595,7 +677,7 @@ def _figures_only(quote: str) -> bool:
     found = scan(quote)
     rest = quote
     for f in reversed(found):
-        rest = rest[: f.start] + " " + rest[f.end:]
+        rest = rest[: f.start] + " " + rest[f.end :]
     return bool(found) and not [w for w in _WORD.findall(normalize(rest)) if w not in _STOP]
 
 
@@ -646,8 +728,11 @@ def _hint_stems(hint: str | None, figures: list[Quantity]) -> set[str]:
     if not hint:
         return set()
     own = {_stem(w) for q in figures for w in _WORD.findall(normalize(q.raw))}
-    return {_stem(w) for w in _WORD.findall(normalize(hint))
-            if w not in _STOP and not w[0].isdigit() and len(w) > 1} - own
+    return {
+        _stem(w)
+        for w in _WORD.findall(normalize(hint))
+        if w not in _STOP and not w[0].isdigit() and len(w) > 1
+    } - own
 
 
 def _stems_in(page: _Page, a: int, b: int) -> set[str]:
@@ -681,8 +766,28 @@ def _number_pattern(q: Quantity) -> re.Pattern:
 
 
 def _spelled(n: int) -> str:
-    ones = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    ones = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ]
     tens = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
     if n < 20:
         return ones[n]
@@ -703,6 +808,7 @@ def _hint_positions(page: _Page, hints: set[str]) -> list[int]:
 
 def _windows(page: _Page, positions: list[int], hint_at: list[int]) -> list[tuple[int, int]]:
     """At most _MAX_WINDOWS windows around `positions`, those nearest the hint words first, merged."""
+
     def distance(p: int) -> int:
         k = bisect_left(hint_at, p)
         near = [abs(hint_at[j] - p) for j in (k - 1, k) if 0 <= j < len(hint_at)]
@@ -747,7 +853,9 @@ class _Place:
     found: str
 
 
-def _place(page: _Page, q: Quantity, name: str | None, hints: set[str], hint_at: list[int]) -> _Place | None:
+def _place(
+    page: _Page, q: Quantity, name: str | None, hints: set[str], hint_at: list[int]
+) -> _Place | None:
     """Where the page states figure q, preferring the place with the most hint words around it; a weak
     figure (a bare small number) needs half the hint words there, and hint words to begin with."""
     name_stems = _hint_stems(name, [q]) if name else set()
@@ -764,21 +872,30 @@ def _place(page: _Page, q: Quantity, name: str | None, hints: set[str], hint_at:
         score = len(hints & around) + 2 * len(name_stems & around)
         if best is None or score > best.score:
             used = [figs[i] for i in idxs]
-            best = _Place(score, a, b, bool(used) and _rounded(q, used, page.text, name),
-                          " ".join(page.text[a:b].split()))
+            best = _Place(
+                score,
+                a,
+                b,
+                bool(used) and _rounded(q, used, page.text, name),
+                " ".join(page.text[a:b].split()),
+            )
     if best is None:
         return None
     if _weak(q):
-        if not hints or len(hints & _stems_in(page, *_around(page, best.start, best.end))) < \
-                math.ceil(_WEAK_SHARE * len(hints)):
+        if not hints or len(
+            hints & _stems_in(page, *_around(page, best.start, best.end))
+        ) < math.ceil(_WEAK_SHARE * len(hints)):
             return None
     elif not (q.unit or q.counted) and (hints or name_stems) and best.score == 0:
-        return None  # a bare number ("> 4,000", "5.9T") counts only near the claim's words or its name
+        return (
+            None  # a bare number ("> 4,000", "5.9T") counts only near the claim's words or its name
+        )
     return best
 
 
-def _without_quote(page: _Page, figures: list[Quantity], hint: str | None,
-                   names: list[str | None] | None = None) -> Location:
+def _without_quote(
+    page: _Page, figures: list[Quantity], hint: str | None, names: list[str | None] | None = None
+) -> Location:
     names = list(names or []) + [None] * (len(figures) - len(names or []))
     hints = _hint_stems(hint, figures)
     hint_at = _hint_positions(page, hints) if page.figures is None else []
@@ -791,8 +908,11 @@ def _without_quote(page: _Page, figures: list[Quantity], hint: str | None,
             continue
         places.append(place)
         left, right = _passage(page.text, place.start, place.end)
-        reports.append(FigureReport(q.raw, "rounded" if place.rounded else "found", place.found,
-                                    page.text[left:right]))
+        reports.append(
+            FigureReport(
+                q.raw, "rounded" if place.rounded else "found", place.found, page.text[left:right]
+            )
+        )
     missing = tuple(r.figure for r in reports if r.status == "missing")
     if places:
         lo, hi = min(p.start for p in places), max(p.end for p in places)
@@ -810,14 +930,18 @@ def _without_quote(page: _Page, figures: list[Quantity], hint: str | None,
             changes = _check(page, needs, (left, right), (left, right), anchor=anchor)[0]
         else:
             outcome = "rounded" if any(r.status == "rounded" for r in reports) else "confirmed"
-        return Location(outcome, page.text[left:right], score, tuple(changes), missing, tuple(reports))
+        return Location(
+            outcome, page.text[left:right], score, tuple(changes), missing, tuple(reports)
+        )
     changed = _figure_changed(page, figures, hints, hint_at)
     if changed is not None:
         return replace(changed, figures=tuple(reports))
     return Location("not-found", None, 0.0, (), missing, tuple(reports))
 
 
-def _figure_changed(page: _Page, figures: list[Quantity], hints: set[str], hint_at: list[int]) -> Location | None:
+def _figure_changed(
+    page: _Page, figures: list[Quantity], hints: set[str], hint_at: list[int]
+) -> Location | None:
     """A passage about the claim (most of its hint words) with a figure of the same measure and another
     value, within a factor of 10: the figure changed."""
     if not hints:
@@ -833,8 +957,13 @@ def _figure_changed(page: _Page, figures: list[Quantity], hints: set[str], hint_
     for f in pool:
         if not (f.quantity.unit or f.quantity.counted):
             continue  # a bare page number cannot show what changed
-        if any(_same_order(q, f) and _comparable(q, f, False, page.text) and not _occurrences(q, [f], page.text)
-               for q in figures if q.numbers()):
+        if any(
+            _same_order(q, f)
+            and _comparable(q, f, False, page.text)
+            and not _occurrences(q, [f], page.text)
+            for q in figures
+            if q.numbers()
+        ):
             lo, hi = _around(page, f.start, f.end)
             n_hint = len(hints & _stems_in(page, lo, hi))
             if n_hint >= need_hints and (top is None or n_hint > top[0]):
@@ -847,15 +976,26 @@ def _figure_changed(page: _Page, figures: list[Quantity], hints: set[str], hint_
     if not changes:
         return None
     left, right = _passage(page.text, lo, hi)
-    return Location("figure-changed", page.text[left:right], round(n_hint / len(hints), 3),
-                    tuple(changes), tuple(missing))
+    return Location(
+        "figure-changed",
+        page.text[left:right],
+        round(n_hint / len(hints), 3),
+        tuple(changes),
+        tuple(missing),
+    )
 
 
 # --- entry point -------------------------------------------------------------------------------------------
 
 
-def locate(text: str, *, quote: str | None, figures: list[Quantity], hint: str | None = None,
-           names: list[str | None] | None = None) -> Location:
+def locate(
+    text: str,
+    *,
+    quote: str | None,
+    figures: list[Quantity],
+    hint: str | None = None,
+    names: list[str | None] | None = None,
+) -> Location:
     """Where the claim's quote and figures stand in `text`. See the module docstring for the rules.
     `names` are the figures' names in the data ("prefill unit"), which help find each one."""
     figures = list(figures or [])

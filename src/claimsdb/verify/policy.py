@@ -71,7 +71,9 @@ def classify(address: str) -> str:
 @dataclass(frozen=True)
 class FetchPolicy:
     allow_local: bool = False  # loopback and private addresses (a local mirror or test server)
-    local_root: Path | None = None  # local copies are read only inside this folder; None: none are read
+    local_root: Path | None = (
+        None  # local copies are read only inside this folder; None: none are read
+    )
 
     # ---------------------------------------------------------------- addresses
 
@@ -80,13 +82,17 @@ class FetchPolicy:
         if kind == PUBLIC or (kind in LOCAL_KINDS and self.allow_local):
             return
         shown = host if host == address else f"{host} ({address})"
-        hint = " (--allow-local allows loopback and private addresses)" if kind in LOCAL_KINDS else ""
+        hint = (
+            " (--allow-local allows loopback and private addresses)" if kind in LOCAL_KINDS else ""
+        )
         raise Refused(f"{shown} is a {kind} address: refused{hint}")
 
     async def resolve(self, host: str, port: int) -> list[str]:
         """Every address `host` resolves to, each checked: one forbidden address refuses the host."""
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM
+            )
         except socket.gaierror as error:
             raise httpcore.ConnectError(f"cannot resolve host {host}") from error
         addresses = list(dict.fromkeys(info[4][0] for info in infos))
@@ -127,7 +133,11 @@ class _CheckedBackend(httpcore.AsyncNetworkBackend):
         for address in addresses:
             try:
                 return await self._inner.connect_tcp(
-                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
                 )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
                 failure = error

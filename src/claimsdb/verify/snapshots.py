@@ -65,7 +65,9 @@ class SnapshotStore:
         except (FileNotFoundError, IsADirectoryError):
             raise KeyError(sha) from None
         if hashlib.sha256(content).hexdigest() != path.name:
-            raise ValueError(f"snapshot {path.name} is corrupt: its content no longer has that hash ({path})")
+            raise ValueError(
+                f"snapshot {path.name} is corrupt: its content no longer has that hash ({path})"
+            )
         return content
 
     def has(self, sha: str) -> bool:

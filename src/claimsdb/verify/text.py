@@ -53,20 +53,45 @@ class UnsupportedContent(Exception):
 
 
 _TYPES = {
-    "text/html": "html", "application/xhtml+xml": "html",
-    "text/markdown": "markdown", "text/x-markdown": "markdown", "text/mdx": "markdown",
-    "text/plain": "text", "application/json": "text", "application/xml": "text",
-    "application/pdf": "pdf", "application/x-pdf": "pdf",
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/mdx": "markdown",
+    "text/plain": "text",
+    "application/json": "text",
+    "application/xml": "text",
+    "application/pdf": "pdf",
+    "application/x-pdf": "pdf",
 }
-_GENERIC_TYPES = {"", "text/plain", "application/octet-stream", "binary/octet-stream", "application/unknown"}
+_GENERIC_TYPES = {
+    "",
+    "text/plain",
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/unknown",
+}
 _EXTENSIONS = {
-    ".html": "html", ".htm": "html", ".xhtml": "html",
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-    ".txt": "text", ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".txt": "text",
+    ".pdf": "pdf",
 }
 # WHATWG: these labels are decoded as windows-1252 by every browser.
-_CHARSET_ALIASES = {"iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
-                    "us-ascii": "cp1252", "ascii": "cp1252", "l1": "cp1252", "windows-1252": "cp1252"}
+_CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "l1": "cp1252",
+    "windows-1252": "cp1252",
+}
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
@@ -133,7 +158,9 @@ def _sniff(content: bytes) -> str:
     sample = content[:4096]
     if b"\x00" not in sample:
         try:
-            codecs.getincrementaldecoder("utf-8")().decode(sample)  # a cut character at the end is fine
+            codecs.getincrementaldecoder("utf-8")().decode(
+                sample
+            )  # a cut character at the end is fine
             return "text"
         except UnicodeDecodeError:
             pass

@@ -34,7 +34,14 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from claimsdb import db, verification
-from claimsdb.errors import ClaimsError, FieldError, InvalidName, NotFound, TamperedHistory, UnknownClaim
+from claimsdb.errors import (
+    ClaimsError,
+    FieldError,
+    InvalidName,
+    NotFound,
+    TamperedHistory,
+    UnknownClaim,
+)
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.policy import Policy
 from claimsdb.verify.snapshots import SnapshotStore
@@ -45,7 +52,13 @@ from claimsdb.web.selection import Memo
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"
 # The forms' label of each field a domain error may name (errors.FieldError): the forms show these very words.
-LABELS = {"reader": "Your name", "source": "Page re-read", "locator": "Locator", "quote": "Quote", "note": "Note"}
+LABELS = {
+    "reader": "Your name",
+    "source": "Page re-read",
+    "locator": "Locator",
+    "quote": "Quote",
+    "note": "Note",
+}
 FETCH_TIMEOUT_S = 10.0  # "Fetch the page now": a whole fetch, redirects and body included, per page
 YEAR_S = 365 * 24 * 3600
 STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
@@ -88,16 +101,24 @@ class Site:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.engine = db.open_engine(settings.db)  # a database at another revision fails here, at start
+        self.engine = db.open_engine(
+            settings.db
+        )  # a database at another revision fails here, at start
         self.policy = Policy(strict=settings.strict)
-        self.store = SnapshotStore(settings.sources_dir or db.files_folder(db.resolve_url(settings.db)))
+        self.store = SnapshotStore(
+            settings.sources_dir or db.files_folder(db.resolve_url(settings.db))
+        )
         self.csrf = Csrf()
-        self.memo = Memo()  # what only a new event changes (outdated claims, stages), kept between requests
+        self.memo = (
+            Memo()
+        )  # what only a new event changes (outdated claims, stages), kept between requests
         with db.session_scope(self.engine) as session:  # at start, not on the first visitor's page
             self.memo.facts(session)
         drawing.compile_templates()
         # --by: checked once, at start (InvalidName reaches the command line, which names the flag)
-        self.fixed_reader = person_name(settings.reader, field="reader") if settings.reader is not None else None
+        self.fixed_reader = (
+            person_name(settings.reader, field="reader") if settings.reader is not None else None
+        )
         self.fetch_limits = self._fetch_limits()
 
     def _fetch_limits(self):
@@ -135,30 +156,57 @@ class Site:
         def origin_allowed(origin: str) -> bool:
             return self.settings.access.origin_allowed(origin, host, port)
 
-        self.csrf.check(method="POST", origin_allowed=origin_allowed, headers=request.headers,
-                        session=request.cookies.get(self.session_cookie(request)), token=fields.get("csrf"))
+        self.csrf.check(
+            method="POST",
+            origin_allowed=origin_allowed,
+            headers=request.headers,
+            session=request.cookies.get(self.session_cookie(request)),
+            token=fields.get("csrf"),
+        )
         return fields
 
-    def page(self, request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    def page(
+        self, request: Request, template: str, status: int = 200, **context: Any
+    ) -> HTMLResponse:
         cookie = self.session_cookie(request)
         session = request.cookies.get(cookie)
         fresh = not self.csrf.valid_session(session)
         if fresh:
             session = self.csrf.new_session()
         html = drawing.render(
-            template, csrf=self.csrf.token(session), reader=self.reader(request),
-            reader_fixed=self.settings.reader is not None, policy=self.policy.describe(), max_name=MAX_NAME,
-            labels=LABELS, **context)
+            template,
+            csrf=self.csrf.token(session),
+            reader=self.reader(request),
+            reader_fixed=self.settings.reader is not None,
+            policy=self.policy.describe(),
+            max_name=MAX_NAME,
+            labels=LABELS,
+            **context,
+        )
         response = HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
         if fresh:
             response.set_cookie(cookie, session, httponly=True, samesite="strict")
         return response
 
-    def error(self, request: Request, status: int, message: str, heading: str | None = None,
-              suggestions: tuple[str, ...] = ()) -> HTMLResponse:
+    def error(
+        self,
+        request: Request,
+        status: int,
+        message: str,
+        heading: str | None = None,
+        suggestions: tuple[str, ...] = (),
+    ) -> HTMLResponse:
         """An error page; `suggestions`: claim keys to offer as links ("Did you mean")."""
-        return self.page(request, "error.html", status, code=status, heading=heading or f"Error {status}",
-                         message=message, retry=None, suggestions=[(k, claim_path(k)) for k in suggestions])
+        return self.page(
+            request,
+            "error.html",
+            status,
+            code=status,
+            heading=heading or f"Error {status}",
+            message=message,
+            retry=None,
+            suggestions=[(k, claim_path(k)) for k in suggestions],
+        )
 
     # -- routes --------------------------------------------------------------------------------------
 
@@ -168,14 +216,27 @@ class Site:
         path = request.url.path
         if layout == "grid":
             paging = pages.Paging.from_query(params, default=pages.GRID_SIZE, most=pages.GRID_MOST)
-            data = await run_in_threadpool(self.read, pages.grid_page, self.memo, filters, paging, self.policy, path)
+            data = await run_in_threadpool(
+                self.read, pages.grid_page, self.memo, filters, paging, self.policy, path
+            )
         else:
             paging = pages.Paging.from_query(params, default=pages.LIST_SIZE, most=pages.LIST_MOST)
-            data = await run_in_threadpool(self.read, pages.claims_page, self.memo, filters, paging, self.policy, path)
+            data = await run_in_threadpool(
+                self.read, pages.claims_page, self.memo, filters, paging, self.policy, path
+            )
         heading = "Stage grid" if layout == "grid" else "Claims"
         status = 404 if data["pager"].past_the_end else 200
-        return self.page(request, "overview.html", status, layout=layout, heading=heading, action=path,
-                         href=claim_href, queue=pages.href("/queue", queue_params(filters)), **data)
+        return self.page(
+            request,
+            "overview.html",
+            status,
+            layout=layout,
+            heading=heading,
+            action=path,
+            href=claim_href,
+            queue=pages.href("/queue", queue_params(filters)),
+            **data,
+        )
 
     async def grid(self, request: Request) -> Response:
         return await self.overview(request, "grid")
@@ -184,18 +245,43 @@ class Site:
         return await self.overview(request, "list")
 
     async def claim(self, request: Request) -> Response:
-        data = await run_in_threadpool(self.read, pages.claim_page, request.path_params["key"], self.policy, self.store)
+        data = await run_in_threadpool(
+            self.read, pages.claim_page, request.path_params["key"], self.policy, self.store
+        )
         return self.page(request, "claim.html", read_as=read_as, **data)
 
     async def queue(self, request: Request) -> Response:
         params = request.query_params
         filters = pages.Filters.from_query(params)
-        data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store, filters=filters,
-                                       key=params.get("key"), after=params.get("after"))
-        done = await run_in_threadpool(self.read, pages.recorded, params["done"]) if params.get("done") else None
-        fetched = (await run_in_threadpool(self.read, pages.last_check, params["fetched"])
-                   if params.get("fetched") else None)
-        return self.page(request, "queue.html", done=done, error=None, fetched=fetched, **queue_links(filters), **data)
+        data = await run_in_threadpool(
+            self.read,
+            pages.queue_item,
+            self.memo,
+            self.policy,
+            self.store,
+            filters=filters,
+            key=params.get("key"),
+            after=params.get("after"),
+        )
+        done = (
+            await run_in_threadpool(self.read, pages.recorded, params["done"])
+            if params.get("done")
+            else None
+        )
+        fetched = (
+            await run_in_threadpool(self.read, pages.last_check, params["fetched"])
+            if params.get("fetched")
+            else None
+        )
+        return self.page(
+            request,
+            "queue.html",
+            done=done,
+            error=None,
+            fetched=fetched,
+            **queue_links(filters),
+            **data,
+        )
 
     async def fetch(self, request: Request) -> Response:
         """`claims verify KEY` from the queue: the same run (verification.run) under the server's fetch policy;
@@ -204,7 +290,9 @@ class Site:
         key = fields.get("key", "")
         kept = queue_params(pages.Filters.from_query(fields))
         await run_in_threadpool(verification.run, self.engine, [key], self.store, self.fetch_limits)
-        return RedirectResponse(pages.href("/queue", [("key", key), ("fetched", key), *kept]), status_code=303)
+        return RedirectResponse(
+            pages.href("/queue", [("key", key), ("fetched", key), *kept]), status_code=303
+        )
 
     async def record(self, request: Request) -> Response:
         fields = await self.form(request)
@@ -213,22 +301,46 @@ class Site:
         kept = queue_params(filters)
         reader = self.reader(request)
         if reader is None:
-            return RedirectResponse("/reader?" + urlencode({"next": pages.href("/queue", [("key", key), *kept])}),
-                                    status_code=303)
-        entered = pages.Entered(**{k: fields.get(k, "") for k in ("source", "locator", "quote", "note")})
+            return RedirectResponse(
+                "/reader?" + urlencode({"next": pages.href("/queue", [("key", key), *kept])}),
+                status_code=303,
+            )
+        entered = pages.Entered(
+            **{k: fields.get(k, "") for k in ("source", "locator", "quote", "note")}
+        )
         try:
             await run_in_threadpool(self.read, pages.record_reread, key, reader, entered)
         except ClaimsError as exc:
             if status_for(exc) == 404:
                 raise
-            data = await run_in_threadpool(self.read, pages.queue_item, self.memo, self.policy, self.store,
-                                           filters=filters, key=key, entered=entered)
-            return self.page(request, "queue.html", 400, done=None, error=told(exc), fetched=None,
-                             **queue_links(filters), **data)
-        return RedirectResponse(pages.href("/queue", [("after", key), ("done", key), *kept]), status_code=303)
+            data = await run_in_threadpool(
+                self.read,
+                pages.queue_item,
+                self.memo,
+                self.policy,
+                self.store,
+                filters=filters,
+                key=key,
+                entered=entered,
+            )
+            return self.page(
+                request,
+                "queue.html",
+                400,
+                done=None,
+                error=told(exc),
+                fetched=None,
+                **queue_links(filters),
+                **data,
+            )
+        return RedirectResponse(
+            pages.href("/queue", [("after", key), ("done", key), *kept]), status_code=303
+        )
 
     async def who(self, request: Request) -> Response:
-        return self.page(request, "reader.html", error=None, next=local_path(request.query_params.get("next")))
+        return self.page(
+            request, "reader.html", error=None, next=local_path(request.query_params.get("next"))
+        )
 
     async def set_reader(self, request: Request) -> Response:
         fields = await self.form(request)
@@ -240,11 +352,15 @@ class Site:
         except InvalidName as exc:
             return self.page(request, "reader.html", 400, error=told(exc), next=target)
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict")
+        response.set_cookie(
+            READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict"
+        )
         return response
 
     async def stylesheet(self, request: Request) -> Response:
-        return Response(drawing.stylesheet(), media_type="text/css", headers={"cache-control": "no-cache"})
+        return Response(
+            drawing.stylesheet(), media_type="text/css", headers={"cache-control": "no-cache"}
+        )
 
     # -- errors: the one mapping point -------------------------------------------------------------
 
@@ -295,7 +411,18 @@ def queue_links(filters: pages.Filters) -> dict[str, Any]:
 def read_as(figure: dict[str, Any]) -> str:
     """A stored figure's parsed fields, briefly: what the parser read in it."""
     parts = []
-    for name in ("comparator", "value", "low", "high", "start", "end", "steps", "active", "unit", "counted"):
+    for name in (
+        "comparator",
+        "value",
+        "low",
+        "high",
+        "start",
+        "end",
+        "steps",
+        "active",
+        "unit",
+        "counted",
+    ):
         value = figure.get(name)
         if value in (None, [], "=") or (name in ("start", "end") and figure.get("steps")):
             continue
@@ -323,8 +450,12 @@ def create_app(settings: Settings) -> Starlette:
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Guard, access=settings.access)],
-        exception_handlers={ClaimsError: site.on_claims_error, Refused: site.on_refused,
-                            HTTPException: site.on_http, SQLAlchemyError: site.on_database},
+        exception_handlers={
+            ClaimsError: site.on_claims_error,
+            Refused: site.on_refused,
+            HTTPException: site.on_http,
+            SQLAlchemyError: site.on_database,
+        },
         max_body_size=MAX_BODY,
     )
     app.state.site = site

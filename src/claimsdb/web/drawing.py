@@ -45,7 +45,9 @@ def links(sources: list[dict[str, Any]]) -> tuple[Link, ...]:
     """Each source once, in order, as a link where it has an http(s) URL."""
     seen: dict[str, Link] = {}
     for s in sources:
-        seen.setdefault(s["key"], Link(s["key"], s.get("title") or s["key"], http_url(s.get("url"))))
+        seen.setdefault(
+            s["key"], Link(s["key"], s.get("title") or s["key"], http_url(s.get("url")))
+        )
     return tuple(seen.values())
 
 
@@ -71,19 +73,37 @@ class Drawn:
     def from_view(cls, view, policy) -> Drawn:
         """From a views.ClaimView; paper-safe as `policy` (policy.Policy) decides."""
         return cls(
-            key=view.key, subject=view.subject, stage=view.stage, statement=view.statement,
-            figures=tuple(f["raw"] for f in view.figures), tag=view.tag, trust=view.trust,
-            safe=policy.allows(view), stale=view.stale, outdated=view.outdated_reason,
-            tampered=bool(view.integrity), sources=links(view.sources), label=view.label,
+            key=view.key,
+            subject=view.subject,
+            stage=view.stage,
+            statement=view.statement,
+            figures=tuple(f["raw"] for f in view.figures),
+            tag=view.tag,
+            trust=view.trust,
+            safe=policy.allows(view),
+            stale=view.stale,
+            outdated=view.outdated_reason,
+            tampered=bool(view.integrity),
+            sources=links(view.sources),
+            label=view.label,
         )
 
     @classmethod
     def from_row(cls, row) -> Drawn:
         """From an export.ExportRow: the export decided paper-safety; the sources are its citations."""
         return cls(
-            key=row.key, subject=row.subject, stage=row.stage, statement=row.statement, figures=tuple(row.figures),
-            tag=row.tag, trust=row.trust, safe=row.paper_safe, stale=row.stale, outdated=row.outdated,
-            sources=links(row.citations), label=row.label,
+            key=row.key,
+            subject=row.subject,
+            stage=row.stage,
+            statement=row.statement,
+            figures=tuple(row.figures),
+            tag=row.tag,
+            trust=row.trust,
+            safe=row.paper_safe,
+            stale=row.stale,
+            outdated=row.outdated,
+            sources=links(row.citations),
+            label=row.label,
         )
 
     @property
@@ -139,7 +159,8 @@ def legend(items) -> tuple[str, ...]:
     safe = {item.trust for item in items if item.safe}
     marks = {m for item in items for m in item.marks}
     return tuple(t for t in ("verified", "secondary") if t in safe) + tuple(
-        m for m in (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) if m in marks)
+        m for m in (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) if m in marks
+    )
 
 
 def highlight(passage: str, figures: list[dict[str, Any]]) -> list[tuple[str, bool]]:
@@ -158,7 +179,7 @@ def highlight(passage: str, figures: list[dict[str, Any]]) -> list[tuple[str, bo
     at = 0
     for found in scan(passage):
         if any(match(q, found.quantity, near).states for q in stored):
-            pieces += [(passage[at:found.start], False), (passage[found.start:found.end], True)]
+            pieces += [(passage[at : found.start], False), (passage[found.start : found.end], True)]
             at = found.end
     pieces.append((passage[at:], False))
     return [p for p in pieces if p[0]]
@@ -168,8 +189,13 @@ def highlight(passage: str, figures: list[dict[str, Any]]) -> list[tuple[str, bo
 def environment():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["http_url"] = http_url
     env.filters["legend"] = legend
     env.globals["see_claim"] = SEE_CLAIM

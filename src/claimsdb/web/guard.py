@@ -31,9 +31,11 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 HTTP_PORT = 80  # the port a Host header or an origin without one means
 SECURITY_HEADERS = (
-    (b"content-security-policy",
-     b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-     b"base-uri 'none'"),
+    (
+        b"content-security-policy",
+        b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+        b"base-uri 'none'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     # Not "no-referrer": with it a browser sends "Origin: null" on the server's own form posts.
@@ -108,13 +110,19 @@ def authority(text: str | None) -> tuple[str, int | None] | None:
 def public_name(text: str) -> tuple[str, int | None]:
     """A --public-name: a host name or an IP address, optionally with :port. ValueError says why not."""
     text = text.strip()
-    bare_ipv6 = text.count(":") > 1 and not text.startswith("[")  # "fd00::5": its colons are not a port
+    bare_ipv6 = text.count(":") > 1 and not text.startswith(
+        "["
+    )  # "fd00::5": its colons are not a port
     parsed = authority(f"[{text}]" if bare_ipv6 else text)
     if parsed is None:
-        raise ValueError(f"not a host name or an IP address, with an optional :port: {text!r} "
-                         "(like claims.lab.example, 192.168.1.5, [fd00::5] or claims.lab.example:8421)")
+        raise ValueError(
+            f"not a host name or an IP address, with an optional :port: {text!r} "
+            "(like claims.lab.example, 192.168.1.5, [fd00::5] or claims.lab.example:8421)"
+        )
     if parsed[0] in ("0.0.0.0", "::"):
-        raise ValueError(f"{text!r} is a wildcard address, not a name a client uses to reach this machine")
+        raise ValueError(
+            f"{text!r} is a wildcard address, not a name a client uses to reach this machine"
+        )
     return parsed
 
 
@@ -131,17 +139,25 @@ class Access:
     names: tuple[tuple[str, int | None], ...] = tuple((name, None) for name in LOOPBACK_NAMES)
 
     @classmethod
-    def build(cls, listen_host: str, allow_from: Iterable[str] = (), public_names: Iterable[str] = ()) -> Access:
+    def build(
+        cls, listen_host: str, allow_from: Iterable[str] = (), public_names: Iterable[str] = ()
+    ) -> Access:
         """From `--host`, `--allow-from` and `--public-name`; ValueError names what cannot be read."""
         networks = []
         for text in allow_from:
             try:
                 networks.append(ipaddress.ip_network(text.strip(), strict=False))
             except ValueError:
-                raise ValueError(f"not a network or address: {text!r} (like 192.168.1.0/24 or 10.0.0.7)") from None
+                raise ValueError(
+                    f"not a network or address: {text!r} (like 192.168.1.0/24 or 10.0.0.7)"
+                ) from None
         names = [(name, None) for name in LOOPBACK_NAMES]
         listen = listen_host.strip("[]")
-        listen = None if listen in WILDCARD_HOSTS else host_literal(f"[{listen}]" if ":" in listen else listen)
+        listen = (
+            None
+            if listen in WILDCARD_HOSTS
+            else host_literal(f"[{listen}]" if ":" in listen else listen)
+        )
         if listen is not None:
             names.append((listen, None))
         names += [public_name(text) for text in public_names]
@@ -154,7 +170,10 @@ class Access:
         return ip is not None and any(ip in net for net in self.networks)
 
     def _allowed(self, host: str, port: int, server_port: int | None) -> bool:
-        return any(name == host and (want if want is not None else server_port) == port for name, want in self.names)
+        return any(
+            name == host and (want if want is not None else server_port) == port
+            for name, want in self.names
+        )
 
     def host_allowed(self, header: str | None, server_port: int | None) -> bool:
         """Whether a Host header names this server: a name of the list, at its port."""
@@ -165,15 +184,19 @@ class Access:
         """Whether a write's Origin is one of this server's origins, and the one the request was sent to."""
         if not origin or not origin.lower().startswith("http://"):
             return False
-        parsed, sent_to = authority(origin[len("http://"):]), authority(host)
+        parsed, sent_to = authority(origin[len("http://") :]), authority(host)
         if parsed is None or sent_to is None:
             return False
         origin_at = (parsed[0], parsed[1] or HTTP_PORT)
-        return origin_at == (sent_to[0], sent_to[1] or HTTP_PORT) and self._allowed(*origin_at, server_port)
+        return origin_at == (sent_to[0], sent_to[1] or HTTP_PORT) and self._allowed(
+            *origin_at, server_port
+        )
 
     def origins(self, server_port: int) -> list[str]:
         """The addresses the server answers at, as a browser's address bar would show them."""
-        return [origin_of(name, port if port is not None else server_port) for name, port in self.names]
+        return [
+            origin_of(name, port if port is not None else server_port) for name, port in self.names
+        ]
 
 
 class Guard:
@@ -187,16 +210,28 @@ class Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         client, server = scope.get("client"), scope.get("server")
-        hosts = [value.decode("latin-1") for name, value in scope.get("headers") or () if name == b"host"]
-        host = hosts[0] if len(hosts) == 1 else None  # two Host headers: which one would the app read?
+        hosts = [
+            value.decode("latin-1") for name, value in scope.get("headers") or () if name == b"host"
+        ]
+        host = (
+            hosts[0] if len(hosts) == 1 else None
+        )  # two Host headers: which one would the app read?
         port = server[1] if server else None  # the socket's own port: what the client connected to
         if not self.access.client_allowed(client[0] if client else None):
-            return await _plain(send, 403, "refused: this server answers loopback clients only "
-                                           "(start it with --allow-from NETWORK to allow others)\n")
+            return await _plain(
+                send,
+                403,
+                "refused: this server answers loopback clients only "
+                "(start it with --allow-from NETWORK to allow others)\n",
+            )
         if port is None or not self.access.host_allowed(host, port):
             known = ", ".join(self.access.origins(port)) if port is not None else "its own names"
-            return await _plain(send, 421, f"refused: unexpected Host header (this server answers as {known} only; "
-                                           "start it with --public-name NAME to be reached by another name)\n")
+            return await _plain(
+                send,
+                421,
+                f"refused: unexpected Host header (this server answers as {known} only; "
+                "start it with --public-name NAME to be reached by another name)\n",
+            )
 
         async def send_secured(message):
             if message["type"] == "http.response.start":
@@ -208,9 +243,17 @@ class Guard:
 
 async def _plain(send, status: int, text: str) -> None:
     body = text.encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -226,13 +269,24 @@ class Csrf:
 
     @staticmethod
     def valid_session(value: str | None) -> bool:
-        return bool(value) and len(value) <= 2 * SESSION_BYTES and value.replace("-", "").replace("_", "").isalnum()
+        return (
+            bool(value)
+            and len(value) <= 2 * SESSION_BYTES
+            and value.replace("-", "").replace("_", "").isalnum()
+        )
 
     def token(self, session: str) -> str:
         return hmac.new(self.secret, session.encode("ascii"), hashlib.sha256).hexdigest()
 
-    def check(self, *, method: str, origin_allowed: Callable[[str], bool], headers, session: str | None,
-              token: str | None) -> None:
+    def check(
+        self,
+        *,
+        method: str,
+        origin_allowed: Callable[[str], bool],
+        headers,
+        session: str | None,
+        token: str | None,
+    ) -> None:
         """Raise Refused(403) unless this write comes from one of this server's own pages:
         `origin_allowed` says whether an origin is one of them (Access.origin_allowed)."""
         site = headers.get("sec-fetch-site")
@@ -247,6 +301,13 @@ class Csrf:
             origin = f"{parts.scheme}://{parts.netloc}"
         if origin is not None and not origin_allowed(origin):
             raise Refused(403, f"refused: a {method} from another origin ({origin})")
-        if not (self.valid_session(session) and token and hmac.compare_digest(token, self.token(session))):
-            raise Refused(403, "refused: the form's token does not match this browser's session "
-                               "(the server may have restarted): reload the page and send it again")
+        if not (
+            self.valid_session(session)
+            and token
+            and hmac.compare_digest(token, self.token(session))
+        ):
+            raise Refused(
+                403,
+                "refused: the form's token does not match this browser's session "
+                "(the server may have restarted): reload the page and send it again",
+            )

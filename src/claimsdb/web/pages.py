@@ -18,17 +18,19 @@ from sqlmodel import Session
 
 from claimsdb import export, provenance, queries, verification, views
 from claimsdb.errors import BadQuery
+from claimsdb.escaping import http_url
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
-from claimsdb.escaping import http_url
 from claimsdb.web.drawing import Drawn, highlight
 from claimsdb.web.selection import Facts, Memo, Queue, Selection
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*")  # "14.8T" has no space after its point: not an end
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+|\n\s*"
+)  # "14.8T" has no space after its point: not an end
 _WHOLE = re.compile(r"[0-9]{1,9}")  # a page number or size as a query string gives it
 # Claims a page of the list draws, and subjects a page of the grid (sizes: by default, at most).
 LIST_SIZE, LIST_MOST = 50, 500
@@ -59,16 +61,31 @@ class Filters:
             raise BadQuery(f"trust must be one of: {', '.join(TRUST_LEVELS)}")
         if status is not None and status not in CLAIM_STATUSES:
             raise BadQuery(f"status must be one of: {', '.join(CLAIM_STATUSES)}, any")
-        return cls(subject=text("subject"), stage=text("stage"), tag=text("tag"), trust=trust, status=status,
-                   stale=params.get("stale") in ("1", "on", "true"))
+        return cls(
+            subject=text("subject"),
+            stage=text("stage"),
+            tag=text("tag"),
+            trust=trust,
+            status=status,
+            stale=params.get("stale") in ("1", "on", "true"),
+        )
 
     def claim_filter(self) -> queries.ClaimFilter:
-        return queries.ClaimFilter(tag=self.tag, trust=self.trust, subject=self.subject, stage=self.stage,
-                                   status=self.status)
+        return queries.ClaimFilter(
+            tag=self.tag,
+            trust=self.trust,
+            subject=self.subject,
+            stage=self.stage,
+            status=self.status,
+        )
 
     def params(self) -> list[tuple[str, str]]:
         """The filters as a query string gives them back (what is not the default), for links that keep them."""
-        out = [(name, value) for name in ("subject", "stage", "tag", "trust") if (value := getattr(self, name))]
+        out = [
+            (name, value)
+            for name in ("subject", "stage", "tag", "trust")
+            if (value := getattr(self, name))
+        ]
         if self.status != "active":
             out.append(("status", self.status or "any"))
         if self.stale:
@@ -76,7 +93,9 @@ class Filters:
         return out
 
     def selection(self, session: Session, policy: Policy, facts: Facts) -> Selection:
-        return Selection(session, self.claim_filter(), policy, outdated=facts.outdated, stale=self.stale)
+        return Selection(
+            session, self.claim_filter(), policy, outdated=facts.outdated, stale=self.stale
+        )
 
 
 def href(path: str, params: list[tuple[str, Any]]) -> str:
@@ -110,7 +129,9 @@ class Paging:
         return (self.number - 1) * self.size
 
     def params(self, number: int) -> list[tuple[str, Any]]:
-        return ([("size", self.size)] if self.size != self.default else []) + ([("page", number)] if number > 1 else [])
+        return ([("size", self.size)] if self.size != self.default else []) + (
+            [("page", number)] if number > 1 else []
+        )
 
 
 @dataclass(frozen=True)
@@ -136,8 +157,16 @@ class Pager:
             return href(path, filters.params() + paging.params(number))
 
         shown = (paging.offset + 1, paging.offset + on_page) if on_page else (0, 0)
-        return cls(n, pages, total, shown, link(1) if n > 1 else None, link(min(n - 1, pages)) if n > 1 else None,
-                   link(n + 1) if n < pages else None, link(pages) if n < pages else None)
+        return cls(
+            n,
+            pages,
+            total,
+            shown,
+            link(1) if n > 1 else None,
+            link(min(n - 1, pages)) if n > 1 else None,
+            link(n + 1) if n < pages else None,
+            link(pages) if n < pages else None,
+        )
 
     @property
     def past_the_end(self) -> bool:
@@ -168,34 +197,46 @@ class Entered:
 
 
 def choices(session: Session, facts: Facts) -> dict[str, list[str]]:
-    return {"stages": list(facts.stages), "tags": [t["name"] for t in queries.list_tags(session)],
-            "trusts": list(TRUST_LEVELS), "statuses": list(CLAIM_STATUSES)}
+    return {
+        "stages": list(facts.stages),
+        "tags": [t["name"] for t in queries.list_tags(session)],
+        "trusts": list(TRUST_LEVELS),
+        "statuses": list(CLAIM_STATUSES),
+    }
 
 
 def drawn(session: Session, ids: list[int], policy: Policy) -> list[Drawn]:
     return [Drawn.from_view(v, policy) for v in views.load(session, ids)]
 
 
-def claims_page(session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy,
-                path: str) -> dict[str, Any]:
+def claims_page(
+    session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy, path: str
+) -> dict[str, Any]:
     """One page of the filtered claims as a list, in the order the data files list them (import order)."""
     facts = memo.facts(session)
     chosen = filters.selection(session, policy, facts)
     total, unsafe = chosen.counts()
     items = drawn(session, chosen.page(paging.offset, paging.size), policy)
-    return {"items": items, "claims": total, "unsafe": unsafe,
-            **_paged(session, facts, filters, paging, Pager.of(path, filters, paging, total, len(items)))}
+    return {
+        "items": items,
+        "claims": total,
+        "unsafe": unsafe,
+        **_paged(
+            session, facts, filters, paging, Pager.of(path, filters, paging, total, len(items))
+        ),
+    }
 
 
-def grid_page(session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy,
-              path: str) -> dict[str, Any]:
+def grid_page(
+    session: Session, memo: Memo, filters: Filters, paging: Paging, policy: Policy, path: str
+) -> dict[str, Any]:
     """One page of the stage grid: the next subjects of the filtered claims (in the order of their first
     claim, as the grid has always run), each with its claims by stage, GRID_CELL at most in a cell; the
     others are counted, with a link to them in the list. The columns are the stages of the page's claims."""
     facts = memo.facts(session)
     chosen = filters.selection(session, policy, facts)
     subjects = chosen.subjects()
-    on_page = subjects[paging.offset:paging.offset + paging.size]
+    on_page = subjects[paging.offset : paging.offset + paging.size]
     per_cell: dict[tuple[str, str | None], int] = {}
     ids = []
     for claim_id, subject, stage in chosen.of_subjects([s.name for s in on_page]):
@@ -203,39 +244,75 @@ def grid_page(session: Session, memo: Memo, filters: Filters, paging: Paging, po
         if per_cell[subject, stage] <= GRID_CELL:
             ids.append(claim_id)
     items = drawn(session, ids, policy)
-    more = {(subject, stage or export.NO_STAGE_COLUMN):
-            (n - GRID_CELL, href("/claims", replace(filters, subject=subject, stage=stage).params()) if stage else None)
-            for (subject, stage), n in per_cell.items() if n > GRID_CELL}
-    return {"items": items, "grids": export.grids(items), "more": more,
-            "claims": sum(s.claims for s in subjects), "unsafe": sum(s.unsafe for s in subjects),
-            **_paged(session, facts, filters, paging, Pager.of(path, filters, paging, len(subjects), len(on_page)))}
+    more = {
+        (subject, stage or export.NO_STAGE_COLUMN): (
+            n - GRID_CELL,
+            href("/claims", replace(filters, subject=subject, stage=stage).params())
+            if stage
+            else None,
+        )
+        for (subject, stage), n in per_cell.items()
+        if n > GRID_CELL
+    }
+    return {
+        "items": items,
+        "grids": export.grids(items),
+        "more": more,
+        "claims": sum(s.claims for s in subjects),
+        "unsafe": sum(s.unsafe for s in subjects),
+        **_paged(
+            session,
+            facts,
+            filters,
+            paging,
+            Pager.of(path, filters, paging, len(subjects), len(on_page)),
+        ),
+    }
 
 
-def _paged(session: Session, facts: Facts, filters: Filters, paging: Paging, pager: Pager) -> dict[str, Any]:
+def _paged(
+    session: Session, facts: Facts, filters: Filters, paging: Paging, pager: Pager
+) -> dict[str, Any]:
     """What every paged page shows besides its items: where it stands, and the filters' form."""
     return {"pager": pager, "choices": choices(session, facts), "f": filters, "paging": paging}
 
 
-def passage(session: Session, claim: Claim, source: Source, store: SnapshotStore, figures: list[dict]) -> Passage:
+def passage(
+    session: Session, claim: Claim, source: Source, store: SnapshotStore, figures: list[dict]
+) -> Passage:
     shown = verification.passage_for(session, claim, source, store)
     base = Passage(claim.key, source.key, http_url(source.url))
     if shown is None:
         return base
     if shown.get("error"):
-        return Passage(claim.key, source.key, base.url, None, shown["fetched_at"], None, shown["error"])
+        return Passage(
+            claim.key, source.key, base.url, None, shown["fetched_at"], None, shown["error"]
+        )
     text = shown.get("passage")
-    return Passage(claim.key, source.key, http_url(shown.get("url")) or base.url,
-                   highlight(text, figures) if text else [], shown["fetched_at"], shown["outcome"])
+    return Passage(
+        claim.key,
+        source.key,
+        http_url(shown.get("url")) or base.url,
+        highlight(text, figures) if text else [],
+        shown["fetched_at"],
+        shown["outcome"],
+    )
 
 
 def claim_page(session: Session, key: str, policy: Policy, store: SnapshotStore) -> dict[str, Any]:
     claim = queries.get_claim(session, key)
     (view,) = queries.claim_views(session, [claim.id], events=None)
     primary = [s["key"] for s in view.sources if s["kind"] != "note"]
-    passages = [passage(session, claim, get_source(session, k), store, list(view.figures))
-                for k in dict.fromkeys(primary)]
-    return {"item": Drawn.from_view(view, policy), "view": view, "passages": passages,
-            "competing": competing(session, view, policy)}
+    passages = [
+        passage(session, claim, get_source(session, k), store, list(view.figures))
+        for k in dict.fromkeys(primary)
+    ]
+    return {
+        "item": Drawn.from_view(view, policy),
+        "view": view,
+        "passages": passages,
+        "competing": competing(session, view, policy),
+    }
 
 
 def competing(session: Session, view: ClaimView, policy: Policy) -> list[Drawn]:
@@ -258,19 +335,36 @@ def _sentence_with_figure(segments: list[tuple[str, bool]]) -> str:
     return " ".join(text[begin:end].split())[:QUOTE_CHARS]
 
 
-def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStore, *, filters: Filters | None = None,
-               key: str | None = None, after: str | None = None, entered: Entered | None = None) -> dict[str, Any]:
+def queue_item(
+    session: Session,
+    memo: Memo,
+    policy: Policy,
+    store: SnapshotStore,
+    *,
+    filters: Filters | None = None,
+    key: str | None = None,
+    after: str | None = None,
+    entered: Entered | None = None,
+) -> dict[str, Any]:
     """One claim of the re-read queue (the active claims the filters select that the export gate would
     block, the located ones first: selection.Queue) beside its located passage, with the form's fields prefilled: the claim named by
     `key`, else the first after `after` (wrapping round), else the first. A claim that disagrees with its
     history is passed over: a re-read is refused on it, so it is left to `claims db check`."""
     filters = replace(filters or Filters(), status=EXPORTABLE_STATUS)
     facts = memo.facts(session)
-    queue = Queue(session, filters.claim_filter(), policy, outdated=facts.outdated, stale=filters.stale)
+    queue = Queue(
+        session, filters.claim_filter(), policy, outdated=facts.outdated, stale=filters.stale
+    )
     found = queue.find(key=key, after=after)
     total = found.total if found.total is not None else queue.total()
-    page: dict[str, Any] = {"item": None, "total": total, "passed_over": found.passed_over, "position": 0,
-                            "f": filters, "choices": choices(session, facts)}
+    page: dict[str, Any] = {
+        "item": None,
+        "total": total,
+        "passed_over": found.passed_over,
+        "position": 0,
+        "f": filters,
+        "choices": choices(session, facts),
+    }
     view = found.view
     if view is None:
         return page
@@ -278,33 +372,60 @@ def queue_item(session: Session, memo: Memo, policy: Policy, store: SnapshotStor
     checked = last_checked_page(session, claim)
     shown_page = checked or view.primary_source
     source = get_source(session, shown_page) if shown_page else None
-    shown = passage(session, claim, source, store, list(view.figures)) if source is not None else None
+    shown = (
+        passage(session, claim, source, store, list(view.figures)) if source is not None else None
+    )
     if entered is None:
-        cited = next((s for s in view.sources if source is not None and s["key"] == source.key), None) or {}
+        cited = (
+            next((s for s in view.sources if source is not None and s["key"] == source.key), None)
+            or {}
+        )
         from_passage = _sentence_with_figure(shown.segments or []) if shown is not None else ""
-        entered = Entered(source=source.key if source is not None else "", locator=cited.get("locator") or "",
-                          quote=from_passage or cited.get("quote") or "")
-    pages = session.execute(select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)).all()
-    return {**page, "item": Drawn.from_view(view, policy), "view": view, "passage": shown, "entered": entered,
-            "position": found.position, "pages": pages, "fetchable": fetchable(session, claim)}
+        entered = Entered(
+            source=source.key if source is not None else "",
+            locator=cited.get("locator") or "",
+            quote=from_passage or cited.get("quote") or "",
+        )
+    pages = session.execute(
+        select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)
+    ).all()
+    return {
+        **page,
+        "item": Drawn.from_view(view, policy),
+        "view": view,
+        "passage": shown,
+        "entered": entered,
+        "position": found.position,
+        "pages": pages,
+        "fetchable": fetchable(session, claim),
+    }
 
 
 def last_checked_page(session: Session, claim: Claim) -> str | None:
     """The page of the claim's latest verification (what placed it in the queue), when it is one of its
     primary pages: the queue shows that page's passage, which need not be the first page the claim cites."""
     row = session.execute(
-        select(Source.key).join(Verification, Verification.source_id == Source.id)
+        select(Source.key)
+        .join(Verification, Verification.source_id == Source.id)
         .join(Evidence, and_(Evidence.source_id == Source.id, Evidence.claim_id == claim.id))
         .where(Verification.claim_id == claim.id, Source.kind != "note")
-        .order_by(Verification.id.desc()).limit(1)).first()
+        .order_by(Verification.id.desc())
+        .limit(1)
+    ).first()
     return row[0] if row else None
 
 
 def fetchable(session: Session, claim: Claim) -> bool:
     """Whether `claims verify` has a page of this claim to fetch: a primary page with a URL or a local copy."""
-    stmt = (select(Source.id).join(Evidence, Evidence.source_id == Source.id)
-            .where(Evidence.claim_id == claim.id, Source.kind != "note",
-                   or_(Source.url.is_not(None), Source.path.is_not(None))))
+    stmt = (
+        select(Source.id)
+        .join(Evidence, Evidence.source_id == Source.id)
+        .where(
+            Evidence.claim_id == claim.id,
+            Source.kind != "note",
+            or_(Source.url.is_not(None), Source.path.is_not(None)),
+        )
+    )
     return session.execute(stmt.limit(1)).first() is not None
 
 
@@ -322,19 +443,32 @@ def last_check(session: Session, key: str) -> list[Checked]:
     """The claim's latest verification run (`claims verify` or "Fetch the page now"): each page checked, in
     the order checked; empty when it was never verified."""
     claim = queries.get_claim(session, key)
-    latest = select(func.max(Verification.at)).where(Verification.claim_id == claim.id).scalar_subquery()
+    latest = (
+        select(func.max(Verification.at)).where(Verification.claim_id == claim.id).scalar_subquery()
+    )
     rows = session.execute(
         select(Source.key, Verification.outcome, Verification.at, Verification.detail)
         .join(Source, Source.id == Verification.source_id)
-        .where(Verification.claim_id == claim.id, Verification.at == latest).order_by(Verification.id))
-    return [Checked(source, outcome, str(at), (json.loads(detail) if detail else {}).get("error"))
-            for source, outcome, at, detail in rows]
+        .where(Verification.claim_id == claim.id, Verification.at == latest)
+        .order_by(Verification.id)
+    )
+    return [
+        Checked(source, outcome, str(at), (json.loads(detail) if detail else {}).get("error"))
+        for source, outcome, at, detail in rows
+    ]
 
 
 def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
     """Record the re-read under every rule of `claims reread` (provenance.reread)."""
-    return provenance.reread(session, key, actor=reader, source=entered.source.strip() or None,
-                             locator=entered.locator, quote=entered.quote, note=entered.note.strip() or None)
+    return provenance.reread(
+        session,
+        key,
+        actor=reader,
+        source=entered.source.strip() or None,
+        locator=entered.locator,
+        quote=entered.quote,
+        note=entered.note.strip() or None,
+    )
 
 
 def recorded(session: Session, key: str) -> dict[str, str]:

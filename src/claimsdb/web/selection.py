@@ -52,9 +52,21 @@ def trust_in(levels: Iterable[str]):
 def stale_verification():
     """The latest conclusive verification of one of the claim's sources found less than its figures."""
     v, later = aliased(Verification), aliased(Verification)
-    superseded = select(later.id).where(later.claim_id == v.claim_id, later.source_id == v.source_id,
-                                        later.outcome != UNREACHABLE, later.id > v.id).exists()
-    return select(v.id).where(v.claim_id == Claim.id, v.outcome.in_(views.STALE_OUTCOMES), ~superseded).exists()
+    superseded = (
+        select(later.id)
+        .where(
+            later.claim_id == v.claim_id,
+            later.source_id == v.source_id,
+            later.outcome != UNREACHABLE,
+            later.id > v.id,
+        )
+        .exists()
+    )
+    return (
+        select(v.id)
+        .where(v.claim_id == Claim.id, v.outcome.in_(views.STALE_OUTCOMES), ~superseded)
+        .exists()
+    )
 
 
 def stale():
@@ -75,23 +87,37 @@ def outdated_ids(session: Session, among: Sequence[int] | None = None) -> set[in
     ids, as the module docstring says: SQL for a claim whose latest tag event is an import or a re-read, the
     views of the others (few: a retag between verified tags)."""
     if among is not None and len(among) > views.BATCH:
-        chunks = (among[i:i + views.BATCH] for i in range(0, len(among), views.BATCH))
+        chunks = (among[i : i + views.BATCH] for i in range(0, len(among), views.BATCH))
         return set().union(*(outdated_ids(session, chunk) for chunk in chunks))
     tag_event, content, latest = aliased(Event), aliased(Event), aliased(Event)
-    latest_tag_event = (select(func.max(latest.id)).where(latest.claim_id == Claim.id, latest.tag_after.is_not(None))
-                        .scalar_subquery())
-    later_content = select(content.content_sha256).where(content.claim_id == Claim.id, content.id > tag_event.id,
-                                                         content.content_sha256.is_not(None))
-    now = later_content.order_by(content.id.desc()).limit(1).scalar_subquery()  # the content as last recorded
+    latest_tag_event = (
+        select(func.max(latest.id))
+        .where(latest.claim_id == Claim.id, latest.tag_after.is_not(None))
+        .scalar_subquery()
+    )
+    later_content = select(content.content_sha256).where(
+        content.claim_id == Claim.id, content.id > tag_event.id, content.content_sha256.is_not(None)
+    )
+    now = (
+        later_content.order_by(content.id.desc()).limit(1).scalar_subquery()
+    )  # the content as last recorded
     recorded_none = tag_event.content_sha256.is_(None)
     outdated = or_(
-        and_(tag_event.kind == REREAD_KIND,
-             or_(recorded_none, and_(later_content.exists(), now.is_distinct_from(tag_event.content_sha256)))),
+        and_(
+            tag_event.kind == REREAD_KIND,
+            or_(
+                recorded_none,
+                and_(later_content.exists(), now.is_distinct_from(tag_event.content_sha256)),
+            ),
+        ),
         and_(tag_event.kind.in_(IMPORT_KINDS), recorded_none, ~later_content.exists()),
         tag_event.kind.not_in(DECIDED_IN_SQL),
     )
-    stmt = (select(Claim.id, tag_event.kind).join(tag_event, tag_event.id == latest_tag_event)
-            .where(trust_in([VERIFIED]), outdated))
+    stmt = (
+        select(Claim.id, tag_event.kind)
+        .join(tag_event, tag_event.id == latest_tag_event)
+        .where(trust_in([VERIFIED]), outdated)
+    )
     if among is not None:
         stmt = stmt.where(Claim.id.in_(among))
     found = session.execute(stmt).all()
@@ -130,19 +156,30 @@ class Memo:
         self._facts: Facts | None = None
 
     def facts(self, session: Session) -> Facts:
-        head = session.execute(select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)).first()
+        head = session.execute(
+            select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)
+        ).first()
         head = tuple(head) if head is not None else None
         known = self._facts
         if known is not None and known.head == head:
             return known
-        if known is None or known.head is None or head is None or not self._extends(session, known.head):
+        if (
+            known is None
+            or known.head is None
+            or head is None
+            or not self._extends(session, known.head)
+        ):
             facts = Facts(head, frozenset(outdated_ids(session)), tuple(stages(session)))
         else:
-            new = session.execute(select(Event.claim_id, Event.kind).where(Event.id > known.head[0])).all()
+            new = session.execute(
+                select(Event.claim_id, Event.kind).where(Event.id > known.head[0])
+            ).all()
             touched = sorted({claim_id for claim_id, _ in new})
             outdated = (known.outdated - set(touched)) | outdated_ids(session, touched)
             imported = any(kind in IMPORT_KINDS for _, kind in new)  # only an import sets a stage
-            facts = Facts(head, frozenset(outdated), tuple(stages(session)) if imported else known.stages)
+            facts = Facts(
+                head, frozenset(outdated), tuple(stages(session)) if imported else known.stages
+            )
         self._facts = facts
         return facts
 
@@ -165,15 +202,24 @@ class Selection:
     """The claims a page's filters select, as SQL: `where` for any statement over `claim`, the counts,
     a page of ids. `stale`: only stale or outdated claims (what `claims list --stale` lists)."""
 
-    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, *, outdated: Iterable[int],
-                 stale: bool = False):
+    def __init__(
+        self,
+        session: Session,
+        filters: ClaimFilter,
+        policy: Policy,
+        *,
+        outdated: Iterable[int],
+        stale: bool = False,
+    ):
         self.session, self.filters, self.policy, self.stale = session, filters, policy, stale
         self.outdated = frozenset(outdated)  # the store's outdated claims (Memo.facts)
 
     def where(self, stmt):
         stmt = self.filters.apply(stmt)
         if self.stale:
-            stmt = stmt.where(trust_in([VERIFIED]), or_(stale_verification(), ids_in(self.outdated)))
+            stmt = stmt.where(
+                trust_in([VERIFIED]), or_(stale_verification(), ids_in(self.outdated))
+            )
         return stmt
 
     def unsafe(self):
@@ -185,7 +231,9 @@ class Selection:
 
     def counts(self) -> tuple[int, int]:
         """How many claims, and how many of them are not paper-safe."""
-        total, unsafe = self.session.execute(self.where(select(func.count(), self._unsafe_sum()))).one()
+        total, unsafe = self.session.execute(
+            self.where(select(func.count(), self._unsafe_sum()))
+        ).one()
         return total, unsafe or 0
 
     def _unsafe_sum(self):
@@ -193,20 +241,30 @@ class Selection:
 
     def page(self, offset: int, limit: int) -> list[int]:
         """One page of the claims' ids, in the order the data files list them (import order)."""
-        return list(self.session.scalars(self.where(select(Claim.id)).order_by(Claim.id).offset(offset).limit(limit)))
+        return list(
+            self.session.scalars(
+                self.where(select(Claim.id)).order_by(Claim.id).offset(offset).limit(limit)
+            )
+        )
 
     def subjects(self) -> list[Subject]:
         """The subjects of the claims, each once, in the order the grid draws them (by first claim)."""
         first = func.min(Claim.id)
-        stmt = self.where(select(Claim.subject, first, func.count(), self._unsafe_sum())).group_by(Claim.subject)
-        return [Subject(name, first_id, claims, unsafe or 0)
-                for name, first_id, claims, unsafe in self.session.execute(stmt.order_by(first))]
+        stmt = self.where(select(Claim.subject, first, func.count(), self._unsafe_sum())).group_by(
+            Claim.subject
+        )
+        return [
+            Subject(name, first_id, claims, unsafe or 0)
+            for name, first_id, claims, unsafe in self.session.execute(stmt.order_by(first))
+        ]
 
     def of_subjects(self, subjects: Sequence[str]) -> list[tuple[int, str, str | None]]:
         """(id, subject, stage) of the claims of these subjects, in import order."""
         if not subjects:
             return []
-        stmt = self.where(select(Claim.id, Claim.subject, Claim.stage)).where(Claim.subject.in_(subjects))
+        stmt = self.where(select(Claim.id, Claim.subject, Claim.stage)).where(
+            Claim.subject.in_(subjects)
+        )
         return [tuple(r) for r in self.session.execute(stmt.order_by(Claim.id))]
 
 
@@ -215,9 +273,16 @@ QUEUE_BATCHES = (20, 200, views.BATCH)  # views read at a time while looking for
 # located with its figures first, then the rest by how much a person can still read off the page.
 READINESS = (
     ("confirmed",),  # the quote and every figure are on the page
-    ("reworded", "rounded", "partial"),  # the figures are there, in other words, more precisely, or some
+    (
+        "reworded",
+        "rounded",
+        "partial",
+    ),  # the figures are there, in other words, more precisely, or some
     ("figure-changed",),  # the passage is there, a figure differs: the page's value is shown
-    (None, "nothing-to-check"),  # never verified (no snapshot yet), or nothing on a page could confirm it
+    (
+        None,
+        "nothing-to-check",
+    ),  # never verified (no snapshot yet), or nothing on a page could confirm it
     ("not-found", "unreachable"),  # the page was read and has none of it, or could not be read
 )
 NEVER_VERIFIED = next(rank for rank, outcomes in enumerate(READINESS) if None in outcomes)
@@ -225,14 +290,27 @@ NEVER_VERIFIED = next(rank for rank, outcomes in enumerate(READINESS) if None in
 
 def latest_outcome():
     """The outcome of the claim's latest verification (NULL when it was never verified)."""
-    return (select(Verification.outcome).where(Verification.claim_id == Claim.id)
-            .order_by(Verification.id.desc()).limit(1).scalar_subquery())
+    return (
+        select(Verification.outcome)
+        .where(Verification.claim_id == Claim.id)
+        .order_by(Verification.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
 
 
 def readiness():
     """The claim's readiness group (READINESS), 0 first: one CASE over its latest verification's outcome."""
-    return case({outcome: rank for rank, outcomes in enumerate(READINESS) for outcome in outcomes if outcome},
-                value=latest_outcome(), else_=NEVER_VERIFIED)
+    return case(
+        {
+            outcome: rank
+            for rank, outcomes in enumerate(READINESS)
+            for outcome in outcomes
+            if outcome
+        },
+        value=latest_outcome(),
+        else_=NEVER_VERIFIED,
+    )
 
 
 @dataclass(frozen=True)
@@ -259,8 +337,15 @@ class Queue:
     was read and whose figures were found there first), in key order within each group. A claim's place
     is (readiness, key): `after` a claim means after its place as its verifications stand now."""
 
-    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, *, outdated: Iterable[int],
-                 stale: bool = False):
+    def __init__(
+        self,
+        session: Session,
+        filters: ClaimFilter,
+        policy: Policy,
+        *,
+        outdated: Iterable[int],
+        stale: bool = False,
+    ):
         active = replace(filters, status=EXPORTABLE_STATUS)
         self.selection = Selection(session, active, policy, outdated=outdated, stale=stale)
         self.session, self.policy = session, policy
@@ -285,7 +370,9 @@ class Queue:
             view = next((v for v in views.load(self.session, ids) if self._readable(v)), None)
             if view is not None:  # then, and only then, its place: a pass over every waiting claim
                 n = self._numbered()
-                position, total = self.session.execute(select(n.c.position, n.c.total).where(n.c.id == view.id)).one()
+                position, total = self.session.execute(
+                    select(n.c.position, n.c.total).where(n.c.id == view.id)
+                ).one()
                 return Found(view, position, 0, total)
         start = self.place(after) if after is not None else None
         ranges = [(start, None), (None, start)] if start is not None else [(None, None)]
@@ -303,9 +390,13 @@ class Queue:
         """The waiting claims with their readiness, their place in the queue's order (from 1) and how many
         wait: one pass over them, the readiness of each computed once (a window over a subquery)."""
         q = self.waiting(select(Claim.id, Claim.key, readiness().label("ready"))).subquery("ranked")
-        return select(q.c.id, q.c.key, q.c.ready,
-                      func.row_number().over(order_by=(q.c.ready, q.c.key)).label("position"),
-                      func.count().over().label("total")).subquery("numbered")
+        return select(
+            q.c.id,
+            q.c.key,
+            q.c.ready,
+            func.row_number().over(order_by=(q.c.ready, q.c.key)).label("position"),
+            func.count().over().label("total"),
+        ).subquery("numbered")
 
     def _walk(self, above: tuple[int, str] | None, upto: tuple[int, str] | None) -> Found:
         """The first readable claim placed after `above` and up to `upto`, reading views in growing
@@ -315,9 +406,13 @@ class Queue:
             n = self._numbered()
             stmt = select(n.c.id, n.c.key, n.c.ready, n.c.position, n.c.total)
             if above is not None:
-                stmt = stmt.where(or_(n.c.ready > above[0], and_(n.c.ready == above[0], n.c.key > above[1])))
+                stmt = stmt.where(
+                    or_(n.c.ready > above[0], and_(n.c.ready == above[0], n.c.key > above[1]))
+                )
             if upto is not None:
-                stmt = stmt.where(or_(n.c.ready < upto[0], and_(n.c.ready == upto[0], n.c.key <= upto[1])))
+                stmt = stmt.where(
+                    or_(n.c.ready < upto[0], and_(n.c.ready == upto[0], n.c.key <= upto[1]))
+                )
             size = QUEUE_BATCHES[min(batch, len(QUEUE_BATCHES) - 1)]
             rows = self.session.execute(stmt.order_by(n.c.position).limit(size)).all()
             at = {row[0]: row for row in rows}
