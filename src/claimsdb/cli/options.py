@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+R = TypeVar("R")
 
 
 class OutputFormat(str, Enum):
@@ -77,24 +82,53 @@ StatusFilter = Annotated[
 ]
 
 
-def claim_filter(tag, trust, subject, stage, source, search, status):
-    from claimsdb.errors import BadQuery
-    from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS
-    from claimsdb.queries import ClaimFilter
+# The claim filters (queries.ClaimFilter) as options, in the order a command's help lists them.
+CLAIM_FILTERS = {
+    "tag": TagFilter,
+    "trust": TrustFilter,
+    "subject": SubjectFilter,
+    "stage": StageFilter,
+    "source": SourceFilter,
+    "search": SearchFilter,
+    "status": StatusFilter,
+}
 
-    if trust is not None and trust not in TRUST_LEVELS:
-        raise BadQuery(f"--trust must be one of: {', '.join(TRUST_LEVELS)}")
-    if status is not None and status not in CLAIM_STATUSES:
-        raise BadQuery(f"--status must be one of: {', '.join(CLAIM_STATUSES)}")
-    return ClaimFilter(
-        tag=tag,
-        trust=trust,
-        subject=subject,
-        stage=stage,
-        source=source,
-        search=search,
-        status=status,
+
+def filtered(command: Callable[..., R]) -> Callable[..., R]:
+    """A command that takes the claim filters (--tag, --trust, --subject, --stage, --source, --search,
+    --status) where its signature has the parameter `filters`, and gets them as one ClaimFilter, which
+    validates them (a bad --trust or --status: InvalidField, named by its flag in cli/app.py)."""
+    signature = inspect.signature(command)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name != "filters":
+            parameters.append(_evaluated(parameter, command))
+            continue
+        parameters += [
+            inspect.Parameter(name, parameter.kind, default=None, annotation=option)
+            for name, option in CLAIM_FILTERS.items()
+        ]
+
+    @functools.wraps(command)
+    def run(**given: Any) -> R:
+        from claimsdb.queries import ClaimFilter
+
+        chosen = ClaimFilter(**{name: given.pop(name) for name in CLAIM_FILTERS})
+        return command(filters=chosen, **given)
+
+    run.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=parameters, return_annotation=None
     )
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
+
+
+def _evaluated(parameter: inspect.Parameter, command: Callable[..., Any]) -> inspect.Parameter:
+    """The parameter with its annotation evaluated (the command's module postpones them), as Typer reads
+    it; only `filters`, typed for the checker alone, is left unevaluated."""
+    if not isinstance(parameter.annotation, str):
+        return parameter
+    return parameter.replace(annotation=eval(parameter.annotation, command.__globals__))
 
 
 ActorOption = Annotated[
@@ -181,3 +215,65 @@ def snapshots_root(given: Path | None, db_: str | None) -> Path:
     from claimsdb import db
 
     return db.files_folder(db.resolve_url(db_))
+
+
+# -- `claims export` -------------------------------------------------------------------------------
+
+
+class ExportFormat(str, Enum):
+    markdown = "markdown"
+    csv = "csv"
+    json = "json"
+    latex = "latex"
+    bibtex = "bibtex"
+    biblatex = "biblatex"
+    macros = "macros"
+    quarto = "quarto"
+    prov = "prov"
+    html = "html"
+
+
+ExportFormatOption = Annotated[
+    ExportFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).",
+    ),
+]
+ExportOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.",
+    ),
+]
+GridOption = Annotated[
+    bool,
+    typer.Option(
+        "--grid",
+        help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).",
+    ),
+]
+ExportStrictOption = Annotated[
+    bool,
+    typer.Option("--strict", help="Only verified tags pass (default: verified and secondary)."),
+]
+SkipUnsafeOption = Annotated[
+    bool,
+    typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."),
+]
+DraftOption = Annotated[
+    bool,
+    typer.Option(
+        "--draft", help="Include every claim; mark the unsafe ones; head the output as a draft."
+    ),
+]
+CiteNotesOption = Annotated[
+    bool,
+    typer.Option(
+        "--cite-notes",
+        help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).",
+    ),
+]
