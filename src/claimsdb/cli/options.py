@@ -277,3 +277,53 @@ CiteNotesOption = Annotated[
         help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).",
     ),
 ]
+
+
+# -- `claims serve` --------------------------------------------------------------------------------
+
+PortOption = Annotated[
+    int,
+    typer.Option(
+        "--port",
+        "-p",
+        min=0,
+        max=65535,
+        help="Port to listen on (0: any free port; the URL is printed).",
+    ),
+]
+HostOption = Annotated[
+    str,
+    typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only."),
+]
+AllowFromOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-from",
+        help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.",
+        show_default=False,
+    ),
+]
+PublicNameOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--public-name",
+        metavar="HOST[:PORT]",
+        help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.",
+        show_default=False,
+    ),
+]
+ServeReaderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).",
+        show_default=False,
+    ),
+]
+ServeStrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Only verified tags are paper-safe (the queue then holds secondary claims too).",
+    ),
+]
