@@ -327,3 +327,23 @@ ServeStrictOption = Annotated[
         help="Only verified tags are paper-safe (the queue then holds secondary claims too).",
     ),
 ]
+
+
+# -- `claims lint` ---------------------------------------------------------------------------------
+
+ManuscriptsArgument = Annotated[
+    list[Path],
+    typer.Argument(
+        help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False
+    ),
+]
+LintStrictOption = Annotated[
+    bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")
+]
+NotesOption = Annotated[
+    bool,
+    typer.Option(
+        "--notes",
+        help="List every untracked and every skipped figure (with why), not only their number.",
+    ),
+]
