@@ -347,3 +347,37 @@ NotesOption = Annotated[
         help="List every untracked and every skipped figure (with why), not only their number.",
     ),
 ]
+
+
+# -- `claims db` -----------------------------------------------------------------------------------
+
+AnchorOutputOption = Annotated[
+    Path,
+    typer.Option(
+        "--output", "-o", help="The anchor file to write (a paper repository commits it)."
+    ),
+]
+CopyTargetOption = Annotated[
+    str,
+    typer.Option(
+        "--to",
+        help="The empty target: a SQLite file path or a SQLAlchemy URL.",
+        show_default=False,
+    ),
+]
+RoleArgument = Annotated[
+    str,
+    typer.Argument(
+        help="An existing PostgreSQL role (create it with its login first).",
+        metavar="ROLE",
+        show_default=False,
+    ),
+]
+AccessOption = Annotated[
+    str,
+    typer.Option(
+        "--as",
+        help="writer (import, add, re-read; never rewrite history) or reader.",
+        show_default=False,
+    ),
+]

@@ -99,6 +99,11 @@ def emit(fmt: Enum | str, out: Output) -> None:
         raise ValueError(f"no renderer for --format {fmt}")
 
 
+def emit_record(fmt: Enum | str, record: dict[str, Any], said: str) -> None:
+    """A result that is one record: JSON as it is, CSV one row of its fields, the table a line saying it."""
+    emit(fmt, Output(record, tuple(record), [record], lambda: console.print(said, markup=False)))
+
+
 def tag_text(tag: str, trust: str | None, *, show_trust: bool = True) -> Text:
     from rich.text import Text
 
@@ -172,28 +177,6 @@ def sources_text(sources: list[dict[str, Any]]) -> str:
     return " | ".join(s["key"] for s in sources)
 
 
-def claim_row(view: dict[str, Any]) -> dict[str, Any]:
-    """The flat (CSV) form of a claim."""
-    return {
-        **{
-            k: view[k]
-            for k in (
-                "key",
-                "subject",
-                "stage",
-                "statement",
-                "tag",
-                "trust",
-                "status",
-                "basis",
-                "section",
-            )
-        },
-        "figures": figures_text(view["figures"]),
-        "sources": sources_text(view["sources"]),
-    }
-
-
 CLAIM_CSV_COLUMNS = (
     "key",
     "subject",
@@ -207,6 +190,16 @@ CLAIM_CSV_COLUMNS = (
     "basis",
     "section",
 )
+
+
+def claim_row(view: dict[str, Any]) -> dict[str, Any]:
+    """The flat (CSV) form of a claim: its fields as they are, then its figures and sources as text."""
+    row = {k: view[k] for k in CLAIM_CSV_COLUMNS if k not in ("figures", "sources")}
+    return {
+        **row,
+        "figures": figures_text(view["figures"]),
+        "sources": sources_text(view["sources"]),
+    }
 
 
 def describe_event(e: dict[str, Any]) -> str:
