@@ -27,7 +27,7 @@ from mcp_types import INVALID_PARAMS
 
 from claimsdb import __version__
 from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
-from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools
+from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools, ResourceInfo, ToolSpec
 
 INSTRUCTIONS = (
     "claimsdb keeps figures (numbers from papers, reports and READMEs) with the sources that support them and a "
@@ -70,29 +70,33 @@ def _json(value: Any) -> str:
 
 def build(tools: ClaimsTools) -> Server:
     """The MCP server over these tools."""
+    handlers = Handlers(tools)
+    return Server(
+        "claimsdb",
+        version=__version__,
+        title="claimsdb",
+        instructions=INSTRUCTIONS,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources,
+        on_list_resource_templates=handlers.list_templates,
+        on_read_resource=handlers.read_resource,
+    )
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=t.name,
-                    title=t.title,
-                    description=t.description,
-                    input_schema=t.schema,
-                    annotations=types.ToolAnnotations(
-                        title=t.title,
-                        read_only_hint=not t.writes,
-                        destructive_hint=False,
-                        idempotent_hint=not t.writes,
-                        open_world_hint=False,
-                    ),
-                )
-                for t in tools.tools()
-            ]
-        )
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        run = partial(tools.call, params.name, params.arguments, client=_client(ctx))
+class Handlers:
+    """The server's answer to each request, over the tools; a tool or a read runs in a worker thread."""
+
+    def __init__(self, tools: ClaimsTools):
+        self.tools = tools
+
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(t) for t in self.tools.tools()])
+
+    async def call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        run = partial(self.tools.call, params.name, params.arguments, client=_client(ctx))
         try:
             result = await anyio.to_thread.run_sync(run)
         except (
@@ -105,7 +109,7 @@ def build(tools: ClaimsTools) -> Server:
             content=[types.TextContent(text=_json(result))], structured_content=result
         )
 
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    async def list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
         if cursor is not None and not (cursor.isascii() and cursor.isdigit()):
             raise MCPError(
@@ -113,58 +117,61 @@ def build(tools: ClaimsTools) -> Server:
                 message=f"error: not a cursor this server gave: {cursor[:40]!r}",
             )
         try:
-            page, following = await anyio.to_thread.run_sync(tools.resources, int(cursor or 0))
+            page, following = await anyio.to_thread.run_sync(self.tools.resources, int(cursor or 0))
         except Exception as exc:
             raise MCPError(code=INVALID_PARAMS, message=tool_error(exc)) from None
         return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    uri=r.uri,
-                    name=r.name,
-                    title=r.title,
-                    description=r.description,
-                    mime_type=r.mime_type,
-                )
-                for r in page
-            ],
+            resources=[_resource(r) for r in page],
             next_cursor=str(following) if following is not None else None,
         )
 
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=CLAIM_URI_TEMPLATE,
-                    name="claim",
-                    title="A claim with its history",
-                    description="One claim as `show` gives it: tag, trust, sources, figures, its whole history.",
-                    mime_type=MIME,
-                )
-            ]
-        )
+    async def list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[CLAIM_TEMPLATE])
 
     async def read_resource(
-        ctx: Any, params: types.ReadResourceRequestParams
+        self, ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
-            data = await anyio.to_thread.run_sync(tools.read, uri)
+            data = await anyio.to_thread.run_sync(self.tools.read, uri)
         except Exception as exc:
             raise MCPError(code=INVALID_PARAMS, message=tool_error(exc)) from None
         contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=_json(data))
         return types.ReadResourceResult(contents=[contents])
 
-    return Server(
-        "claimsdb",
-        version=__version__,
-        title="claimsdb",
-        instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
-        on_read_resource=read_resource,
+
+def _tool(t: ToolSpec) -> types.Tool:
+    """A tool as the protocol lists it: one that writes is neither read-only nor idempotent; none
+    destroys anything or reaches beyond the store."""
+    hints = types.ToolAnnotations(
+        title=t.title,
+        read_only_hint=not t.writes,
+        destructive_hint=False,
+        idempotent_hint=not t.writes,
+        open_world_hint=False,
     )
+    return types.Tool(
+        name=t.name,
+        title=t.title,
+        description=t.description,
+        input_schema=t.schema,
+        annotations=hints,
+    )
+
+
+def _resource(r: ResourceInfo) -> types.Resource:
+    return types.Resource(
+        uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
+    )
+
+
+CLAIM_TEMPLATE = types.ResourceTemplate(
+    uri_template=CLAIM_URI_TEMPLATE,
+    name="claim",
+    title="A claim with its history",
+    description="One claim as `show` gives it: tag, trust, sources, figures, its whole history.",
+    mime_type=MIME,
+)
 
 
 def serve(tools: ClaimsTools) -> None:

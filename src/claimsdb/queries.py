@@ -15,7 +15,7 @@ from sqlalchemy import exists, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import views
-from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
     CONTAINED,
@@ -29,6 +29,8 @@ from claimsdb.figures.matching import (
     match,
 )
 from claimsdb.models import (
+    CLAIM_STATUSES,
+    TRUST_LEVELS,
     Claim,
     Event,
     Evidence,
@@ -49,6 +51,10 @@ TRACE_LIMIT = (
 
 @dataclass(frozen=True)
 class ClaimFilter:
+    """Which claims a list, an export or a page selects; None: any. Validated once, when made: a trust
+    or status that is none of the known ones raises InvalidField naming the field ("trust", "status"),
+    which each door names its own way (the command line by its flag, the web by its form's label)."""
+
     tag: str | None = None
     trust: str | None = None
     subject: str | None = None
@@ -56,6 +62,11 @@ class ClaimFilter:
     source: str | None = None
     search: str | None = None
     status: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, known in (("trust", TRUST_LEVELS), ("status", CLAIM_STATUSES)):
+            if getattr(self, name) is not None and getattr(self, name) not in known:
+                raise InvalidField(name, f"must be one of: {', '.join(known)}")
 
     def apply(self, stmt):
         """The SQL part of the filter (everything but `stale`, which needs each claim's history)."""

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
+from claimsdb.errors import InvalidField
+from claimsdb.exporters.html import page_path
 from tests.web.conftest import XSS
 from tests.web.markup import by_key, parse
 
@@ -83,4 +86,8 @@ def test_o_must_name_a_folder(web_db, tmp_path):
     file.write_text("mine", encoding="utf-8")
     result = run("export", "--format", "html", "-o", file, "--skip-unsafe", "--db", web_db)
     assert result.exit_code == 2 and "writes a folder" in result.stderr
+    assert result.stderr.startswith(f"error: -o {file}: ")  # the field, named by its flag
     assert file.read_text(encoding="utf-8") == "mine"
+    with pytest.raises(InvalidField) as refused:
+        page_path(file)
+    assert refused.value.field == "output" and "--" not in refused.value.reason

@@ -55,7 +55,23 @@ def test_list_filters(serve, client, query, keys):
 
 def test_a_bad_filter_is_a_400_page(serve, client):
     page = client(serve()).get("/claims?trust=certain")
-    assert page.status_code == 400 and "trust must be one of" in page.text
+    assert page.status_code == 400 and "Trust must be one of" in page.text
+
+
+@pytest.mark.parametrize(
+    "field, label, value", [("trust", "Trust", "certain"), ("status", "Status", "gone")]
+)
+def test_a_bad_filter_gets_the_same_refusal_from_the_command_line_and_the_web(
+    serve, client, claims, web_db, field, label, value
+):
+    """One validation (queries.ClaimFilter): the command line names the field by its flag, the web by
+    its form's label, and both say the same after it."""
+    page = client(serve()).get(f"/claims?{field}={value}")
+    for command in ("list", "export"):
+        said = claims(command, f"--{field}", value, db=web_db)
+        assert said.exit_code == 2 and said.stderr.startswith(f"error: --{field} must be one of: ")
+        reason = said.stderr.strip().removeprefix(f"error: --{field} ")
+        assert page.status_code == 400 and f"{label} {reason}" in page.text
 
 
 def test_claim_page_shows_passage_verification_competing_values_and_history(serve, client):

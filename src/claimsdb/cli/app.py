@@ -52,6 +52,9 @@ FLAGS = {
     "note": "--note",
     "reason": "--reason",
     "path": "--path",
+    "trust": "--trust",
+    "status": "--status",
+    "output": "-o",
 }
 
 

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from claimsdb import db
 from claimsdb.cli.commands import command, group
-from claimsdb.cli.options import AnchorOption, DbOption, FormatOption, OutputFormat
-from claimsdb.cli.output import Output, console, emit, emit_table, progress
+from claimsdb.cli.options import (
+    AccessOption,
+    AnchorOption,
+    AnchorOutputOption,
+    CopyTargetOption,
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    RoleArgument,
+)
+from claimsdb.cli.output import Output, console, emit, emit_record, emit_table, progress
 from claimsdb.errors import BrokenHistory, DatabaseProblem
 
 app = group(
@@ -31,17 +37,7 @@ def upgrade(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
     db.upgrade(url)
     after = db.current_revision(db.make_engine(url))
     info = {"database": db.describe_url(url), "before": before, "after": after}
-    emit(
-        fmt,
-        Output(
-            info,
-            tuple(info),
-            [info],
-            lambda: console.print(
-                f"{info['database']}: schema revision {before or 'none'} → {after}", markup=False
-            ),
-        ),
-    )
+    emit_record(fmt, info, f"{info['database']}: schema revision {before or 'none'} → {after}")
 
 
 @command(app, "current")
@@ -66,17 +62,10 @@ def current(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> Non
         if info["up_to_date"]
         else ("blank" if revision is None else "needs `claims db upgrade`")
     )
-    emit(
+    emit_record(
         fmt,
-        Output(
-            info,
-            tuple(info),
-            [info],
-            lambda: console.print(
-                f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})",
-                markup=False,
-            ),
-        ),
+        info,
+        f"{info['database']}: schema revision {revision or 'none'} (head {db.HEAD_REVISION}, {state})",
     )
 
 
@@ -136,12 +125,7 @@ def check(
 
 @command(app, "anchor")
 def anchor_(
-    output: Annotated[
-        Path,
-        typer.Option(
-            "--output", "-o", help="The anchor file to write (a paper repository commits it)."
-        ),
-    ] = Path("claims.anchor"),
+    output: AnchorOutputOption = Path("claims.anchor"),
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -161,30 +145,14 @@ def anchor_(
         anchor.record(session, head, identity.configured_reader() or "claims")
         anchor.save(output, head)
     info = {"file": str(output), "database": db.describe_url(db.resolve_url(db_)), **head.to_json()}
-    emit(
-        fmt,
-        Output(
-            info,
-            tuple(info),
-            [info],
-            lambda: console.print(
-                f"anchored the history of {info['database']} at {head.describe()} in {output}",
-                markup=False,
-            ),
-        ),
+    emit_record(
+        fmt, info, f"anchored the history of {info['database']} at {head.describe()} in {output}"
     )
 
 
 @command(app, "copy")
 def copy(
-    to: Annotated[
-        str,
-        typer.Option(
-            "--to",
-            help="The empty target: a SQLite file path or a SQLAlchemy URL.",
-            show_default=False,
-        ),
-    ],
+    to: CopyTargetOption,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -226,22 +194,8 @@ def copy(
 
 @command(app, "grant")
 def grant(
-    role: Annotated[
-        str,
-        typer.Argument(
-            help="An existing PostgreSQL role (create it with its login first).",
-            metavar="ROLE",
-            show_default=False,
-        ),
-    ],
-    access: Annotated[
-        str,
-        typer.Option(
-            "--as",
-            help="writer (import, add, re-read; never rewrite history) or reader.",
-            show_default=False,
-        ),
-    ],
+    role: RoleArgument,
+    access: AccessOption,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -257,12 +211,4 @@ def grant(
     with db.session_of(db_) as session:
         roles.grant(session, role, access)
     info = {"role": role, "access": access, "database": db.describe_url(db.resolve_url(db_))}
-    emit(
-        fmt,
-        Output(
-            info,
-            tuple(info),
-            [info],
-            lambda: console.print(f"{role} is now a {access} of {info['database']}", markup=False),
-        ),
-    )
+    emit_record(fmt, info, f"{role} is now a {access} of {info['database']}")

@@ -7,43 +7,32 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
     AnchorOption,
+    CiteNotesOption,
     DbOption,
-    SearchFilter,
-    SourceFilter,
-    StageFilter,
-    StatusFilter,
-    SubjectFilter,
-    TagFilter,
-    TrustFilter,
-    claim_filter,
+    DraftOption,
+    ExportFormat,
+    ExportFormatOption,
+    ExportOutputOption,
+    ExportStrictOption,
+    GridOption,
+    SkipUnsafeOption,
+    filtered,
 )
 from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
 
 if TYPE_CHECKING:
-    from claimsdb.export import Blocked
-
-
-class ExportFormat(str, Enum):
-    markdown = "markdown"
-    csv = "csv"
-    json = "json"
-    latex = "latex"
-    bibtex = "bibtex"
-    biblatex = "biblatex"
-    macros = "macros"
-    quarto = "quarto"
-    prov = "prov"
-    html = "html"
+    from claimsdb.export import Blocked, Export
+    from claimsdb.policy import Policy
+    from claimsdb.queries import ClaimFilter
 
 
 # Formats that lay claims out as a table: --grid chooses subjects by stages. The others write figures,
@@ -122,60 +111,17 @@ def _mode(fmt: str, *, draft: bool, skip_unsafe: bool) -> str:
     return "gate"
 
 
+@filtered
 def export(
-    fmt: Annotated[
-        ExportFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).",
-        ),
-    ] = ExportFormat.markdown,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.",
-        ),
-    ] = None,
-    grid: Annotated[
-        bool,
-        typer.Option(
-            "--grid",
-            help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).",
-        ),
-    ] = False,
-    strict: Annotated[
-        bool,
-        typer.Option("--strict", help="Only verified tags pass (default: verified and secondary)."),
-    ] = False,
-    skip_unsafe: Annotated[
-        bool,
-        typer.Option(
-            "--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."
-        ),
-    ] = False,
-    draft: Annotated[
-        bool,
-        typer.Option(
-            "--draft", help="Include every claim; mark the unsafe ones; head the output as a draft."
-        ),
-    ] = False,
-    cite_notes: Annotated[
-        bool,
-        typer.Option(
-            "--cite-notes",
-            help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).",
-        ),
-    ] = False,
-    tag: TagFilter = None,
-    trust: TrustFilter = None,
-    subject: SubjectFilter = None,
-    stage: StageFilter = None,
-    source: SourceFilter = None,
-    search: SearchFilter = None,
-    status: StatusFilter = None,
+    fmt: ExportFormatOption = ExportFormat.markdown,
+    output: ExportOutputOption = None,
+    grid: GridOption = False,
+    strict: ExportStrictOption = False,
+    skip_unsafe: SkipUnsafeOption = False,
+    draft: DraftOption = False,
+    cite_notes: CiteNotesOption = False,
+    *,
+    filters: ClaimFilter,
     anchors: AnchorOption = None,
     db_: DbOption = None,
 ) -> None:
@@ -195,9 +141,32 @@ def export(
 
     Example: claims export --format latex --grid --subject SmolLM3 -o table.tex
     """
-    from claimsdb import export as exporting
     from claimsdb.policy import Policy
 
+    _check_flags(fmt, grid=grid, cite_notes=cite_notes, skip_unsafe=skip_unsafe, draft=draft)
+    output = _destination(fmt, output)
+    mode = _mode(fmt.value, draft=draft, skip_unsafe=skip_unsafe)
+    policy = Policy(strict=strict)
+    result, text = _prepare(
+        fmt,
+        filters,
+        policy,
+        mode=mode,
+        layout="grid" if grid else "list",
+        cite_notes=cite_notes,
+        anchors=anchors,
+        db_=db_,
+    )
+    if result.refused:
+        _refuse(result, policy, db_)
+    _write(text, output, result, fmt, mode)
+    _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
+
+
+def _check_flags(
+    fmt: ExportFormat, *, grid: bool, cite_notes: bool, skip_unsafe: bool, draft: bool
+) -> None:
+    """Refuse the flags that contradict each other or that the format would accept and ignore."""
     if skip_unsafe and draft:
         raise BadQuery("choose one of --skip-unsafe and --draft")
     if grid and fmt.value not in LAYOUT_FORMATS:
@@ -208,55 +177,64 @@ def export(
         raise BadQuery(
             f"--cite-notes is for the formats that cite ({', '.join(CITING_FORMATS)}), not --format {fmt.value}"
         )
+
+
+def _destination(fmt: ExportFormat, output: Path | None) -> Path | None:
+    """The file the export goes to (None: standard output); an html export's -o names its folder."""
     if output == STDOUT:
-        output = None
+        return None
     if fmt is ExportFormat.html and output is not None:
         from claimsdb.exporters.html import page_path
 
-        output = page_path(output)
-    mode = _mode(fmt.value, draft=draft, skip_unsafe=skip_unsafe)
-    policy = Policy(strict=strict)
-    filters = claim_filter(tag, trust, subject, stage, source, search, status)
+        return page_path(output)
+    return output
+
+
+def _prepare(
+    fmt: ExportFormat,
+    filters: ClaimFilter,
+    policy: Policy,
+    *,
+    mode: str,
+    layout: str,
+    cite_notes: bool,
+    anchors: list[Path] | None,
+    db_: str | None,
+) -> tuple[Export, str | Iterable[str]]:
+    """The selection behind the gate, once the history is found to hold every anchor, and its text:
+    whole for prov (read while the session is open), else in pieces written as they come."""
     from claimsdb import anchor
+    from claimsdb import export as exporting
 
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
         anchor.ensure(session, loaded)
         result = exporting.prepare(
-            session,
-            filters,
-            policy=policy,
-            mode=mode,
-            layout="grid" if grid else "list",
-            cite_notes=cite_notes,
+            session, filters, policy=policy, mode=mode, layout=layout, cite_notes=cite_notes
         )
         if fmt is ExportFormat.prov:
             from claimsdb import lineage
 
-            prov_text = lineage.render(
-                lineage.export_document(
-                    session, [r.key for r in result.rows], result.manifest, policy=policy
-                )
-            )
-    if result.refused:
-        lines = [
-            f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
-            f"under the {policy.describe()}; nothing was written."
-        ]
-        lines += describe_blocked(result, db_)
-        lines.append(
-            "Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked."
-        )
-        err_console.print("\n".join(lines), markup=False)
-        raise typer.Exit(int(ExitCode.FINDINGS))
-    if fmt is ExportFormat.prov:
-        text: str | Iterable[str] = prov_text
-    else:
-        from claimsdb.exporters import pieces
+            keys = [r.key for r in result.rows]
+            document = lineage.export_document(session, keys, result.manifest, policy=policy)
+            return result, lineage.render(document)
+    from claimsdb.exporters import pieces
 
-        text = pieces(result, fmt.value)
-    _write(text, output, result, fmt, mode)
-    _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
+    return result, pieces(result, fmt.value)
+
+
+def _refuse(result: Export, policy: Policy, db_: str | None) -> NoReturn:
+    """The gate's refusal: each blocked claim and the command that clears it; nothing was written."""
+    lines = [
+        f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
+        f"under the {policy.describe()}; nothing was written."
+    ]
+    lines += describe_blocked(result, db_)
+    lines.append(
+        "Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked."
+    )
+    err_console.print("\n".join(lines), markup=False)
+    raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def _write(

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from claimsdb import db
-from claimsdb.cli.options import AnchorOption, DbOption, FormatOption, OutputFormat
+from claimsdb.cli.options import (
+    AnchorOption,
+    DbOption,
+    FormatOption,
+    LintStrictOption,
+    ManuscriptsArgument,
+    NotesOption,
+    OutputFormat,
+)
 from claimsdb.cli.output import Output, console, emit, err_console, progress
 from claimsdb.errors import ExitCode
 
@@ -17,22 +24,9 @@ FINDING_COLUMNS = ("file", "line", "col", "severity", "raw", "message", "claims"
 
 
 def lint(
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False
-        ),
-    ],
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")
-    ] = False,
-    notes: Annotated[
-        bool,
-        typer.Option(
-            "--notes",
-            help="List every untracked and every skipped figure (with why), not only their number.",
-        ),
-    ] = False,
+    files: ManuscriptsArgument,
+    strict: LintStrictOption = False,
+    notes: NotesOption = False,
     anchors: AnchorOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -53,6 +47,34 @@ def lint(
 
     Example: claims lint paper.tex sections/*.md
     """
+    report = _check(files, strict, anchors, db_)
+    counts = report.counts()
+    seen = report.history.to_json() if report.history else None
+    history = (
+        {"head": seen["head"], "length": seen["length"]} if seen else {"head": None, "length": 0}
+    )
+    shown = [f for f in report.findings if notes or f.severity != "note"]
+    if notes:
+        shown = sorted(shown + report.skipped, key=lambda f: (f.file, f.line, f.col))
+    rows = [{**f.to_dict(), "claims": " ".join(f.claims), "tags": " ".join(f.tags)} for f in shown]
+    emit(
+        fmt,
+        Output(
+            {**counts, "history": history, "findings": [f.to_dict() for f in shown]},
+            FINDING_COLUMNS,
+            rows,
+            lambda: print_findings(shown, summary(counts, notes), history),
+        ),
+    )
+    if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
+        err_console.print(summary(counts, notes), markup=False)
+    if counts["errors"]:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str | None):
+    """The lint report of the files, once the history is found to hold every anchor (by default the
+    paper repository's own ./claims.anchor, when there is one)."""
     from claimsdb import anchor
     from claimsdb import lint as linting
     from claimsdb.policy import Policy
@@ -64,50 +86,30 @@ def lint(
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
         anchor.ensure(session, loaded)
-        report = linting.lint_files(
+        return linting.lint_files(
             session,
             [str(f) for f in files],
             Policy(strict=strict),
             on_file=lambda name: advance(item=name),
         )
-    counts = report.counts()
-    seen = report.history.to_json() if report.history else None
-    history = (
-        {"head": seen["head"], "length": seen["length"]} if seen else {"head": None, "length": 0}
+
+
+def print_findings(shown: list, summarized: str, history: dict) -> None:
+    """The table format: each finding as file:line:col: severity: figure: message, then the summary and
+    the history the store held."""
+    from rich.text import Text
+
+    for f in shown:
+        line = Text(f"{f.file}:{f.line}:{f.col}: ")
+        line.append(f.severity, style=SEVERITY_STYLE.get(f.severity, ""))
+        line.append(f": {f.raw}: {f.message}")
+        console.print(line)
+    console.print(summarized, markup=False)
+    console.print(
+        f"store history: {history['length']} events, head {(history['head'] or 'none')[:16]}",
+        markup=False,
+        style="dim",
     )
-    shown = [f for f in report.findings if notes or f.severity != "note"]
-    if notes:
-        shown = sorted(shown + report.skipped, key=lambda f: (f.file, f.line, f.col))
-    rows = [{**f.to_dict(), "claims": " ".join(f.claims), "tags": " ".join(f.tags)} for f in shown]
-
-    def table() -> None:
-        from rich.text import Text
-
-        for f in shown:
-            line = Text(f"{f.file}:{f.line}:{f.col}: ")
-            line.append(f.severity, style=SEVERITY_STYLE.get(f.severity, ""))
-            line.append(f": {f.raw}: {f.message}")
-            console.print(line)
-        console.print(summary(counts, notes), markup=False)
-        console.print(
-            f"store history: {history['length']} events, head {(history['head'] or 'none')[:16]}",
-            markup=False,
-            style="dim",
-        )
-
-    emit(
-        fmt,
-        Output(
-            {**counts, "history": history, "findings": [f.to_dict() for f in shown]},
-            FINDING_COLUMNS,
-            rows,
-            table,
-        ),
-    )
-    if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
-        err_console.print(summary(counts, notes), markup=False)
-    if counts["errors"]:
-        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def summary(counts: dict[str, int], notes: bool) -> str:

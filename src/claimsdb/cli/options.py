@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+R = TypeVar("R")
 
 
 class OutputFormat(str, Enum):
@@ -77,24 +82,53 @@ StatusFilter = Annotated[
 ]
 
 
-def claim_filter(tag, trust, subject, stage, source, search, status):
-    from claimsdb.errors import BadQuery
-    from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS
-    from claimsdb.queries import ClaimFilter
+# The claim filters (queries.ClaimFilter) as options, in the order a command's help lists them.
+CLAIM_FILTERS = {
+    "tag": TagFilter,
+    "trust": TrustFilter,
+    "subject": SubjectFilter,
+    "stage": StageFilter,
+    "source": SourceFilter,
+    "search": SearchFilter,
+    "status": StatusFilter,
+}
 
-    if trust is not None and trust not in TRUST_LEVELS:
-        raise BadQuery(f"--trust must be one of: {', '.join(TRUST_LEVELS)}")
-    if status is not None and status not in CLAIM_STATUSES:
-        raise BadQuery(f"--status must be one of: {', '.join(CLAIM_STATUSES)}")
-    return ClaimFilter(
-        tag=tag,
-        trust=trust,
-        subject=subject,
-        stage=stage,
-        source=source,
-        search=search,
-        status=status,
+
+def filtered(command: Callable[..., R]) -> Callable[..., R]:
+    """A command that takes the claim filters (--tag, --trust, --subject, --stage, --source, --search,
+    --status) where its signature has the parameter `filters`, and gets them as one ClaimFilter, which
+    validates them (a bad --trust or --status: InvalidField, named by its flag in cli/app.py)."""
+    signature = inspect.signature(command)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name != "filters":
+            parameters.append(_evaluated(parameter, command))
+            continue
+        parameters += [
+            inspect.Parameter(name, parameter.kind, default=None, annotation=option)
+            for name, option in CLAIM_FILTERS.items()
+        ]
+
+    @functools.wraps(command)
+    def run(**given: Any) -> R:
+        from claimsdb.queries import ClaimFilter
+
+        chosen = ClaimFilter(**{name: given.pop(name) for name in CLAIM_FILTERS})
+        return command(filters=chosen, **given)
+
+    run.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=parameters, return_annotation=None
     )
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
+
+
+def _evaluated(parameter: inspect.Parameter, command: Callable[..., Any]) -> inspect.Parameter:
+    """The parameter with its annotation evaluated (the command's module postpones them), as Typer reads
+    it; only `filters`, typed for the checker alone, is left unevaluated."""
+    if not isinstance(parameter.annotation, str):
+        return parameter
+    return parameter.replace(annotation=eval(parameter.annotation, command.__globals__))
 
 
 ActorOption = Annotated[
@@ -181,3 +215,169 @@ def snapshots_root(given: Path | None, db_: str | None) -> Path:
     from claimsdb import db
 
     return db.files_folder(db.resolve_url(db_))
+
+
+# -- `claims export` -------------------------------------------------------------------------------
+
+
+class ExportFormat(str, Enum):
+    markdown = "markdown"
+    csv = "csv"
+    json = "json"
+    latex = "latex"
+    bibtex = "bibtex"
+    biblatex = "biblatex"
+    macros = "macros"
+    quarto = "quarto"
+    prov = "prov"
+    html = "html"
+
+
+ExportFormatOption = Annotated[
+    ExportFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="markdown, csv, json, latex, bibtex (the entries the paper-safe claims cite; biblatex: the same for biber), macros (\\claim{KEY} for LaTeX), quarto (variables), prov (W3C PROV-JSON of the claims' histories) or html (a self-contained page; -o names a folder).",
+    ),
+]
+ExportOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write to this file (- or none: standard output). A CSV file's manifest goes beside it, as FILE.manifest.json; on standard output, to standard error.",
+    ),
+]
+GridOption = Annotated[
+    bool,
+    typer.Option(
+        "--grid",
+        help="Subjects by stages, like the note's stage table (markdown, csv, json and latex).",
+    ),
+]
+ExportStrictOption = Annotated[
+    bool,
+    typer.Option("--strict", help="Only verified tags pass (default: verified and secondary)."),
+]
+SkipUnsafeOption = Annotated[
+    bool,
+    typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."),
+]
+DraftOption = Annotated[
+    bool,
+    typer.Option(
+        "--draft", help="Include every claim; mark the unsafe ones; head the output as a draft."
+    ),
+]
+CiteNotesOption = Annotated[
+    bool,
+    typer.Option(
+        "--cite-notes",
+        help="latex, bibtex, biblatex: a claim whose only sources are notes cites them (by default a note is not a reference).",
+    ),
+]
+
+
+# -- `claims serve` --------------------------------------------------------------------------------
+
+PortOption = Annotated[
+    int,
+    typer.Option(
+        "--port",
+        "-p",
+        min=0,
+        max=65535,
+        help="Port to listen on (0: any free port; the URL is printed).",
+    ),
+]
+HostOption = Annotated[
+    str,
+    typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only."),
+]
+AllowFromOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-from",
+        help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.",
+        show_default=False,
+    ),
+]
+PublicNameOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--public-name",
+        metavar="HOST[:PORT]",
+        help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.",
+        show_default=False,
+    ),
+]
+ServeReaderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).",
+        show_default=False,
+    ),
+]
+ServeStrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Only verified tags are paper-safe (the queue then holds secondary claims too).",
+    ),
+]
+
+
+# -- `claims lint` ---------------------------------------------------------------------------------
+
+ManuscriptsArgument = Annotated[
+    list[Path],
+    typer.Argument(
+        help=".tex, .md, .qmd, .html or .txt manuscripts.", metavar="FILE", show_default=False
+    ),
+]
+LintStrictOption = Annotated[
+    bool, typer.Option("--strict", help="Only verified tags pass; stale claims are errors.")
+]
+NotesOption = Annotated[
+    bool,
+    typer.Option(
+        "--notes",
+        help="List every untracked and every skipped figure (with why), not only their number.",
+    ),
+]
+
+
+# -- `claims db` -----------------------------------------------------------------------------------
+
+AnchorOutputOption = Annotated[
+    Path,
+    typer.Option(
+        "--output", "-o", help="The anchor file to write (a paper repository commits it)."
+    ),
+]
+CopyTargetOption = Annotated[
+    str,
+    typer.Option(
+        "--to",
+        help="The empty target: a SQLite file path or a SQLAlchemy URL.",
+        show_default=False,
+    ),
+]
+RoleArgument = Annotated[
+    str,
+    typer.Argument(
+        help="An existing PostgreSQL role (create it with its login first).",
+        metavar="ROLE",
+        show_default=False,
+    ),
+]
+AccessOption = Annotated[
+    str,
+    typer.Option(
+        "--as",
+        help="writer (import, add, re-read; never rewrite history) or reader.",
+        show_default=False,
+    ),
+]

@@ -99,6 +99,11 @@ def emit(fmt: Enum | str, out: Output) -> None:
         raise ValueError(f"no renderer for --format {fmt}")
 
 
+def emit_record(fmt: Enum | str, record: dict[str, Any], said: str) -> None:
+    """A result that is one record: JSON as it is, CSV one row of its fields, the table a line saying it."""
+    emit(fmt, Output(record, tuple(record), [record], lambda: console.print(said, markup=False)))
+
+
 def tag_text(tag: str, trust: str | None, *, show_trust: bool = True) -> Text:
     from rich.text import Text
 
@@ -172,28 +177,6 @@ def sources_text(sources: list[dict[str, Any]]) -> str:
     return " | ".join(s["key"] for s in sources)
 
 
-def claim_row(view: dict[str, Any]) -> dict[str, Any]:
-    """The flat (CSV) form of a claim."""
-    return {
-        **{
-            k: view[k]
-            for k in (
-                "key",
-                "subject",
-                "stage",
-                "statement",
-                "tag",
-                "trust",
-                "status",
-                "basis",
-                "section",
-            )
-        },
-        "figures": figures_text(view["figures"]),
-        "sources": sources_text(view["sources"]),
-    }
-
-
 CLAIM_CSV_COLUMNS = (
     "key",
     "subject",
@@ -207,6 +190,16 @@ CLAIM_CSV_COLUMNS = (
     "basis",
     "section",
 )
+
+
+def claim_row(view: dict[str, Any]) -> dict[str, Any]:
+    """The flat (CSV) form of a claim: its fields as they are, then its figures and sources as text."""
+    row = {k: view[k] for k in CLAIM_CSV_COLUMNS if k not in ("figures", "sources")}
+    return {
+        **row,
+        "figures": figures_text(view["figures"]),
+        "sources": sources_text(view["sources"]),
+    }
 
 
 def describe_event(e: dict[str, Any]) -> str:
@@ -226,6 +219,34 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     """A claim as a block: heading, statement, tag, figures, sources, history."""
     from rich.text import Text
 
+    console.print(_claim_heading(view, figure))
+    console.print(Text("  " + view["statement"]))
+    if view.get("label"):
+        console.print(Text(f"  grid label: {view['label']}"))
+    console.print(_tag_line(view))
+    _print_warnings(view)
+    if full:
+        _print_record(view)
+    _print_sources(view)
+    _print_verifications(view, full)
+    _print_quantity(view)
+    if view.get("stale"):
+        console.print(
+            Text(
+                "  STALE: spot-checked, but the latest verification no longer finds it as recorded",
+                style="bold red",
+            )
+        )
+    if view["events"]:
+        console.print(Text("  history:" if full else "  latest events:", style="dim"))
+        for e in view["events"]:
+            console.print(Text(f"    {describe_event(e)}", style="dim"))
+
+
+def _claim_heading(view: dict[str, Any], figure: str | None) -> Text:
+    """The figure asked about (trace), the subject with its aliases, the stage and the key."""
+    from rich.text import Text
+
     head = Text()
     if figure:
         head.append(figure, style="bold cyan")
@@ -236,10 +257,13 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     if view["stage"]:
         head.append(f" · {view['stage']}")
     head.append(f"  [{view['key']}]", style="dim")
-    console.print(head)
-    console.print(Text("  " + view["statement"]))
-    if view.get("label"):
-        console.print(Text(f"  grid label: {view['label']}"))
+    return head
+
+
+def _tag_line(view: dict[str, Any]) -> Text:
+    """The tag and its trust; a claim no longer active says so, why and by what."""
+    from rich.text import Text
+
     line = Text("  tag: ")
     line.append_text(tag_text(view["tag"], view["trust"]))
     if view["status"] != "active":
@@ -248,7 +272,13 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
             line.append(f" ({view['status_reason']})")
         if view.get("superseded_by"):
             line.append(f" by {view['superseded_by']}")
-    console.print(line)
+    return line
+
+
+def _print_warnings(view: dict[str, Any]) -> None:
+    """Why the claim has its tag, then what keeps it out of a paper: an outdated re-read, tampering."""
+    from rich.text import Text
+
     if view.get("tag_reason"):
         console.print(Text(f"  why: {view['tag_reason']}"))
     if view.get("outdated_reason"):
@@ -260,13 +290,24 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         )
     for problem in view.get("integrity") or ():
         console.print(Text(f"  TAMPERED: {problem} (claims db check)", style="bold red"))
-    if full:
-        if not repeats_basis(view["tag_reason"], view["basis"]):
-            console.print(Text(f"  basis (data file): {view['basis']}"))
-        if view["section"]:
-            console.print(Text(f"  section: {view['section']}"))
-        for f in view["figures"]:
-            console.print(Text(f"  figure: {f['raw']}  →  {parsed_text(f)}"))
+
+
+def _print_record(view: dict[str, Any]) -> None:
+    """What `show` adds: the data file's basis (unless "why" said it), the section, each parsed figure."""
+    from rich.text import Text
+
+    if not repeats_basis(view["tag_reason"], view["basis"]):
+        console.print(Text(f"  basis (data file): {view['basis']}"))
+    if view["section"]:
+        console.print(Text(f"  section: {view['section']}"))
+    for f in view["figures"]:
+        console.print(Text(f"  figure: {f['raw']}  →  {parsed_text(f)}"))
+
+
+def _print_sources(view: dict[str, Any]) -> None:
+    """Each source: title, address, locator, the re-read that linked it, and its quote."""
+    from rich.text import Text
+
     for s in view["sources"]:
         src = Text("  source: ")
         src.append(s["title"], style="bold")
@@ -279,6 +320,13 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(src)
         if s["quote"]:
             console.print(Text(f"    “{s['quote']}”", style="italic"))
+
+
+def _print_verifications(view: dict[str, Any], full: bool) -> None:
+    """Each verification: its outcome, where and when, what changed, an unreachable last fetch; in
+    full, the passage found."""
+    from rich.text import Text
+
     for v in view.get("verifications", []):
         style = "green" if v["outcome"] in ("confirmed", "reworded") else "bold red"
         line = Text("  verified: ")
@@ -295,32 +343,28 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
         console.print(line)
         if full and v.get("passage"):
             console.print(Text(f"    “{v['passage']}”", style="italic"))
-    if view.get("quantity"):
-        q = view["quantity"]
-        line = Text(f"  quantity: {q['key']} ({q['subject']}, {q['measure']}); rank {view['rank']}")
-        if view.get("rank_reason"):
-            line.append(f": {view['rank_reason']}")
-        console.print(line)
-        for c in view.get("competitors") or ():
-            console.print(
-                Text(
-                    f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
-                    f"{c['tag']}, {c['rank']}"
-                    + ("" if c["status"] == "active" else f", {c['status']}"),
-                    style="dim",
-                )
-            )
-    if view.get("stale"):
+
+
+def _print_quantity(view: dict[str, Any]) -> None:
+    """The quantity the claim gives a value of, its rank and why, and the competing values."""
+    from rich.text import Text
+
+    if not view.get("quantity"):
+        return
+    q = view["quantity"]
+    line = Text(f"  quantity: {q['key']} ({q['subject']}, {q['measure']}); rank {view['rank']}")
+    if view.get("rank_reason"):
+        line.append(f": {view['rank_reason']}")
+    console.print(line)
+    for c in view.get("competitors") or ():
         console.print(
             Text(
-                "  STALE: spot-checked, but the latest verification no longer finds it as recorded",
-                style="bold red",
+                f"    competing: {', '.join(c['figures']) or '(no figure)'}  [{c['key']}]  "
+                f"{c['tag']}, {c['rank']}"
+                + ("" if c["status"] == "active" else f", {c['status']}"),
+                style="dim",
             )
         )
-    if view["events"]:
-        console.print(Text("  history:" if full else "  latest events:", style="dim"))
-        for e in view["events"]:
-            console.print(Text(f"    {describe_event(e)}", style="dim"))
 
 
 def repeats_basis(reason: str | None, basis: str) -> bool:

@@ -3,7 +3,7 @@ Alembic, httpx or the lint, verify and export modules (tests/test_db.py checks).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,14 +13,7 @@ from claimsdb.cli.options import (
     FormatOption,
     KeyArgument,
     OutputFormat,
-    SearchFilter,
-    SourceFilter,
-    StageFilter,
-    StatusFilter,
-    SubjectFilter,
-    TagFilter,
-    TrustFilter,
-    claim_filter,
+    filtered,
 )
 from claimsdb.cli.output import (
     CLAIM_CSV_COLUMNS,
@@ -36,6 +29,9 @@ from claimsdb.cli.output import (
     tag_text,
 )
 from claimsdb.errors import ExitCode
+
+if TYPE_CHECKING:
+    from claimsdb.queries import ClaimFilter
 
 
 def trace(
@@ -159,14 +155,10 @@ def show(
     )
 
 
+@filtered
 def list_(
-    tag: TagFilter = None,
-    trust: TrustFilter = None,
-    subject: SubjectFilter = None,
-    stage: StageFilter = None,
-    source: SourceFilter = None,
-    search: SearchFilter = None,
-    status: StatusFilter = None,
+    *,
+    filters: ClaimFilter,
     stale: Annotated[
         bool,
         typer.Option(
@@ -183,7 +175,6 @@ def list_(
     """
     from claimsdb import queries
 
-    filters = claim_filter(tag, trust, subject, stage, source, search, status)
     with db.session_of(db_) as session:
         # JSON and CSV are written as the claims are read: a list of the whole store is never held
         read = (v.to_json() for v in queries.iter_claims(session, filters, stale=stale))

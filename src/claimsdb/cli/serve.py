@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 import socket
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
+    AllowFromOption,
     AllowLocalOption,
     DbOption,
+    HostOption,
     LocalRootOption,
+    PortOption,
+    PublicNameOption,
+    ServeReaderOption,
+    ServeStrictOption,
     SourcesDirOption,
     local_root,
     snapshots_root,
 )
 from claimsdb.errors import BadQuery
+
+if TYPE_CHECKING:
+    from claimsdb.web.guard import Access
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -35,52 +45,12 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    port: Annotated[
-        int,
-        typer.Option(
-            "--port",
-            "-p",
-            min=0,
-            max=65535,
-            help="Port to listen on (0: any free port; the URL is printed).",
-        ),
-    ] = 8421,
-    host: Annotated[
-        str,
-        typer.Option("--host", help="Address to listen on. Default: 127.0.0.1, this machine only."),
-    ] = "127.0.0.1",
-    allow_from: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-from",
-            help="Also answer clients from this network (192.168.1.0/24) or address; repeatable. Default: loopback clients only.",
-            show_default=False,
-        ),
-    ] = None,
-    public_names: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--public-name",
-            metavar="HOST[:PORT]",
-            help="Also answer to this name: the host name or address other machines use in the URL (this machine's LAN name or IP, like claims.lab.example or 192.168.1.5), at --port unless given; repeatable. Without it the server answers only as localhost, 127.0.0.1, [::1] and the --host address, so with --host 0.0.0.0 other machines need it.",
-            show_default=False,
-        ),
-    ] = None,
-    by: Annotated[
-        str | None,
-        typer.Option(
-            "--by",
-            help="Record every re-read as this person. Default: the browser asks on the first visit (never guessed).",
-            show_default=False,
-        ),
-    ] = None,
-    strict: Annotated[
-        bool,
-        typer.Option(
-            "--strict",
-            help="Only verified tags are paper-safe (the queue then holds secondary claims too).",
-        ),
-    ] = False,
+    port: PortOption = 8421,
+    host: HostOption = "127.0.0.1",
+    allow_from: AllowFromOption = None,
+    public_names: PublicNameOption = None,
+    by: ServeReaderOption = None,
+    strict: ServeStrictOption = False,
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root_: LocalRootOption = None,
@@ -100,24 +70,14 @@ def serve(
 
     Example: claims serve --host 0.0.0.0 --allow-from 192.168.1.0/24 --public-name 192.168.1.5 --by "Ada Lovelace"
     """
-    import uvicorn
-
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.web.app import Settings, create_app
-    from claimsdb.web.guard import Access, origin_of, public_name
 
     db.open_engine(
         db_, create=False
     )  # a missing database is an error here, not an empty store served
     root = snapshots_root(sources_dir, db_)
-    try:
-        names = [public_name(name) for name in public_names or ()]
-    except ValueError as exc:
-        raise BadQuery(f"--public-name: {exc}") from None
-    try:
-        access = Access.build(host, allow_from or (), public_names or ())
-    except ValueError as exc:
-        raise BadQuery(f"--allow-from: {exc}") from None
+    names, access = _reach(host, allow_from or [], public_names or [])
     fetch_policy = FetchPolicy(allow_local=allow_local, local_root=local_root(local_root_, db_))
     app = create_app(
         Settings(
@@ -130,14 +90,48 @@ def serve(
         )
     )
     sock = listen(host, port)
-    bound = sock.getsockname()[1]
+    _announce(host, sock.getsockname()[1], db_, root, access, allow_from or [], names)
+    _run(app, sock)
+
+
+def _reach(
+    host: str, allow_from: list[str], public_names: list[str]
+) -> tuple[list[tuple[str, int | None]], Access]:
+    """The names other machines reach the server by, and who it answers; a bad one is refused by its
+    flag."""
+    from claimsdb.web.guard import Access, public_name
+
+    try:
+        names = [public_name(name) for name in public_names]
+    except ValueError as exc:
+        raise BadQuery(f"--public-name: {exc}") from None
+    try:
+        access = Access.build(host, allow_from, public_names)
+    except ValueError as exc:
+        raise BadQuery(f"--allow-from: {exc}") from None
+    return names, access
+
+
+def _announce(
+    host: str,
+    bound: int,
+    db_: str | None,
+    root: Path,
+    access: Access,
+    allow_from: list[str],
+    names: list[tuple[str, int | None]],
+) -> None:
+    """Where the server listens, what it serves and who it answers; the other names it answers to, or
+    how other machines get one."""
+    from claimsdb.web.guard import origin_of
+
     shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
         host, f"[{host}]" if ":" in host else host
     )
     typer.echo(
         f"claims serve: http://{shown}:{bound}/  (database {db.describe_url(db.resolve_url(db_))}; "
         f"snapshots in {root / 'snapshots'}; "
-        f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from or ())}; "
+        f"{'loopback clients only' if not access.networks else 'loopback and ' + ', '.join(allow_from)}; "
         "Ctrl-C stops)",
         err=False,
     )
@@ -152,6 +146,12 @@ def serve(
             f"{', '.join(access.origins(bound))}",
             err=True,
         )
+
+
+def _run(app: Any, sock: socket.socket) -> None:
+    """Serve on the socket until Ctrl-C."""
+    import uvicorn
+
     config = uvicorn.Config(
         app,
         log_level="warning",

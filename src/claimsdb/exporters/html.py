@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimsdb.errors import BadQuery
+from claimsdb.errors import InvalidField
 from claimsdb.export import Export, grids
 
 PAGE = "index.html"
 
 
 def page_path(folder: Path) -> Path:
-    """`-o DIR` names a folder: the page is DIR/index.html."""
+    """The output named is a folder: the page is DIR/index.html. A file is refused, naming the field
+    ("output"), which the door names its own way (the command line: -o)."""
     if folder.is_file():
-        raise BadQuery(
-            f"-o {folder}: --format html writes a folder (DIR/{PAGE}), and this is a file"
+        raise InvalidField(
+            "output", f"{folder}: an HTML export writes a folder (DIR/{PAGE}), and this is a file"
         )
     return folder / PAGE
 

@@ -58,6 +58,8 @@ LABELS = {
     "locator": "Locator",
     "quote": "Quote",
     "note": "Note",
+    "trust": "Trust",
+    "status": "Status",
 }
 FETCH_TIMEOUT_S = 10.0  # "Fetch the page now": a whole fetch, redirects and body included, per page
 YEAR_S = 365 * 24 * 3600
