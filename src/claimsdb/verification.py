@@ -19,7 +19,7 @@ from sqlalchemy import Select, select
 from sqlmodel import Session
 
 from claimsdb import integrity
-from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.figures import Quantity, as_quantity, figure_dict
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.queries import claim_views
@@ -97,7 +97,9 @@ def plan(
     (a SELECT of claim ids, such as the re-read queue's) checks the active claims it selects.
     """
     if not keys and source is None and not everything and among is None:
-        raise BadQuery("name claim keys, a --source, --unverified or --all")
+        raise InvalidField(
+            "selection", "is empty: name claim keys, a source, the re-read queue or every claim"
+        )
     stmt = select(Claim).order_by(Claim.id)
     if among is not None:
         stmt = stmt.where(Claim.id.in_(among))
@@ -204,7 +206,7 @@ def run(
     with db.session_scope(engine) as session:
         among = None
         if queued is not None:
-            from claimsdb.web.selection import queued_ids
+            from claimsdb.selection import queued_ids
 
             among = queued_ids(session, queued)
         the_plan = plan(session, keys, source=source, everything=everything, among=among)

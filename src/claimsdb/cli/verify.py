@@ -114,6 +114,8 @@ def verify(
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore
 
+    if not keys and source is None and not everything and not unverified:
+        raise BadQuery("name claim keys, a --source, --unverified or --all")
     if unverified and (keys or everything):
         raise BadQuery(
             "--unverified selects the claims itself: name no claim keys and no --all with it"

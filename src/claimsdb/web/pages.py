@@ -21,11 +21,11 @@ from claimsdb.errors import BadQuery
 from claimsdb.escaping import http_url
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
+from claimsdb.selection import Facts, Memo, Queue, Selection
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
-from claimsdb.web.selection import Facts, Memo, Queue, Selection
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
 _SENTENCE_END = re.compile(
