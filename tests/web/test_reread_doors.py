@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
 from tests.web.conftest import csrf_token
+from tests.web.markup import parse
 
 SENT = {
     "key": "gadget.pretrain",
@@ -59,3 +60,15 @@ def test_the_queue_and_claims_reread_record_the_same_events(
         assert by_web == by_cli
     finally:
         stores.drop(other)
+
+
+def test_the_queue_form_shows_what_recording_it_changes(serve, client):
+    c = client(serve(reader="Ada"))
+    page = c.get("/queue?key=gadget.pretrain").text
+    changes = parse(page).find_all("p", "changes")
+    assert len(changes) == 1, page
+    said = changes[0].text()
+    assert said == (
+        "Recording this form: tag agent-reported → spot-checked; gadget-report becomes evidence of "
+        "the claim; vouches for 2,048 H800."  # the quote prefilled from the passage is a new one
+    )

@@ -17,7 +17,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import export, provenance, queries, verification, views
-from claimsdb.errors import BadQuery
+from claimsdb.errors import BadQuery, ClaimsError
 from claimsdb.escaping import http_url
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
@@ -395,6 +395,7 @@ def queue_item(
         "position": found.position,
         "pages": pages,
         "fetchable": fetchable(session, claim),
+        "preview": reread_preview(session, view.key, entered),
     }
 
 
@@ -455,17 +456,30 @@ def last_check(session: Session, key: str) -> list[Checked]:
     ]
 
 
-def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
-    """Record the re-read under every rule of `claims reread` (provenance.reread)."""
-    return provenance.reread(
+def _previewed(session: Session, key: str, entered: Entered) -> provenance.RereadPreview:
+    return provenance.preview_reread(
         session,
         key,
-        actor=reader,
         source=entered.source.strip() or None,
         locator=entered.locator,
         quote=entered.quote,
         note=entered.note.strip() or None,
     )
+
+
+def reread_preview(session: Session, key: str, entered: Entered) -> provenance.RereadPreview | None:
+    """What recording the form as filled in would change (what `claims reread` asks about); None while
+    the form holds what a re-read refuses (the error says why when it is sent)."""
+    try:
+        return _previewed(session, key, entered)
+    except ClaimsError:
+        return None
+
+
+def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
+    """Record the re-read under every rule of `claims reread`: previewed, then recorded as previewed
+    (provenance.preview_reread, provenance.reread), as the command line does."""
+    return provenance.reread(session, _previewed(session, key, entered), actor=reader)
 
 
 def recorded(session: Session, key: str) -> dict[str, str]:
