@@ -16,7 +16,7 @@ from sqlalchemy import insert, select, update
 from sqlmodel import Session, col
 
 from claimsdb import history, integrity, sources
-from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownClaim
+from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust
 from claimsdb.escaping import FORBIDDEN_CHARS, http_url
 from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
@@ -172,6 +172,21 @@ def preview_reread(
     claim = get_claim(session, key)
     view = claim_views(session, [claim], events=0)[0]
     integrity.ensure_intact([view])
+    return _preview(session, claim, view, source, locator, quote, note, store)[0]
+
+
+def _preview(
+    session: Session,
+    claim: Claim,
+    view: ClaimView,
+    source: str | None,
+    locator: str | None,
+    quote: str | None,
+    note: str | None,
+    store: SnapshotStore | None = None,
+) -> tuple[RereadPreview, Source | None]:
+    """The preview of re-reading a claim read already (its view checked against its history), and the
+    page it resolved (None: a URL to register)."""
     src, _named = _named_page(session, view, source)
     locator, quote = _clean(locator, "locator") or None, _clean(quote, "quote") or None
     figures = tuple(f["raw"] for f in view.figures)
@@ -181,7 +196,7 @@ def preview_reread(
         from claimsdb.verification import passage_for  # the snapshots' reader: only when shown
 
         passage = passage_for(session, claim, src, store)
-    return RereadPreview(
+    preview = RereadPreview(
         claim_id=view.id,
         key=claim.key,
         statement=claim.statement,
@@ -199,6 +214,7 @@ def preview_reread(
         vouched=() if vouched else figures,
         passage=passage,
     )
+    return preview, src
 
 
 def reread(
@@ -218,17 +234,20 @@ def reread(
     the page, locator, quote and note given. The claim is read again under the writers' lock: what is
     recorded is its state then (its tag before, its evidence), never an older one."""
     actor = person_name(actor, field="reader")
-    if isinstance(what, str):
-        what = preview_reread(session, what, source=source, locator=locator, quote=quote, note=note)
+    if isinstance(what, str):  # one transaction: the claim read under the lock, then previewed
+        claim = get_claim(session, what)
+        view = _intact(session, claim)
+        what, src = _preview(session, claim, view, source, locator, quote, note)
     elif (source, locator, quote, note) != (None, None, None, None):
         raise TypeError("a preview holds the page, locator, quote and note it was made with")
-    claim = session.get(Claim, what.claim_id)
-    if claim is None:  # pragma: no cover - claims are never deleted
-        raise UnknownClaim(what.key)
-    view = _intact(session, claim)
-    if what.source_id is not None:
-        src, registered = session.get_one(Source, what.source_id), False
-    else:
+    else:  # confirmed in an earlier transaction: read again under the lock, by its id
+        claim = session.get_one(Claim, what.claim_id)
+        view = _intact(session, claim)
+        src = None if what.registers else session.get_one(Source, what.source_id)
+    registered = False
+    if (
+        src is None
+    ):  # a URL new to the store when previewed: registered now (or found, if it was since)
         src, registered = sources.resolve(session, what.page)
         _refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)

@@ -150,8 +150,10 @@ def reread(
     entered = {"source": source, "locator": locator, "quote": quote, "note": note}
     confirmed = None if yes else _ask(key, entered, snapshots_root(sources_dir, db_), db_)
     with db.session_of(db_) as session:
-        preview = confirmed or provenance.preview_reread(session, key, **entered)
-        result = provenance.reread(session, preview, actor=actor)
+        if confirmed is None:  # --yes: previewed and recorded in one transaction
+            result = provenance.reread(session, key, actor=actor, **entered)
+        else:
+            result = provenance.reread(session, confirmed, actor=actor)
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
 

@@ -456,30 +456,29 @@ def last_check(session: Session, key: str) -> list[Checked]:
     ]
 
 
-def _previewed(session: Session, key: str, entered: Entered) -> provenance.RereadPreview:
-    return provenance.preview_reread(
-        session,
-        key,
-        source=entered.source.strip() or None,
-        locator=entered.locator,
-        quote=entered.quote,
-        note=entered.note.strip() or None,
-    )
+def _fields(entered: Entered) -> dict[str, str | None]:
+    """The form's fields as a re-read takes them (an empty page or note: none given)."""
+    return {
+        "source": entered.source.strip() or None,
+        "locator": entered.locator,
+        "quote": entered.quote,
+        "note": entered.note.strip() or None,
+    }
 
 
 def reread_preview(session: Session, key: str, entered: Entered) -> provenance.RereadPreview | None:
     """What recording the form as filled in would change (what `claims reread` asks about); None while
     the form holds what a re-read refuses (the error says why when it is sent)."""
     try:
-        return _previewed(session, key, entered)
+        return provenance.preview_reread(session, key, **_fields(entered))
     except ClaimsError:
         return None
 
 
 def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
-    """Record the re-read under every rule of `claims reread`: previewed, then recorded as previewed
-    (provenance.preview_reread, provenance.reread), as the command line does."""
-    return provenance.reread(session, _previewed(session, key, entered), actor=reader)
+    """Record the re-read under every rule of `claims reread` (provenance.reread: previewed and recorded
+    in one transaction, as `claims reread --yes` records it)."""
+    return provenance.reread(session, key, actor=reader, **_fields(entered))
 
 
 def recorded(session: Session, key: str) -> dict[str, str]:
