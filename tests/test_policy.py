@@ -12,9 +12,9 @@ from claimsdb import db, export, views
 from claimsdb.lint import build_store
 from claimsdb.policy import Policy, reread_command
 from claimsdb.queries import ClaimFilter
+from claimsdb.selection import Memo, Queue
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
-from claimsdb.web.selection import Memo, Queue
 from tests.conftest import DATA_FILES, run_sql
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from claimsdb import db, provenance, queries, sources, store
 from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownClaim
@@ -215,3 +218,100 @@ def test_a_later_retag_by_a_person_is_also_kept(engine, write_json, sample):
     with db.session_scope(engine) as session:
         store.import_files(session, [str(write_json(sample))])
     assert tag_of(engine, "gadget.fleet") == "prior-note"
+
+
+def test_preview_shows_what_a_reread_would_record_and_writes_nothing(engine):
+    before = do(engine, queries.history, "widget.context")["events"]
+    preview = do(
+        engine,
+        provenance.preview_reread,
+        "widget.context",
+        source="widget-report",
+        locator=" §4 ",
+        quote="8K to 256K",
+    )
+    assert (preview.key, preview.source, preview.url) == (
+        "widget.context",
+        "widget-report",
+        "https://example.org/widget",
+    )
+    assert (preview.tag_before, preview.tag_after, preview.status) == (
+        "note-2026-10-04",
+        "spot-checked",
+        "active",
+    )
+    assert (preview.locator, preview.quote, preview.note) == ("§4", "8K to 256K", None)
+    assert preview.linked and not preview.registers and preview.page == "widget-report"
+    assert preview.figures and preview.vouched == preview.figures  # secondary: none vouched yet
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        preview.source = "lab-notes"  # type: ignore[misc]
+    assert do(engine, queries.history, "widget.context")["events"] == before
+    assert tag_of(engine, "widget.context") == "note-2026-10-04"
+    result = do(engine, provenance.reread, preview, actor="ada")
+    assert (result["source"], result["linked"]) == ("widget-report", True)
+    again = do(engine, provenance.preview_reread, "widget.context", source="widget-report")
+    assert again.vouched == () and again.tag_before == "spot-checked" and not again.linked
+
+
+def test_preview_of_a_url_new_to_the_store_registers_it_only_when_recorded(engine):
+    url = "https://example.org/new-page"
+    preview = do(engine, provenance.preview_reread, "widget.context", source=url)
+    assert (preview.source, preview.url, preview.registers, preview.linked) == (
+        None,
+        url,
+        True,
+        True,
+    )
+    with db.session_scope(engine) as session:
+        assert sources.find_by_url(session, url) is None
+    result = do(engine, provenance.reread, preview, actor="ada")
+    assert result["source_registered"] and result["linked"]
+    with db.session_scope(engine) as session:
+        assert sources.find_by_url(session, url).key == result["source"]
+
+
+def _lookups(engine):
+    """Count, on the real engine, the SELECTs that look a claim up by its key and those that resolve a
+    source (by key, or among the sources with a URL)."""
+    seen = {"claim key": 0, "source": 0}
+
+    def count(conn, cursor, statement, params, context, executemany):
+        flat = " ".join(statement.split())
+        if re.match(r'SELECT .* FROM claim WHERE claim\."?key"? =', flat):
+            seen["claim key"] += 1
+        if re.match(r'SELECT .* FROM source WHERE source\.("?key"? =|url IS NOT NULL)', flat):
+            seen["source"] += 1
+
+    event.listen(engine, "before_cursor_execute", count)
+    return seen, lambda: event.remove(engine, "before_cursor_execute", count)
+
+
+@pytest.mark.parametrize("source", ["widget-report", "https://example.org/widget", None])
+def test_a_reread_looks_its_key_up_once_and_resolves_its_page_once(engine, source):
+    seen, stop = _lookups(engine)
+    try:
+        preview = do(engine, provenance.preview_reread, "widget.pretrain", source=source)
+        assert seen == {"claim key": 1, "source": 1}
+        do(engine, provenance.reread, preview, actor="ada")  # records the preview: looks nothing up
+        assert seen == {"claim key": 1, "source": 1}
+        do(
+            engine,
+            provenance.reread,
+            "widget.context",
+            actor="ada",
+            source=source or "widget-report",
+        )
+        assert seen == {"claim key": 2, "source": 2}  # by key: previewed, then recorded, in one go
+    finally:
+        stop()
+
+
+def test_a_preview_recorded_later_records_the_claims_state_then(engine):
+    """The person confirms a preview; meanwhile someone else re-reads the claim: the second re-read
+    records the tag it replaces then, and links no page twice."""
+    preview = do(engine, provenance.preview_reread, "widget.context", source="widget-report")
+    do(engine, provenance.reread, "widget.context", actor="bo", source="widget-report")
+    result = do(engine, provenance.reread, preview, actor="ada")
+    assert result["tag_before"] == "spot-checked" and not result["linked"]
+    with pytest.raises(TypeError):
+        do(engine, provenance.reread, preview, actor="ada", locator="§9")

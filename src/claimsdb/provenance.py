@@ -9,27 +9,33 @@ claim as evidence, with the locator and the quote, so every command that reads e
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, update
-from sqlmodel import Session
+from sqlalchemy import insert, select, update
+from sqlmodel import Session, col
 
 from claimsdb import history, integrity, sources
 from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust
-from claimsdb.escaping import FORBIDDEN_CHARS
+from claimsdb.escaping import FORBIDDEN_CHARS, http_url
 from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.queries import claim_views, get_claim
 from claimsdb.views import ClaimView
 
+if TYPE_CHECKING:
+    from claimsdb.verify.snapshots import SnapshotStore
+
 REREAD_TAG = "spot-checked"
+TRUSTED = "verified"  # the trust a re-read gives (REREAD_TAG's)
 TRUST_RANK = {"unverified": 0, "secondary": 1, "verified": 2}
 
 
 def _required(value: str | None, field: str) -> str:
     if value is None or not value.strip():
         raise InvalidField(field, "must not be empty")
-    return _clean(value, field)
+    _clean(value, field)  # refuses control characters
+    return value.strip()
 
 
 def _clean(value: str | None, field: str) -> str | None:
@@ -50,7 +56,7 @@ def _intact(session: Session, claim: Claim) -> ClaimView:
     disagrees with its history."""
     history.begin_write(session)
     session.refresh(claim)
-    view = claim_views(session, [claim.id], events=0)[0]
+    view = claim_views(session, [claim], events=0)[0]
     integrity.ensure_intact([view])
     return view
 
@@ -63,7 +69,7 @@ def _record(
     event_id, row = history.append_one(
         session, {"claim": claim.key, "claim_id": claim.id, "at": at, **event}
     )
-    session.execute(update(Claim).where(Claim.id == claim.id).values(updated_at=at, **columns))
+    session.execute(update(Claim).where(col(Claim.id) == claim.id).values(updated_at=at, **columns))
     return {
         "id": event_id,
         "at": at,
@@ -77,36 +83,143 @@ def _record(
     }
 
 
-def primary_source(session: Session, claim: Claim) -> Source | None:
-    """The page a person should re-read (ClaimView.primary_source: the first cited source that is not
-    a note), as its source row; None if it cites none."""
-    key = claim_views(session, [claim.id], events=0)[0].primary_source
-    return session.scalars(select(Source).where(Source.key == key)).first() if key else None
+@dataclass(frozen=True)
+class RereadPreview:
+    """What a person is about to confirm: the claim, the page it resolves to, the passage, and what the
+    re-read changes. Made once per re-read (`preview_reread`: one lookup of the key, one resolution of
+    the page) and handed to `reread`, which records it without looking either up again."""
+
+    claim_id: int
+    key: str
+    statement: str
+    figures: tuple[str, ...]  # the claim's figures as written
+    source: str | None  # the page's key; None: a URL new to the store, registered when recorded
+    source_id: int | None
+    url: str | None  # the page's address (for a new URL, the URL given)
+    locator: str | None
+    quote: str | None
+    note: str | None
+    tag_before: str
+    trust_before: str | None
+    status: str  # a re-read leaves it as it is: a withdrawn claim stays out of every export
+    linked: bool  # the page, with the locator and the quote, becomes evidence of the claim
+    vouched: tuple[str, ...]  # the figures a verified re-read vouches for that nothing vouched for
+    passage: dict[str, Any] | None = (
+        None  # where the latest snapshot has the evidence (given a store)
+    )
+    tag_after: str = REREAD_TAG
+
+    @property
+    def page(self) -> str:
+        """The page as the person named it: its key, or the URL to register."""
+        return self.source or self.url or ""
+
+    @property
+    def registers(self) -> bool:
+        return self.source_id is None
 
 
-def reread_source(session: Session, claim: Claim, source: str | None) -> tuple[Source, bool]:
-    """The page a re-read is recorded against: the one named (a key, or a URL registered on the spot),
-    else the claim's primary page. Returns (source, whether it was registered just now)."""
-    if source is not None:
-        src, created = sources.resolve(session, source)
-        if src.kind == "note":
-            raise BadQuery(
-                f"{src.key!r} is a note, not a primary page: a re-read checks the page the figure comes from"
-            )
-        return src, created
-    src = primary_source(session, claim)
-    if src is None:
-        raise InvalidField(
-            "source",
-            f"is needed: {claim.key} cites no primary page (name the page you re-read: "
-            "its URL, or a key from `claims sources add`)",
+def _refuse_note(kind: str, name: str) -> None:
+    if kind == "note":
+        raise BadQuery(
+            f"{name!r} is a note, not a primary page: a re-read checks the page the figure comes from"
         )
-    return src, False
+
+
+def _named_page(session: Session, view: ClaimView, source: str | None) -> tuple[Source | None, str]:
+    """The page a re-read is recorded against, resolved once: the one named (a key, or a URL: None
+    when no source has it yet, registered only when the re-read is recorded), else the claim's
+    primary page. Returns (source or None, the name given)."""
+    if source is None:
+        if view.primary_source is None:
+            raise InvalidField(
+                "source",
+                f"is needed: {view.key} cites no primary page (name the page you re-read: "
+                "its URL, or a key from `claims sources add`)",
+            )
+        return sources.get_source(session, view.primary_source), view.primary_source
+    if http_url(source) is not None:
+        found = sources.find_by_url(session, source)
+        if found is None:
+            _refuse_note(sources.guess_kind(source.strip()), source.strip())
+            return None, source.strip()
+    else:
+        found, _ = sources.resolve(session, source)  # a key, or an address refused as not one
+    _refuse_note(found.kind, found.key)
+    return found, source
+
+
+def _cited(view: ClaimView, page: str | None, locator: str | None, quote: str | None) -> bool:
+    """Whether the claim cites the page so already (then the re-read links nothing new)."""
+    evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
+    return any(k == page and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
+        locator is None and quote is None and any(k == page for k, _l, _q in evidence)
+    )
+
+
+def preview_reread(
+    session: Session,
+    key: str,
+    *,
+    source: str | None = None,
+    locator: str | None = None,
+    quote: str | None = None,
+    note: str | None = None,
+    store: SnapshotStore | None = None,
+) -> RereadPreview:
+    """What re-reading `key` in the page would record, read and checked without writing anything:
+    the claim's key looked up once, the page resolved once; `store` adds the latest snapshot's passage."""
+    claim = get_claim(session, key)
+    view = claim_views(session, [claim], events=0)[0]
+    integrity.ensure_intact([view])
+    return _preview(session, claim, view, source, locator, quote, note, store)[0]
+
+
+def _preview(
+    session: Session,
+    claim: Claim,
+    view: ClaimView,
+    source: str | None,
+    locator: str | None,
+    quote: str | None,
+    note: str | None,
+    store: SnapshotStore | None = None,
+) -> tuple[RereadPreview, Source | None]:
+    """The preview of re-reading a claim read already (its view checked against its history), and the
+    page it resolved (None: a URL to register)."""
+    src, _named = _named_page(session, view, source)
+    locator, quote = _clean(locator, "locator") or None, _clean(quote, "quote") or None
+    figures = tuple(f["raw"] for f in view.figures)
+    vouched = view.trust == TRUSTED and not view.reread_outdated
+    passage = None
+    if store is not None and src is not None:
+        from claimsdb.verification import passage_for  # the snapshots' reader: only when shown
+
+        passage = passage_for(session, claim, src, store)
+    preview = RereadPreview(
+        claim_id=view.id,
+        key=claim.key,
+        statement=claim.statement,
+        figures=figures,
+        source=src.key if src is not None else None,
+        source_id=src.id if src is not None else None,
+        url=src.url if src is not None else _named,
+        locator=locator,
+        quote=quote,
+        note=_clean(note, "note") or None,
+        tag_before=claim.tag,
+        trust_before=view.trust,
+        status=claim.status,
+        linked=src is None or not _cited(view, src.key, locator, quote),
+        vouched=() if vouched else figures,
+        passage=passage,
+    )
+    return preview, src
 
 
 def reread(
     session: Session,
-    key: str,
+    what: str | RereadPreview,
     *,
     actor: str,
     source: str | None = None,
@@ -115,77 +228,106 @@ def reread(
     note: str | None = None,
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
-    the locator and the quote, becomes evidence of the claim (unless it is cited so already)."""
+    the locator and the quote, becomes evidence of the claim (unless it is cited so already).
+
+    `what` is the preview the person confirmed (`preview_reread`), or a claim key to preview here with
+    the page, locator, quote and note given. The claim is read again under the writers' lock: what is
+    recorded is its state then (its tag before, its evidence), never an older one."""
     actor = person_name(actor, field="reader")
-    claim = get_claim(session, key)
-    view = _intact(session, claim)
-    src, registered = reread_source(session, claim, source)
-    locator = _clean(locator, "locator") or None
-    quote = _clean(quote, "quote") or None
-    note = _clean(note, "note") or None
-    evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
-    cited = any(k == src.key and (loc, q) == (locator, quote) for k, loc, q in evidence) or (
-        locator is None and quote is None and any(k == src.key for k, _l, _q in evidence)
-    )
-    if not cited:
-        evidence.append((src.key, locator, quote))
-    figures = session.execute(
-        select(Figure.raw, Figure.name).where(Figure.claim_id == claim.id).order_by(Figure.position)
-    ).all()
-    content = history.content_digest(
-        claim.subject, claim.statement, [tuple(f) for f in figures], evidence, claim.label
-    )
-    detail = {
-        "source": src.key,
-        "url": src.url,
-        "locator": locator,
-        "quote": quote,
-        "note": note,
-        "linked": not cited,
-    }
-    before = claim.tag
+    if isinstance(what, str):  # one transaction: the claim read under the lock, then previewed
+        claim = get_claim(session, what)
+        view = _intact(session, claim)
+        what, src = _preview(session, claim, view, source, locator, quote, note)
+    elif (source, locator, quote, note) != (None, None, None, None):
+        raise TypeError("a preview holds the page, locator, quote and note it was made with")
+    else:  # confirmed in an earlier transaction: read again under the lock, by its id
+        claim = session.get_one(Claim, what.claim_id)
+        view = _intact(session, claim)
+        src = None if what.registers else session.get_one(Source, what.source_id)
+    registered = False
+    if (
+        src is None
+    ):  # a URL new to the store when previewed: registered now (or found, if it was since)
+        src, registered = sources.resolve(session, what.page)
+        _refuse_note(src.kind, src.key)
+    cited = _cited(view, src.key, what.locator, what.quote)
     event = _record(
         session,
         claim,
         {
             "kind": "reread",
             "actor": actor,
-            "tag_before": before,
+            "tag_before": claim.tag,
             "tag_after": REREAD_TAG,
             "origin": src.key,
-            "content_sha256": content,
-            "detail": json.dumps(
-                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
+            "content_sha256": _content_after(
+                session, claim, view, None if cited else (src.key, what)
+            ),
+            "detail": _detail(
+                source=src.key,
+                url=src.url,
+                locator=what.locator,
+                quote=what.quote,
+                note=what.note,
+                linked=not cited,
             ),
         },
         tag=REREAD_TAG,
     )
     if not cited:
-        position = session.execute(
-            select(Evidence.position)
-            .where(Evidence.claim_id == claim.id)
-            .order_by(Evidence.position.desc())
-            .limit(1)
-        ).scalar()
-        session.execute(
-            Evidence.__table__.insert().values(
-                claim_id=claim.id,
-                source_id=src.id,
-                position=(position if position is not None else -1) + 1,
-                locator=locator,
-                quote=quote,
-                event_id=event["id"],
-            )
-        )
+        _link(session, claim, src, what, event["id"])
     return {
-        "key": key,
-        "tag_before": before,
+        "key": what.key,
+        "tag_before": event["tag_before"],
         "tag_after": REREAD_TAG,
         "event": event,
         "source": src.key,
         "source_registered": registered,
         "linked": not cited,
     }
+
+
+def _content_after(
+    session: Session, claim: Claim, view: ClaimView, linked: tuple[str, RereadPreview] | None
+) -> str:
+    """The digest of the claim's content once the re-read's page is linked (when it is)."""
+    evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
+    if linked is not None:
+        page, what = linked
+        evidence.append((page, what.locator, what.quote))
+    figures = session.execute(
+        select(col(Figure.raw), col(Figure.name))
+        .where(col(Figure.claim_id) == claim.id)
+        .order_by(col(Figure.position))
+    ).all()
+    return history.content_digest(
+        claim.subject, claim.statement, [tuple(f) for f in figures], evidence, claim.label
+    )
+
+
+def _link(session: Session, claim: Claim, src: Source, what: RereadPreview, event_id: int) -> None:
+    """Make the page, with the locator and the quote, evidence of the claim, after its last evidence."""
+    position = session.execute(
+        select(col(Evidence.position))
+        .where(col(Evidence.claim_id) == claim.id)
+        .order_by(col(Evidence.position).desc())
+        .limit(1)
+    ).scalar()
+    session.execute(
+        insert(Evidence).values(
+            claim_id=claim.id,
+            source_id=src.id,
+            position=(position if position is not None else -1) + 1,
+            locator=what.locator,
+            quote=what.quote,
+            event_id=event_id,
+        )
+    )
+
+
+def _detail(**fields: Any) -> str:
+    """An event's detail: the fields that hold something, as JSON."""
+    return json.dumps({k: v for k, v in fields.items() if v is not None}, ensure_ascii=False)
 
 
 def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> dict[str, Any]:
@@ -195,12 +337,12 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
     view = _intact(session, claim)
     target = session.get(Tag, tag)
     if target is None:
-        known = ", ".join(sorted(session.scalars(select(Tag.name))))
+        known = ", ".join(sorted(session.scalars(select(col(Tag.name)))))
         raise BadQuery(f"unknown tag {tag!r} (known: {known})")
     if claim.tag == tag:
         raise BadQuery(f"{key} is already tagged {tag}")
     current = view.trust
-    if TRUST_RANK[target.trust] > TRUST_RANK.get(current, 0):
+    if TRUST_RANK[target.trust] > TRUST_RANK.get(current or "", 0):
         raise RetagRaisesTrust(
             key,
             f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
@@ -237,25 +379,17 @@ def _set_status(
         raise BadQuery(
             f"{claim.key} is already {claim.status}; a status is changed once, never undone silently"
         )
-    actor = person_name(actor, field="actor")
-    before = claim.status
-    detail = {"status": [before, status], "reason": reason, "superseded_by": superseded_by}
-    event = _record(
+    return _set_column(
         session,
         claim,
-        {
-            "kind": "status",
-            "actor": actor,
-            "status_after": status,
-            "detail": json.dumps(
-                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
-            ),
-        },
-        status=status,
+        "status",
+        status,
+        kind="status",
+        actor=person_name(actor, field="actor"),
+        detail={"reason": reason, "superseded_by": superseded_by},
         status_reason=reason,
         superseded_by=superseded_by,
     )
-    return {"key": claim.key, "status_before": before, "status_after": status, "event": event}
 
 
 def withdraw(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:
@@ -288,22 +422,44 @@ def _rank(
     reason: str,
     because: str | None = None,
 ) -> dict[str, Any]:
-    before = claim.rank
-    detail = {"rank": [before, rank], "reason": reason, "because": because}
+    return _set_column(
+        session,
+        claim,
+        "rank",
+        rank,
+        kind="ranked",
+        actor=actor,
+        detail={"reason": reason, "because": because},
+    )
+
+
+def _set_column(
+    session: Session,
+    claim: Claim,
+    column: str,
+    value: str,
+    *,
+    kind: str,
+    actor: str,
+    detail: dict[str, Any],
+    **columns: Any,
+) -> dict[str, Any]:
+    """Append the event that sets a claim's `column` ("status", "rank") to `value`, its detail naming
+    the change first, then set the column (and the other `columns` the event implies)."""
+    before = getattr(claim, column)
     event = _record(
         session,
         claim,
         {
-            "kind": "ranked",
+            "kind": kind,
             "actor": actor,
-            "rank_after": rank,
-            "detail": json.dumps(
-                {k: v for k, v in detail.items() if v is not None}, ensure_ascii=False
-            ),
+            f"{column}_after": value,
+            "detail": _detail(**{column: [before, value]}, **detail),
         },
-        rank=rank,
+        **{column: value},
+        **columns,
     )
-    return {"key": claim.key, "rank_before": before, "rank_after": rank, "event": event}
+    return {"key": claim.key, f"{column}_before": before, f"{column}_after": value, "event": event}
 
 
 def _ranked_claim(
@@ -327,7 +483,9 @@ def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, 
     demoted = []
     for other in session.scalars(
         select(Claim).where(
-            Claim.quantity_id == claim.quantity_id, Claim.rank == "preferred", Claim.id != claim.id
+            col(Claim.quantity_id) == claim.quantity_id,
+            col(Claim.rank) == "preferred",
+            col(Claim.id) != claim.id,
         )
     ):
         _intact(session, other)

@@ -17,7 +17,7 @@ import re
 from sqlalchemy import text
 from sqlmodel import Session
 
-from claimsdb.errors import BadQuery, DatabaseProblem
+from claimsdb.errors import BadQuery, DatabaseProblem, InvalidField
 
 ACCESS = ("writer", "reader")
 ROLE_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -45,7 +45,7 @@ def grant(session: Session, role: str, access: str) -> list[str]:
             "roles are PostgreSQL's: a SQLite store's access is its file's permissions"
         )
     if access not in ACCESS:
-        raise BadQuery(f"--as must be one of: {', '.join(ACCESS)}")
+        raise InvalidField("access", f"must be one of: {', '.join(ACCESS)}")
     if not ROLE_PATTERN.match(role):
         raise BadQuery(f"{role!r} is not a role name: lowercase letters, digits and '_'")
     if (

@@ -19,7 +19,7 @@ from sqlalchemy import Select, select
 from sqlmodel import Session
 
 from claimsdb import integrity
-from claimsdb.errors import BadQuery, UnknownClaim
+from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.figures import Quantity, as_quantity, figure_dict
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.queries import claim_views
@@ -97,19 +97,10 @@ def plan(
     (a SELECT of claim ids, such as the re-read queue's) checks the active claims it selects.
     """
     if not keys and source is None and not everything and among is None:
-        raise BadQuery("name claim keys, a --source, --unverified or --all")
-    stmt = select(Claim).order_by(Claim.id)
-    if among is not None:
-        stmt = stmt.where(Claim.id.in_(among))
-    if keys:
-        claims = list(session.scalars(stmt.where(Claim.key.in_(keys))))
-        missing = sorted(set(keys) - {c.key for c in claims})
-        if missing:
-            from claimsdb.suggest import close_keys
-
-            raise UnknownClaim(missing[0], close_keys(session, missing[0]))
-    else:
-        claims = list(session.scalars(stmt.where(Claim.status == "active")))
+        raise InvalidField(
+            "selection", "is empty: name claim keys, a source, the re-read queue or every claim"
+        )
+    claims = _claims(session, keys, among)
     integrity.ensure_intact(claim_views(session, [c.id for c in claims], events=0))
     if (
         source is not None
@@ -163,6 +154,22 @@ def plan(
     )
 
 
+def _claims(session: Session, keys: list[str], among: Select | None) -> list[Claim]:
+    """The claims named (every one must exist), else the active ones; within `among` when given."""
+    stmt = select(Claim).order_by(Claim.id)
+    if among is not None:
+        stmt = stmt.where(Claim.id.in_(among))
+    if not keys:
+        return list(session.scalars(stmt.where(Claim.status == "active")))
+    claims = list(session.scalars(stmt.where(Claim.key.in_(keys))))
+    missing = sorted(set(keys) - {c.key for c in claims})
+    if missing:
+        from claimsdb.suggest import close_keys
+
+        raise UnknownClaim(missing[0], close_keys(session, missing[0]))
+    return claims
+
+
 @dataclass
 class Run:
     """What one verification run did: its plan, each check's result, and each fetch."""
@@ -204,7 +211,7 @@ def run(
     with db.session_scope(engine) as session:
         among = None
         if queued is not None:
-            from claimsdb.web.selection import queued_ids
+            from claimsdb.selection import queued_ids
 
             among = queued_ids(session, queued)
         the_plan = plan(session, keys, source=source, everything=everything, among=among)
@@ -293,6 +300,17 @@ def fetch(
     return dict(zip(order, results))
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A source's body as one run read it: its snapshot, and its visible text or why there is none."""
+
+    snapshot_id: int | None
+    sha: str | None
+    text: str | None
+    error: str | None
+    log: dict[str, Any]
+
+
 def record(
     session: Session,
     the_plan: Plan,
@@ -303,128 +321,130 @@ def record(
 ) -> tuple[list[PairResult], list[dict[str, Any]]]:
     """Store the snapshots and one verification per pair; return the results and a fetch log."""
     now = utcnow()
-    texts: dict[int, tuple[str | None, str | None]] = {}
-    snapshot_ids: dict[int, int | None] = {}
-    shas: dict[int, str | None] = {}
-    log: list[dict[str, Any]] = []
-    for sid, info in the_plan.sources.items():
-        prev = info.previous
-        if offline:
-            if prev and prev["sha"] and store.has(prev["sha"]):
-                snapshot_ids[sid], shas[sid] = prev["id"], prev["sha"]
-                texts[sid] = _text(
-                    store, prev["sha"], prev["content_type"], prev["url"] or info.key
-                )
-                log.append(
-                    {
-                        "source": info.key,
-                        "outcome": "offline",
-                        "snapshot": prev["sha"],
-                        "fetched_at": prev["fetched_at"],
-                    }
-                )
-            else:
-                snapshot_ids[sid] = shas[sid] = None
-                texts[sid] = (None, "no snapshot to verify against offline")
-                log.append({"source": info.key, "outcome": "unreachable", "error": texts[sid][1]})
-            continue
-        result = fetched[sid]
-        sha = size = None
-        content_type = result.content_type
-        if result.outcome == "fetched" and result.content is not None:
-            sha, size = store.put(result.content), len(result.content)
-        elif result.outcome == "not-modified" and prev:
-            sha, size, content_type = (
-                prev["sha"],
-                prev["size"],
-                content_type or prev["content_type"],
-            )
-        snap = Snapshot(
-            source_id=sid,
-            fetched_at=result.fetched_at,
-            url=result.url,
-            status=result.status,
-            outcome=result.outcome,
-            content_sha256=sha,
-            size=size,
-            content_type=content_type,
-            etag=result.etag
-            or (prev["etag"] if prev and result.outcome == "not-modified" else None),
-            last_modified=result.last_modified,
-            error=result.error,
-        )
-        session.add(snap)
-        session.flush()
-        snapshot_ids[sid], shas[sid] = snap.id, sha
-        texts[sid] = (
-            _text(store, sha, content_type, result.url or info.key)
-            if sha
-            else (None, result.error or "nothing fetched")
-        )
-        log.append(
-            {
-                "source": info.key,
-                "outcome": result.outcome,
-                "status": result.status,
-                "url": result.url,
-                "error": result.error,
-                "snapshot": sha,
-            }
-        )
-
-    results: list[PairResult] = []
-    rows = []
-    for p in the_plan.pairs:
-        text, error = texts[p.source_id]
-        if text is None:
-            r = PairResult(
-                p.claim, p.subject, p.source, "unreachable", error=error, snapshot=shas[p.source_id]
-            )
-        else:
-            found = locate(
-                text,
-                quote=p.quote,
-                figures=the_plan.figures.get(p.claim_id, []),
-                hint=f"{p.subject} {p.statement}",
-                names=the_plan.names.get(p.claim_id),
-            )
-            r = PairResult(
-                p.claim,
-                p.subject,
-                p.source,
-                found.outcome,
-                passage=found.passage,
-                score=found.score,
-                changes=[list(c) for c in found.changes],
-                missing=list(found.missing),
-                snapshot=shas[p.source_id],
-                figures=[asdict(f) for f in found.figures],
-            )
-        results.append(r)
-        detail = {
-            "quote": p.quote,
-            "changes": r.changes,
-            "missing": r.missing,
-            "error": r.error,
-            "figures": r.figures,
-            "offline": True if offline else None,
-        }
-        rows.append(
-            {
-                "claim_id": p.claim_id,
-                "source_id": p.source_id,
-                "snapshot_id": snapshot_ids[p.source_id],
-                "at": now,
-                "outcome": r.outcome,
-                "passage": r.passage,
-                "score": r.score,
-                "content_sha256": r.snapshot,
-                "detail": json.dumps({k: v for k, v in detail.items() if v}, ensure_ascii=False),
-            }
-        )
+    read = {
+        sid: _read_offline(store, info)
+        if offline
+        else _read_fetched(session, store, info, fetched[sid])
+        for sid, info in the_plan.sources.items()
+    }
+    results = [_check(the_plan, p, read[p.source_id]) for p in the_plan.pairs]
+    rows = [
+        _verification_row(p, r, read[p.source_id].snapshot_id, now, offline)
+        for p, r in zip(the_plan.pairs, results)
+    ]
     if rows:
         session.execute(Verification.__table__.insert(), rows)
-    return results, log
+    return results, [r.log for r in read.values()]
+
+
+def _read_offline(store: SnapshotStore, info: SourceInfo) -> _Read:
+    """The latest snapshot of a source, when its body is in the snapshot folder (`--offline`)."""
+    prev = info.previous
+    if prev and prev["sha"] and store.has(prev["sha"]):
+        text, error = _text(store, prev["sha"], prev["content_type"], prev["url"] or info.key)
+        log = {
+            "source": info.key,
+            "outcome": "offline",
+            "snapshot": prev["sha"],
+            "fetched_at": prev["fetched_at"],
+        }
+        return _Read(prev["id"], prev["sha"], text, error, log)
+    error = "no snapshot to verify against offline"
+    return _Read(
+        None, None, None, error, {"source": info.key, "outcome": "unreachable", "error": error}
+    )
+
+
+def _read_fetched(session: Session, store: SnapshotStore, info: SourceInfo, result: Any) -> _Read:
+    """Keep what a fetch brought as a snapshot (a 304 keeps the previous body) and read its text."""
+    prev = info.previous
+    sha = size = None
+    content_type = result.content_type
+    if result.outcome == "fetched" and result.content is not None:
+        sha, size = store.put(result.content), len(result.content)
+    elif result.outcome == "not-modified" and prev:
+        sha, size = prev["sha"], prev["size"]
+        content_type = content_type or prev["content_type"]
+    snap = Snapshot(
+        source_id=info.id,
+        fetched_at=result.fetched_at,
+        url=result.url,
+        status=result.status,
+        outcome=result.outcome,
+        content_sha256=sha,
+        size=size,
+        content_type=content_type,
+        etag=result.etag or (prev["etag"] if prev and result.outcome == "not-modified" else None),
+        last_modified=result.last_modified,
+        error=result.error,
+    )
+    session.add(snap)
+    session.flush()
+    text, error = (
+        _text(store, sha, content_type, result.url or info.key)
+        if sha
+        else (None, result.error or "nothing fetched")
+    )
+    log = {
+        "source": info.key,
+        "outcome": result.outcome,
+        "status": result.status,
+        "url": result.url,
+        "error": result.error,
+        "snapshot": sha,
+    }
+    return _Read(snap.id, sha, text, error, log)
+
+
+def _check(the_plan: Plan, p: Pair, read: _Read) -> PairResult:
+    """Where one claim's evidence stands in the text its source was read as."""
+    if read.text is None:
+        return PairResult(
+            p.claim, p.subject, p.source, "unreachable", error=read.error, snapshot=read.sha
+        )
+    found = locate(
+        read.text,
+        quote=p.quote,
+        figures=the_plan.figures.get(p.claim_id, []),
+        hint=f"{p.subject} {p.statement}",
+        names=the_plan.names.get(p.claim_id),
+    )
+    return PairResult(
+        p.claim,
+        p.subject,
+        p.source,
+        found.outcome,
+        passage=found.passage,
+        score=found.score,
+        changes=[list(c) for c in found.changes],
+        missing=list(found.missing),
+        snapshot=read.sha,
+        figures=[asdict(f) for f in found.figures],
+    )
+
+
+def _verification_row(
+    p: Pair, r: PairResult, snapshot_id: int | None, now: str, offline: bool
+) -> dict[str, Any]:
+    detail = {
+        "quote": p.quote,
+        "changes": r.changes,
+        "missing": r.missing,
+        "error": r.error,
+        "figures": r.figures,
+        "offline": True if offline else None,
+    }
+    return {
+        "claim_id": p.claim_id,
+        "source_id": p.source_id,
+        "snapshot_id": snapshot_id,
+        "at": now,
+        "outcome": r.outcome,
+        "passage": r.passage,
+        "score": r.score,
+        "content_sha256": r.snapshot,
+        "detail": json.dumps({k: v for k, v in detail.items() if v}, ensure_ascii=False),
+    }
 
 
 def _text(

@@ -297,3 +297,11 @@ def test_grant_is_postgresql_only(claims, db_path):
     )  # a SQLite store, on either engine's run
     result = claims("db", "grant", "alice", "--as", "writer", db=db_path)
     assert result.exit_code == 2 and "roles are PostgreSQL's" in result.stderr
+
+
+def test_grant_names_an_unknown_access_by_its_flag(pg_url, claims):
+    """roles.grant refuses the access as a field ("access"); the command line names it --as."""
+    assert claims("db", "upgrade", db=pg_url).exit_code == 0
+    result = claims("db", "grant", "alice", "--as", "owner", db=pg_url)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: --as must be one of: writer, reader"

@@ -10,9 +10,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from typer.testing import CliRunner
 
-from claimsdb import views
+from claimsdb import selection, views
 from claimsdb.cli.app import app
-from claimsdb.web import pages, selection
+from claimsdb.web import pages
 from tests.conftest import run_sql
 from tests.web.conftest import (
     CROWDED,

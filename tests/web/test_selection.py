@@ -1,4 +1,4 @@
-"""The pages judge claims in SQL (web.selection) for their counts, their stale filter and the re-read queue;
+"""The pages judge claims in SQL (claimsdb.selection) for their counts, their stale filter and the re-read queue;
 the rule is Policy.blockers on a claim's view. On every claim of a store taken through the histories that
 make a claim outdated, stale or tampered, under each policy, SQL must give the view's verdict."""
 
@@ -16,7 +16,7 @@ from claimsdb.cli.app import app
 from claimsdb.models import Claim
 from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
-from claimsdb.web.selection import Memo, Selection, outdated_ids
+from claimsdb.selection import Memo, Selection, outdated_ids
 from tests.conftest import DATA_FILES, run_sql
 
 POLICIES = (Policy(), Policy(strict=True))

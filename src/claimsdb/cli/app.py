@@ -55,6 +55,7 @@ FLAGS = {
     "trust": "--trust",
     "status": "--status",
     "output": "-o",
+    "access": "--as",
 }
 
 

@@ -381,3 +381,35 @@ AccessOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+# -- `claims verify`: what to check, how to fetch ---------------------------------------------------
+
+
+def _switch(flag: str, help: str) -> Any:
+    """An on/off option of `claims verify`."""
+    return Annotated[bool, typer.Option(flag, help=help)]
+
+
+VerifyKeys = Annotated[
+    list[str] | None, typer.Argument(help="Claim keys to check.", show_default=False)
+]
+CheckSourceOption = Annotated[
+    str | None, typer.Option("--source", help="Check the claims that cite this source.")
+]
+CheckAllOption = _switch("--all", "Check every active claim's primary pages.")
+UnverifiedOption = _switch(
+    "--unverified",
+    "Check the claims the re-read queue of `claims serve` holds: the active claims the "
+    "export gate blocks (unverified tags, changed since their re-read; --strict: the strict policy's).",
+)
+QueueStrictOption = _switch(
+    "--strict",
+    "With --unverified: the queue of `claims serve --strict` (secondary tags and stale claims too).",
+)
+OfflineOption = _switch("--offline", "Use the latest snapshots only; fetch nothing.")
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")
+]
+TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")]
+MaxBytesOption = Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")]

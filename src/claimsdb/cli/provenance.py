@@ -5,8 +5,9 @@ history. Every change is made by `--by` (the person), and every change of status
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,8 +33,23 @@ from claimsdb.cli.output import (
     print_registered,
     require_terminal,
 )
+from claimsdb.history import EVENT_FIELDS
 
 EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
+# `claims history --format csv`: each event's hashed fields up to its detail, then its own hash.
+HISTORY_COLUMNS = ("key", *EVENT_FIELDS[: EVENT_FIELDS.index("detail") + 1], "sha256")
+
+
+def _key(help: str) -> Any:
+    return Annotated[str, typer.Argument(help=help, metavar="KEY", show_default=False)]
+
+
+ReplacedKey = _key("The claim being replaced.")
+PreferredKey = _key("The claim whose value to use.")
+DeprecatedKey = _key("The claim whose value not to use.")
+TagArgument = Annotated[
+    str, typer.Argument(help="The new tag (see `claims tags`).", metavar="TAG", show_default=False)
+]
 
 
 def _actor(by: str | None) -> str:
@@ -41,6 +57,24 @@ def _actor(by: str | None) -> str:
     from claimsdb import identity
 
     return identity.reader(by)
+
+
+def _recorded(
+    change: str,
+    shown: Callable[[dict], Output],
+    fmt: OutputFormat,
+    db_: str | None,
+    key: str,
+    person: str | None,
+    **fields: str,
+) -> None:
+    """Record one change through `provenance.<change>` (retag, withdraw, supersede, prefer, deprecate)
+    as the person recording (--by), then show it."""
+    from claimsdb import provenance
+
+    with db.session_of(db_) as session:
+        result = getattr(provenance, change)(session, key, actor=_actor(person), **fields)
+    emit(fmt, shown(result))
 
 
 def _change(result: dict, before: str, after: str, show) -> Output:
@@ -113,49 +147,33 @@ def reread(
     from claimsdb import provenance
 
     actor = _actor(by)  # before asking: a question answered for nobody would be wasted
-    if not yes:
-        _ask(key, source, snapshots_root(sources_dir, db_), db_)
+    entered = {"source": source, "locator": locator, "quote": quote, "note": note}
+    confirmed = None if yes else _ask(key, entered, snapshots_root(sources_dir, db_), db_)
     with db.session_of(db_) as session:
-        result = provenance.reread(
-            session,
-            key,
-            actor=actor,
-            source=source,
-            locator=locator,
-            quote=quote,
-            note=note,
-        )
+        if confirmed is None:  # --yes: previewed and recorded in one transaction
+            result = provenance.reread(session, key, actor=actor, **entered)
+        else:
+            result = provenance.reread(session, confirmed, actor=actor)
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
 
 
-def _ask(key: str, source: str | None, root: Path, db_: str | None) -> None:
-    """Show the passage the latest snapshot has, then ask; a "no" records nothing (exit 1)."""
-    from claimsdb import provenance, queries, sources, verification
+def _ask(key: str, entered: dict[str, str | None], root: Path, db_: str | None):
+    """Show what the re-read would record and where the latest snapshot has the passage, then ask; a
+    "no" records nothing (exit 1). Returns the preview confirmed, for the re-read to record as it is."""
+    from claimsdb import provenance
     from claimsdb.errors import ExitCode
-    from claimsdb.escaping import http_url
     from claimsdb.verify.snapshots import SnapshotStore
 
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
     with db.session_of(db_) as session:
-        claim = queries.get_claim(session, key)
-        new_url = (
-            source is not None
-            and http_url(source) is not None
-            and sources.find_by_url(session, source) is None
-        )
-        if new_url:  # registered only when the re-read is recorded
-            name, shown = source, None
-        else:
-            src, _ = provenance.reread_source(session, claim, source)
-            name, shown = (
-                src.key,
-                verification.passage_for(session, claim, src, SnapshotStore(root)),
-            )
-    _show_passage(key, name, shown, root)
-    if not confirm(f"Record that you re-read {key} in {name}?", skip_with="--yes"):
+        preview = provenance.preview_reread(session, key, **entered, store=SnapshotStore(root))
+    _show_passage(key, preview.page, None if preview.registers else preview.passage, root)
+    _show_changes(preview)
+    if not confirm(f"Record that you re-read {key} in {preview.page}?", skip_with="--yes"):
         err_console.print("nothing recorded", markup=False)
         raise typer.Exit(int(ExitCode.FINDINGS))
+    return preview
 
 
 def _show_passage(key: str, source: str, shown: dict | None, root: Path) -> None:
@@ -175,12 +193,24 @@ def _show_passage(key: str, source: str, shown: dict | None, root: Path) -> None
             err_console.print(f"  “{shown['passage']}”", style="italic", markup=False)
 
 
+def _show_changes(preview) -> None:
+    """What recording changes: the tag, the page linked as evidence, the figures vouched for."""
+    err_console.print(
+        f"records: {preview.tag_before} → {preview.tag_after} ({preview.status})", markup=False
+    )
+    if preview.linked:
+        err_console.print(
+            f"  {preview.page} becomes evidence of {preview.key}"
+            + (" (registered as a new source)" if preview.registers else ""),
+            markup=False,
+        )
+    if preview.vouched:
+        err_console.print("  vouches for: " + ", ".join(preview.vouched), markup=False)
+
+
 def retag(
     key: KeyArgument,
-    tag: Annotated[
-        str,
-        typer.Argument(help="The new tag (see `claims tags`).", metavar="TAG", show_default=False),
-    ],
+    tag: TagArgument,
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -190,11 +220,7 @@ def retag(
 
     Example: claims retag pipelines.marin.pretrain prior-note --reason "figure is from the March note"
     """
-    from claimsdb import provenance
-
-    with db.session_of(db_) as session:
-        result = provenance.retag(session, key, tag, actor=_actor(by), reason=reason)
-    emit(fmt, _tag_change(result))
+    _recorded("retag", _tag_change, fmt, db_, key, by, tag=tag, reason=reason)
 
 
 def _status_change(result: dict) -> Output:
@@ -219,17 +245,11 @@ def withdraw(
 
     Example: claims withdraw rl.bench.weirdml --reason "family dropped from the review"
     """
-    from claimsdb import provenance
-
-    with db.session_of(db_) as session:
-        result = provenance.withdraw(session, key, actor=_actor(by), reason=reason)
-    emit(fmt, _status_change(result))
+    _recorded("withdraw", _status_change, fmt, db_, key, by, reason=reason)
 
 
 def supersede(
-    key: Annotated[
-        str, typer.Argument(help="The claim being replaced.", metavar="KEY", show_default=False)
-    ],
+    key: ReplacedKey,
     replacement: Annotated[
         str,
         typer.Option(
@@ -248,11 +268,7 @@ def supersede(
 
     Example: claims supersede pipelines.kimi-k2-k3.post-train --with rl.weight-sync.kimi-checkpoint-engine --reason "the README measures it"
     """
-    from claimsdb import provenance
-
-    with db.session_of(db_) as session:
-        result = provenance.supersede(session, key, by=replacement, actor=_actor(by), reason=reason)
-    emit(fmt, _status_change(result))
+    _recorded("supersede", _status_change, fmt, db_, key, by, by=replacement, reason=reason)
 
 
 def _rank_change(result: dict) -> Output:
@@ -270,9 +286,7 @@ def _rank_change(result: dict) -> Output:
 
 
 def prefer(
-    key: Annotated[
-        str, typer.Argument(help="The claim whose value to use.", metavar="KEY", show_default=False)
-    ],
+    key: PreferredKey,
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -283,18 +297,11 @@ def prefer(
 
     Example: claims prefer rl.weight-sync.kimi-checkpoint-engine --reason "the checkpoint-engine README says about 20 s"
     """
-    from claimsdb import provenance
-
-    with db.session_of(db_) as session:
-        result = provenance.prefer(session, key, actor=_actor(by), reason=reason)
-    emit(fmt, _rank_change(result))
+    _recorded("prefer", _rank_change, fmt, db_, key, by, reason=reason)
 
 
 def deprecate(
-    key: Annotated[
-        str,
-        typer.Argument(help="The claim whose value not to use.", metavar="KEY", show_default=False),
-    ],
+    key: DeprecatedKey,
     reason: ReasonOption,
     by: ActorOption = None,
     db_: DbOption = None,
@@ -305,11 +312,7 @@ def deprecate(
 
     Example: claims deprecate pipelines.kimi-k2-k3.post-train --reason "the README measures about 20 s"
     """
-    from claimsdb import provenance
-
-    with db.session_of(db_) as session:
-        result = provenance.deprecate(session, key, actor=_actor(by), reason=reason)
-    emit(fmt, _rank_change(result))
+    _recorded("deprecate", _rank_change, fmt, db_, key, by, reason=reason)
 
 
 def history(
@@ -368,18 +371,7 @@ def history(
         fmt,
         Output(
             result,
-            (
-                "key",
-                "at",
-                "kind",
-                "actor",
-                "tag_before",
-                "tag_after",
-                "status_after",
-                "origin",
-                "detail",
-                "sha256",
-            ),
+            HISTORY_COLUMNS,
             rows,
             table,
             texts,

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated
 
 import typer
 
 from claimsdb import db
 from claimsdb.cli.options import (
     AllowLocalOption,
+    CheckAllOption,
+    CheckSourceOption,
+    ConcurrencyOption,
     DbOption,
     FormatOption,
     LocalRootOption,
+    MaxBytesOption,
+    OfflineOption,
     OutputFormat,
+    QueueStrictOption,
     SourcesDirOption,
+    TimeoutOption,
+    UnverifiedOption,
+    VerifyKeys,
     snapshots_root,
 )
 from claimsdb.cli.options import (
@@ -47,41 +55,15 @@ OUTCOME_STYLE = {
 
 
 def verify(
-    keys: Annotated[
-        list[str] | None, typer.Argument(help="Claim keys to check.", show_default=False)
-    ] = None,
-    source: Annotated[
-        str | None, typer.Option("--source", help="Check the claims that cite this source.")
-    ] = None,
-    everything: Annotated[
-        bool, typer.Option("--all", help="Check every active claim's primary pages.")
-    ] = False,
-    unverified: Annotated[
-        bool,
-        typer.Option(
-            "--unverified",
-            help="Check the claims the re-read queue of `claims serve` holds: the active claims the "
-            "export gate blocks (unverified tags, changed since their re-read; --strict: the strict policy's).",
-        ),
-    ] = False,
-    strict: Annotated[
-        bool,
-        typer.Option(
-            "--strict",
-            help="With --unverified: the queue of `claims serve --strict` "
-            "(secondary tags and stale claims too).",
-        ),
-    ] = False,
-    offline: Annotated[
-        bool, typer.Option("--offline", help="Use the latest snapshots only; fetch nothing.")
-    ] = False,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")
-    ] = 8,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")] = 20.0,
-    max_bytes: Annotated[
-        int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")
-    ] = 20_000_000,
+    keys: VerifyKeys = None,
+    source: CheckSourceOption = None,
+    everything: CheckAllOption = False,
+    unverified: UnverifiedOption = False,
+    strict: QueueStrictOption = False,
+    offline: OfflineOption = False,
+    concurrency: ConcurrencyOption = 8,
+    timeout: TimeoutOption = 20.0,
+    max_bytes: MaxBytesOption = 20_000_000,
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root: LocalRootOption = None,
@@ -114,12 +96,7 @@ def verify(
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore
 
-    if unverified and (keys or everything):
-        raise BadQuery(
-            "--unverified selects the claims itself: name no claim keys and no --all with it"
-        )
-    if strict and not unverified:
-        raise BadQuery("--strict says which claims --unverified selects: use it with --unverified")
+    _check_selection(keys, source, everything, unverified, strict)
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
     engine = db.open_engine(db_, create=False)
     limits = FetchLimits(
@@ -139,21 +116,39 @@ def verify(
             on_planned=lambda p: advance(0, total=len(p.sources)),
             on_fetched=lambda r: advance(item=r.source),
         )
-    the_plan, results, log, counts, ok = (
-        done.plan,
-        done.results,
-        done.fetches,
-        done.counts(),
-        done.ok,
+    emit(fmt, _output(done, str(store.dir), offline))
+    err_console.print(
+        f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False
     )
+    if not done.ok:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _check_selection(
+    keys: list[str] | None, source: str | None, everything: bool, unverified: bool, strict: bool
+) -> None:
+    """The command line's rules for what to check, in its flags' words."""
+    if not keys and source is None and not everything and not unverified:
+        raise BadQuery("name claim keys, a --source, --unverified or --all")
+    if unverified and (keys or everything):
+        raise BadQuery(
+            "--unverified selects the claims itself: name no claim keys and no --all with it"
+        )
+    if strict and not unverified:
+        raise BadQuery("--strict says which claims --unverified selects: use it with --unverified")
+
+
+def _output(done, snapshots: str, offline: bool) -> Output:
+    """A run as JSON (everything), CSV (one row per check) and a table for people."""
+    counts = done.counts()
     data = {
-        "ok": ok,
+        "ok": done.ok,
         "offline": offline,
-        "snapshots": str(store.dir),
+        "snapshots": snapshots,
         "counts": counts,
-        "results": [asdict(r) for r in results],
-        "fetches": log,
-        "skipped": the_plan.skipped,
+        "results": [asdict(r) for r in done.results],
+        "fetches": done.fetches,
+        "skipped": done.plan.skipped,
     }
     rows = [
         {
@@ -161,17 +156,14 @@ def verify(
             "changes": "; ".join(f"{old} → {new}" for old, new in r.changes),
             "missing": " | ".join(r.missing),
         }
-        for r in results
+        for r in done.results
     ]
-    emit(
-        fmt,
-        Output(data, RESULT_COLUMNS, rows, lambda: _print(results, log, the_plan.skipped, counts)),
+    return Output(
+        data,
+        RESULT_COLUMNS,
+        rows,
+        lambda: _print(done.results, done.fetches, done.plan.skipped, counts),
     )
-    err_console.print(
-        f"snapshots {'read from' if offline else 'kept in'} {store.dir}", markup=False
-    )
-    if not ok:
-        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def _print(results, log, skipped, counts) -> None:

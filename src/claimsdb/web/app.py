@@ -44,10 +44,10 @@ from claimsdb.errors import (
 )
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.policy import Policy
+from claimsdb.selection import Memo
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.web import drawing, pages
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
-from claimsdb.web.selection import Memo
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
 READER_COOKIE = "claims_reader"

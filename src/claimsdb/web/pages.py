@@ -17,15 +17,15 @@ from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
 from claimsdb import export, provenance, queries, verification, views
-from claimsdb.errors import BadQuery
+from claimsdb.errors import BadQuery, ClaimsError
 from claimsdb.escaping import http_url
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.policy import EXPORTABLE_STATUS, Policy
+from claimsdb.selection import Facts, Memo, Queue, Selection
 from claimsdb.sources import get_source
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
-from claimsdb.web.selection import Facts, Memo, Queue, Selection
 
 QUOTE_CHARS = 300  # the longest quote prefilled from a passage
 _SENTENCE_END = re.compile(
@@ -395,6 +395,7 @@ def queue_item(
         "position": found.position,
         "pages": pages,
         "fetchable": fetchable(session, claim),
+        "preview": reread_preview(session, view.key, entered),
     }
 
 
@@ -455,17 +456,29 @@ def last_check(session: Session, key: str) -> list[Checked]:
     ]
 
 
+def _fields(entered: Entered) -> dict[str, str | None]:
+    """The form's fields as a re-read takes them (an empty page or note: none given)."""
+    return {
+        "source": entered.source.strip() or None,
+        "locator": entered.locator,
+        "quote": entered.quote,
+        "note": entered.note.strip() or None,
+    }
+
+
+def reread_preview(session: Session, key: str, entered: Entered) -> provenance.RereadPreview | None:
+    """What recording the form as filled in would change (what `claims reread` asks about); None while
+    the form holds what a re-read refuses (the error says why when it is sent)."""
+    try:
+        return provenance.preview_reread(session, key, **_fields(entered))
+    except ClaimsError:
+        return None
+
+
 def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
-    """Record the re-read under every rule of `claims reread` (provenance.reread)."""
-    return provenance.reread(
-        session,
-        key,
-        actor=reader,
-        source=entered.source.strip() or None,
-        locator=entered.locator,
-        quote=entered.quote,
-        note=entered.note.strip() or None,
-    )
+    """Record the re-read under every rule of `claims reread` (provenance.reread: previewed and recorded
+    in one transaction, as `claims reread --yes` records it)."""
+    return provenance.reread(session, key, actor=reader, **_fields(entered))
 
 
 def recorded(session: Session, key: str) -> dict[str, str]:

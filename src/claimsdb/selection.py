@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
+from typing import Any
 
 from sqlalchemy import and_, bindparam, case, false, func, or_, select
 from sqlalchemy.orm import aliased
@@ -337,17 +338,10 @@ class Queue:
     was read and whose figures were found there first), in key order within each group. A claim's place
     is (readiness, key): `after` a claim means after its place as its verifications stand now."""
 
-    def __init__(
-        self,
-        session: Session,
-        filters: ClaimFilter,
-        policy: Policy,
-        *,
-        outdated: Iterable[int],
-        stale: bool = False,
-    ):
+    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, **among: Any):
+        """`among`: the Selection's `outdated` and `stale`, over the active claims the filters select."""
         active = replace(filters, status=EXPORTABLE_STATUS)
-        self.selection = Selection(session, active, policy, outdated=outdated, stale=stale)
+        self.selection = Selection(session, active, policy, **among)
         self.session, self.policy = session, policy
 
     def waiting(self, stmt):
