@@ -31,6 +31,9 @@ class Conflict:
     reason: str | None = None
 
 
+_COUNTED = ("added", "updated", "unchanged", "conflicts", "without_url")
+
+
 @dataclass
 class ImportReport:
     file: str
@@ -45,13 +48,7 @@ class ImportReport:
     dry_run: bool = False
 
     def counts(self) -> dict[str, int]:
-        return {
-            "added": len(self.added),
-            "updated": len(self.updated),
-            "unchanged": len(self.unchanged),
-            "conflicts": len(self.conflicts),
-            "without_url": len(self.without_url),
-        }
+        return {name: len(getattr(self, name)) for name in _COUNTED}
 
 
 def import_bibliography(

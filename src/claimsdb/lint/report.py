@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 SEVERITIES = ("error", "warning", "note")
@@ -26,17 +26,10 @@ class Finding:
     )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "col": self.col,
-            "raw": self.raw,
-            "severity": self.severity,
-            "message": self.message,
-            "claims": list(self.claims),
-            "tags": list(self.tags),
-            "verdict": self.verdict,
-        }
+        """Every field, in order; the claims and tags as lists (JSON)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out.update(claims=list(self.claims), tags=list(self.tags))
+        return out
 
 
 @dataclass
