@@ -454,3 +454,32 @@ def test_two_entries_for_one_page_stop_the_import(tmp_path, session_on, store):
     ):
         imported(session_on, bibliography.read(write(tmp_path, twice)))
     assert stored(session_on) == {}
+
+
+def test_every_format_builds_a_source_the_same_way():
+    """bibliography.entries.source_fields: keyed by the citation key in lowercase, titled by the URL or
+    the key when the entry has no title, the other fields as given."""
+    from claimsdb.bibliography.entries import source_fields
+
+    assert source_fields("Dubey2024:Llama", "https://x.org/a", None, "paper", date="2024") == {
+        "key": "dubey2024-llama",
+        "cite_key": "Dubey2024:Llama",
+        "url": "https://x.org/a",
+        "title": "https://x.org/a",
+        "kind": "paper",
+        "date": "2024",
+    }
+    assert source_fields("k1", None, None, "other")["title"] == "k1"
+    assert source_fields("k1", "https://x.org", "The title", "other")["title"] == "The title"
+
+
+def test_an_import_report_counts_each_list():
+    report = bibliography.ImportReport("refs.bib", "bibtex", added=["a", "b"], unchanged=["c"])
+    report.updated["d"] = ["title"]
+    assert report.counts() == {
+        "added": 2,
+        "updated": 1,
+        "unchanged": 1,
+        "conflicts": 0,
+        "without_url": 0,
+    }

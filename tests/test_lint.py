@@ -82,6 +82,22 @@ def test_kimi_k25_concurrent_tasks_is_an_error_naming_the_agent_reported_claim(r
     assert f.to_dict()["claims"] == ["rl.fleet.kimi-k25-tasks"] and f.to_dict()["line"] == 1
 
 
+def test_a_finding_as_json_holds_every_field_in_order():
+    f = Finding("a.md", 3, 7, "54 days", "error", "why", ("k1", "k2"), ("t1", "t2"), "same")
+    assert f.to_dict() == {
+        "file": "a.md",
+        "line": 3,
+        "col": 7,
+        "raw": "54 days",
+        "severity": "error",
+        "message": "why",
+        "claims": ["k1", "k2"],
+        "tags": ["t1", "t2"],
+        "verdict": "same",
+    }
+    assert list(f.to_dict()) == [field.name for field in dataclasses.fields(Finding)]  # in order
+
+
 def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(run, claims):
     text = "\\section{Reliability}\nOver its 54-day run, Llama~3 405B logged 466 interruptions.\n"
     errors = run(text, "tex")

@@ -72,6 +72,22 @@ def check_store(
             f"missing: {', '.join(missing)}" if missing else f"{len(expected_triggers)} in place",
         )
     )
+    chain = _history_chain(session)
+    checks.append(chain)
+    checks.append(_claims_agree(session, events_checked=chain.ok))
+    checks.append(_trace_index(session))
+    recorded, wrong = anchoring.recorded_problems(session)
+    checks.append(
+        Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")
+    )
+    for name, given in anchors:
+        why = anchoring.problem(session, given)
+        checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
+    return checks
+
+
+def _history_chain(session: Session) -> Check:
+    """Every link of the event chain, in one pass over the events."""
     prev_sha = prev_id = None
     count, broken = 0, None
     # Each event with its claim's key (the hash covers it), joined in SQL: nothing is held per claim.
@@ -100,37 +116,28 @@ def check_store(
         if broken:
             break
         prev_sha, prev_id = r[2], r[0]
-    checks.append(
-        Check(
-            "history chain",
-            broken is None,
-            broken or f"{count} events, head {(prev_sha or 'none')[:16]}",
-        )
+    return Check(
+        "history chain",
+        broken is None,
+        broken or f"{count} events, head {(prev_sha or 'none')[:16]}",
     )
+
+
+def _claims_agree(session: Session, *, events_checked: bool) -> Check:
+    """Every claim's cached tag, status and content against its history (views.problems_of)."""
     ids = array(
         "q", session.execute(select(Claim.id).order_by(Claim.id)).scalars()
     )  # 8 bytes a claim
     first, bad = None, 0
-    for key, found in views.problems_of(session, ids, events_checked=broken is None):
+    for key, found in views.problems_of(session, ids, events_checked=events_checked):
         if found:
             bad += 1
             first = first or f"{key}: {found[0]}"
-    checks.append(
-        Check(
-            "claims agree with their history",
-            first is None,
-            f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims",
-        )
+    return Check(
+        "claims agree with their history",
+        first is None,
+        f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims",
     )
-    checks.append(_trace_index(session))
-    recorded, wrong = anchoring.recorded_problems(session)
-    checks.append(
-        Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")
-    )
-    for name, given in anchors:
-        why = anchoring.problem(session, given)
-        checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
-    return checks
 
 
 def _where(row: Mapping[str, Any], key: str | None) -> str:

@@ -16,8 +16,10 @@ Built by hand from the store (no run-time dependency); tests read it back with t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -29,6 +31,7 @@ from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Snapshot, Source, Verification
 from claimsdb.policy import Policy
 from claimsdb.queries import claim_views
+from claimsdb.views import ClaimView
 
 NAMESPACE = "urn:claimsdb:"
 TOOL = f"claims:tool/claimsdb-{__version__}"
@@ -126,65 +129,16 @@ def document(
     for e in session.scalars(select(Event).where(Event.claim_id.in_(ids)).order_by(Event.id)):
         events.setdefault(e.claim_id, []).append(e)
     source_rows = {s.key: s for s in session.scalars(select(Source))}
-
-    def source_entity(key: str) -> str:
-        s = source_rows[key]
-        return doc.record(
-            "entity",
-            f"claims:source/{key}",
-            {
-                "prov:type": _qn("claims:Source"),
-                "prov:label": s.title,
-                "claims:kind": s.kind,
-                "prov:location": {"$": s.url, "type": "xsd:anyURI"} if s.url else s.path,
-            },
-        )
-
+    source_entity = functools.partial(_source_entity, doc, source_rows)
     for claim in claims:
-        view = views[claim.key]
-        general = doc.record(
-            "entity",
-            f"claims:claim/{claim.key}",
-            {
-                "prov:type": _qn("claims:Claim"),
-                "prov:label": view.statement,
-                "claims:subject": view.subject,
-                "claims:tag": view.tag,
-                "claims:trust": view.trust,
-                "claims:status": view.status,
-                "claims:figures": " | ".join(f["raw"] for f in view.figures) or None,
-                "claims:paper_safe": not policy.blockers(view),
-            },
-        )
-        for s in view.sources:
-            doc.relation(
-                "wasDerivedFrom",
-                {
-                    "prov:generatedEntity": general,
-                    "prov:usedEntity": source_entity(s["key"]),
-                    "prov:type": _qn("prov:PrimarySource") if s["kind"] != "note" else None,
-                    "claims:locator": s["locator"],
-                    "claims:quote": s["quote"],
-                },
-            )
+        general = _claim_entity(doc, views[claim.key], policy, source_entity)
         tag = status = None
         previous: str | None = None
         versions: list[tuple[str, str]] = []  # (time, version id)
         for n, e in enumerate(events.get(claim.id, []), start=1):
             tag = e.tag_after or tag
             status = e.status_after or status
-            activity = doc.record(
-                "activity",
-                f"claims:event/{e.sha256[:20]}",
-                {
-                    "prov:type": _qn(f"claims:{e.kind}"),
-                    "prov:startTime": _time(e.at),
-                    "prov:endTime": _time(e.at),
-                    "claims:sha256": e.sha256,
-                    "claims:origin": e.origin,
-                    "claims:detail": e.detail,
-                },
-            )
+            activity = _activity(doc, e)
             version = doc.record(
                 "entity",
                 f"claims:claim/{claim.key}/v{n}",
@@ -202,85 +156,168 @@ def document(
                 "wasGeneratedBy",
                 {"prov:entity": version, "prov:activity": activity, "prov:time": _time(e.at)},
             )
-            reporter = SoftwareAgent.of_detail(_decoded(e.detail)) if e.kind != SEALED else None
-            if reporter is not None:  # an MCP client, acting for the person who started the server
-                agent = _software_agent(doc, e.actor, reporter)
-                if reporter.person is not None:
-                    doc.relation(
-                        "actedOnBehalfOf",
-                        {
-                            "prov:delegate": agent,
-                            "prov:activity": activity,
-                            "prov:responsible": _agent(doc, reporter.person),
-                        },
-                    )
-            else:
-                agent = (
-                    TOOL if e.kind == SEALED else _agent(doc, e.actor)
-                )  # the upgrade's seal is the tool's own
-            doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": agent})
-            if agent != TOOL:
-                doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": TOOL})
-                doc.relation(
-                    "actedOnBehalfOf",
-                    {"prov:delegate": TOOL, "prov:responsible": agent, "prov:activity": activity},
-                )
-            if previous is not None:
-                doc.relation("used", {"prov:activity": activity, "prov:entity": previous})
-                doc.relation(
-                    "wasDerivedFrom",
-                    {
-                        "prov:generatedEntity": version,
-                        "prov:usedEntity": previous,
-                        "prov:activity": activity,
-                        "prov:type": _qn("prov:Revision"),
-                    },
-                )
-            if (
-                e.kind in ("imported", "updated") and reporter is not None
-            ):  # reported, not read from a file
-                doc.relation("wasAttributedTo", {"prov:entity": version, "prov:agent": agent})
-            elif e.kind in ("imported", "updated") and e.origin:
-                datafile = doc.record(
-                    "entity",
-                    f"claims:file/{_slug(e.origin)}",
-                    {"prov:type": _qn("claims:DataFile"), "prov:label": e.origin},
-                )
-                doc.relation("used", {"prov:activity": activity, "prov:entity": datafile})
-                if e.tag_after == AGENT_REPORTED:
-                    doc.record(
-                        "agent",
-                        RESEARCH_AGENT,
-                        {
-                            "prov:type": _qn("prov:SoftwareAgent"),
-                            "prov:label": "AI research agent (tag agent-reported)",
-                        },
-                    )
-                    doc.relation(
-                        "wasAttributedTo", {"prov:entity": version, "prov:agent": RESEARCH_AGENT}
-                    )
-            if e.kind == "reread" and e.origin in source_rows:
-                detail = json.loads(e.detail) if e.detail else {}
-                page = source_entity(e.origin)
-                doc.relation(
-                    "used",
-                    {"prov:activity": activity, "prov:entity": page, "prov:time": _time(e.at)},
-                )
-                doc.relation(
-                    "wasDerivedFrom",
-                    {
-                        "prov:generatedEntity": version,
-                        "prov:usedEntity": page,
-                        "prov:activity": activity,
-                        "prov:type": _qn("prov:PrimarySource"),
-                        "claims:locator": detail.get("locator"),
-                        "claims:quote": detail.get("quote"),
-                    },
-                )
+            _revision(doc, e, activity, version, previous, source_rows, source_entity)
             versions.append((e.at, version))
             previous = version
         _verifications(session, doc, claim, versions, source_rows, source_entity)
     return doc.doc
+
+
+def _source_entity(doc: _Doc, source_rows: dict[str, Source], key: str) -> str:
+    s = source_rows[key]
+    return doc.record(
+        "entity",
+        f"claims:source/{key}",
+        {
+            "prov:type": _qn("claims:Source"),
+            "prov:label": s.title,
+            "claims:kind": s.kind,
+            "prov:location": {"$": s.url, "type": "xsd:anyURI"} if s.url else s.path,
+        },
+    )
+
+
+def _claim_entity(
+    doc: _Doc, view: ClaimView, policy: Policy, source_entity: Callable[[str], str]
+) -> str:
+    """The claim as it stands (the general entity its versions specialise), derived from its sources."""
+    general = doc.record(
+        "entity",
+        f"claims:claim/{view.key}",
+        {
+            "prov:type": _qn("claims:Claim"),
+            "prov:label": view.statement,
+            "claims:subject": view.subject,
+            "claims:tag": view.tag,
+            "claims:trust": view.trust,
+            "claims:status": view.status,
+            "claims:figures": " | ".join(f["raw"] for f in view.figures) or None,
+            "claims:paper_safe": not policy.blockers(view),
+        },
+    )
+    for s in view.sources:
+        doc.relation(
+            "wasDerivedFrom",
+            {
+                "prov:generatedEntity": general,
+                "prov:usedEntity": source_entity(s["key"]),
+                "prov:type": _qn("prov:PrimarySource") if s["kind"] != "note" else None,
+                "claims:locator": s["locator"],
+                "claims:quote": s["quote"],
+            },
+        )
+    return general
+
+
+def _activity(doc: _Doc, e: Event) -> str:
+    return doc.record(
+        "activity",
+        f"claims:event/{e.sha256[:20]}",
+        {
+            "prov:type": _qn(f"claims:{e.kind}"),
+            "prov:startTime": _time(e.at),
+            "prov:endTime": _time(e.at),
+            "claims:sha256": e.sha256,
+            "claims:origin": e.origin,
+            "claims:detail": e.detail,
+        },
+    )
+
+
+def _revision(
+    doc: _Doc,
+    e: Event,
+    activity: str,
+    version: str,
+    previous: str | None,
+    source_rows: dict[str, Source],
+    source_entity: Callable[[str], str],
+) -> None:
+    """Who made this version (the event's agents), what it revised, and what it was read from."""
+    reporter = SoftwareAgent.of_detail(_decoded(e.detail)) if e.kind != SEALED else None
+    agent = _associated(doc, e, activity, reporter)
+    if previous is not None:
+        doc.relation("used", {"prov:activity": activity, "prov:entity": previous})
+        doc.relation(
+            "wasDerivedFrom",
+            {
+                "prov:generatedEntity": version,
+                "prov:usedEntity": previous,
+                "prov:activity": activity,
+                "prov:type": _qn("prov:Revision"),
+            },
+        )
+    if e.kind in ("imported", "updated") and reporter is not None:  # reported, not read from a file
+        doc.relation("wasAttributedTo", {"prov:entity": version, "prov:agent": agent})
+    elif e.kind in ("imported", "updated") and e.origin:
+        _read_from_file(doc, e, activity, version)
+    if e.kind == "reread" and e.origin in source_rows:
+        _reread_from(doc, e, activity, version, source_entity(e.origin))
+
+
+def _associated(doc: _Doc, e: Event, activity: str, reporter: SoftwareAgent | None) -> str:
+    """The agent of the event's activity (with the tool, which acts on its behalf)."""
+    if reporter is not None:  # an MCP client, acting for the person who started the server
+        agent = _software_agent(doc, e.actor, reporter)
+        if reporter.person is not None:
+            doc.relation(
+                "actedOnBehalfOf",
+                {
+                    "prov:delegate": agent,
+                    "prov:activity": activity,
+                    "prov:responsible": _agent(doc, reporter.person),
+                },
+            )
+    else:
+        agent = (
+            TOOL if e.kind == SEALED else _agent(doc, e.actor)
+        )  # the upgrade's seal is the tool's own
+    doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": agent})
+    if agent != TOOL:
+        doc.relation("wasAssociatedWith", {"prov:activity": activity, "prov:agent": TOOL})
+        doc.relation(
+            "actedOnBehalfOf",
+            {"prov:delegate": TOOL, "prov:responsible": agent, "prov:activity": activity},
+        )
+    return agent
+
+
+def _read_from_file(doc: _Doc, e: Event, activity: str, version: str) -> None:
+    datafile = doc.record(
+        "entity",
+        f"claims:file/{_slug(e.origin)}",
+        {"prov:type": _qn("claims:DataFile"), "prov:label": e.origin},
+    )
+    doc.relation("used", {"prov:activity": activity, "prov:entity": datafile})
+    if e.tag_after == AGENT_REPORTED:
+        doc.record(
+            "agent",
+            RESEARCH_AGENT,
+            {
+                "prov:type": _qn("prov:SoftwareAgent"),
+                "prov:label": "AI research agent (tag agent-reported)",
+            },
+        )
+        doc.relation("wasAttributedTo", {"prov:entity": version, "prov:agent": RESEARCH_AGENT})
+
+
+def _reread_from(doc: _Doc, e: Event, activity: str, version: str, page: str) -> None:
+    detail = json.loads(e.detail) if e.detail else {}
+    doc.relation(
+        "used",
+        {"prov:activity": activity, "prov:entity": page, "prov:time": _time(e.at)},
+    )
+    doc.relation(
+        "wasDerivedFrom",
+        {
+            "prov:generatedEntity": version,
+            "prov:usedEntity": page,
+            "prov:activity": activity,
+            "prov:type": _qn("prov:PrimarySource"),
+            "claims:locator": detail.get("locator"),
+            "claims:quote": detail.get("quote"),
+        },
+    )
 
 
 def _verifications(session, doc: _Doc, claim: Claim, versions, source_rows, source_entity) -> None:

@@ -322,50 +322,41 @@ def problems_of(
         evidence: dict[int, list[tuple]] = {}
         for r in _read(session, "evidence", batch):
             evidence.setdefault(r[0], []).append(r[1:])
-        for (
-            claim_id,
-            key,
-            subject,
-            stage,
-            statement,
-            tag,
-            basis,
-            section,
-            _aliases,
-            status,
-            _reason,
-            _by,
-            quantity_id,
-            rank,
-            label,
-        ) in _read(session, "claims", batch):
-            evs, figs = history.get(claim_id, []), figures.get(claim_id, [])
-            content = chain.content_digest(
-                subject,
-                statement,
-                [(f["raw"], f["name"]) for f in figs],
-                evidence.get(claim_id, []),
-                label,
-            )
-            stored = chain.stored_digest(stage, basis, section, quantity_id, figs)
-            yield (
-                key,
-                chain.problems(
-                    key,
-                    tag,
-                    status,
-                    content,
-                    evs,
-                    chain.derive(evs, trust),
-                    rank,
-                    stored_sha256=stored,
-                    events_checked=events_checked,
-                ),
-            )
+        for c in _read(session, "claims", batch):
+            claim_id = c[0]
+            evs = history.get(claim_id, [])
+            figs, said = figures.get(claim_id, []), evidence.get(claim_id, [])
+            yield c[1], _checked(c, trust, figs, said, evs, events_checked)[2]
 
 
 def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
     return next((e["actor"] for e in events if e["id"] == event_id), None)
+
+
+def _checked(
+    c: tuple, trust: dict[str, str], figures: list, evidence: list, evs: list, events_checked: bool
+) -> tuple[chain.ClaimState, str, list[str]]:
+    """A claim's row against its history: the state its events imply, its content digest, and every way
+    it disagrees with them (`chain.problems`): the check every view runs and `problems_of` alone."""
+    _, key, subject, stage, statement, tag, basis, section = c[:8]
+    status, quantity_id, rank, label = c[9], c[12], c[13], c[14]
+    state = chain.derive(evs, trust)
+    content = chain.content_digest(
+        subject, statement, [(f["raw"], f["name"]) for f in figures], evidence, label
+    )
+    stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
+    problems = chain.problems(
+        key,
+        tag,
+        status,
+        content,
+        evs,
+        state,
+        rank,
+        stored_sha256=stored,
+        events_checked=events_checked,
+    )
+    return state, content, problems
 
 
 def _view(
@@ -388,26 +379,8 @@ def _view(
         rank,
         label,
     ) = c
-    state = chain.derive(evs, trust)
-    content = chain.content_digest(
-        subject,
-        statement,
-        [(f["raw"], f["name"]) for f in figures],
-        [(s["key"], s["locator"], s["quote"]) for s in sources],
-        label,
-    )
-    stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
-    problems = chain.problems(
-        key,
-        tag,
-        status,
-        content,
-        evs,
-        state,
-        rank,
-        stored_sha256=stored,
-        events_checked=events_checked,
-    )
+    evidence = [(s["key"], s["locator"], s["quote"]) for s in sources]
+    state, content, problems = _checked(c, trust, figures, evidence, evs, events_checked)
     verified = trust.get(tag) == "verified"
     # A claim that disagrees with its history is reported as that, not as "changed since re-read".
     outdated = verified and not state.vouches_for(content) and not problems

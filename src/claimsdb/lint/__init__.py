@@ -87,28 +87,18 @@ untracked and skipped.
 
 Modules: `claimsdb.prose` (a rewritten copy that maps back to the original; prose per format: tex,
 markup), `claimsdb.figures.wording` (figures in words), and here `filter` (what is not a figure; sentences;
-who else a sentence names), `subjects` (where subjects are named), `linter`.
+who else a sentence names), `subjects` (where subjects are named), `store` (the claims lint reads once),
+`tables` (column headers), `linter` (which figures; which subjects are in scope), `judgement` (what lint
+says of a figure, from the verdicts), `report` (findings and counts).
 
 Domain code: it returns findings and raises BadQuery; it never prints.
 """
 
 from __future__ import annotations
 
-from claimsdb.lint.linter import (
-    EXTENSIONS,
-    KINDS,
-    SEVERITIES,
-    SKIPPED,
-    Finding,
-    IndexedClaim,
-    Report,
-    Store,
-    build_store,
-    kind_of,
-    lint_files,
-    lint_report,
-    lint_text,
-)
+from claimsdb.lint.linter import EXTENSIONS, KINDS, kind_of, lint_files, lint_report, lint_text
+from claimsdb.lint.report import SEVERITIES, SKIPPED, Finding, Report
+from claimsdb.lint.store import IndexedClaim, Store, build_store
 
 __all__ = [
     "EXTENSIONS",

@@ -269,20 +269,7 @@ def markdown(src: str, visible: bool = False) -> Prose:
         if kind in ("comment", "skipblock", "decl", "tag", "entity"):
             e = _html_token(pr, src, m, n, visible) or e
         elif kind == "fence":
-            fch = m.group("fch")
-            close = re.compile(
-                rf"^[ \t]{{0,3}}{re.escape(fch[0])}{{{len(fch)},}}[ \t]*$", re.M
-            ).search(src, e + 1)
-            if visible:  # the code is text on the page: keep it verbatim, drop the fences
-                pr.skip(s, e)
-                pr.keep(close.start() if close else n)
-                if close:
-                    pr.skip(close.start(), close.end())
-                e = close.end() if close else n
-                pos = max(e, pr.pos)
-                continue
-            e = close.end() if close else n
-            pr.skip(s, e)
+            e = _md_fence(pr, src, m, n, visible)
         elif kind == "mdx":
             pr.skip(s, e)
         elif kind == "heading":
@@ -315,74 +302,104 @@ def markdown(src: str, visible: bool = False) -> Prose:
         ):
             pr.skip(s, e)
         elif kind == "code":
-            run = m.group("code")
-            para = _BLANK_LINE.search(src, e)
-            close = re.compile(rf"(?<!`){run}(?!`)").search(src, e, para.start() if para else n)
-            if close and visible:  # inline code is text on the page
-                pr.replace(s, e, "")
-                pr.keep(close.start())
-                pr.replace(close.start(), close.end(), "")
-                e = close.end()
-            elif close and (text := code_text(src[e : close.start()])):
-                pr.replace(
-                    s, close.end(), text
-                )  # a setting ("max_steps = 8") or a name ("agentic.html")
-                e = close.end()
-            elif close:
-                e = close.end()
-                pr.skip(s, e)
-            else:
-                pr.replace(s, e, "")
+            e = _md_code(pr, src, m, n, visible)
         elif kind in ("dmath", "math"):
-            para = _BLANK_LINE.search(src, e)
-            stop = para.start() if para else n
-            if kind == "dmath":
-                close = src.find("$$", e, n)
-                ok = close >= 0
-                end = close + 2
-            else:
-                nxt = src[e : e + 1]
-                close_m = _MD_MATH_CLOSE.search(src, e, stop) if nxt and not nxt.isspace() else None
-                ok = close_m is not None
-                end = close_m.end() if close_m else e
-            if ok:
-                text = (
-                    math_text(src[m.end() : end - (2 if kind == "dmath" else 1)])
-                    if kind == "math"
-                    else None
-                )
-                if text:
-                    pr.replace(
-                        s, end, text
-                    )  # notation around a figure: "$\eta = 4$", "2–4$\times$"
-                else:
-                    pr.skip(s, end)
-                e = end
-            else:
-                pr.keep(e)  # a dollar sign: "$5.6M"
+            e = _md_math(pr, src, m, n, kind)
         elif kind == "cmd":
-            name = m.group("cmd")[1:].rstrip("*")
-            if name == "begin":
-                env = re.compile(r"\{([^{}\n]*)\}").match(src, e)
-                if env and env.group(1).rstrip("*") in _TEX_SKIP_ENVS:
-                    close = re.compile(r"\\end\{" + re.escape(env.group(1)) + r"\}").search(
-                        src, env.end()
-                    )
-                    e = close.end() if close else env.end()
-                    pr.skip(s, e)
-                else:
-                    e = env.end() if env else e
-                    pr.replace(s, e, "\n\n")
-            elif name in _TEX_NO_PROSE or _TEX_CITE.fullmatch(name):
-                e = _skip_args(src, e, _TEX_NO_PROSE.get(name), n)
-                pr.skip(s, e)
-            elif name in _TEX_SYMBOLS:
-                pr.replace(s, e, _TEX_SYMBOLS[name])
-            else:
-                pr.keep(e)
+            e = _md_cmd(pr, src, m, n)
         elif kind == "esc":
             pr.replace(s, e, m.group("esc")[1])
         elif kind in ("target", "reflink", "emph"):
             pr.replace(s, e, "")
         pos = max(e, pr.pos)
     return pr.finish()
+
+
+def _md_fence(pr, src: str, m: re.Match, n: int, visible: bool) -> int:
+    """A fenced code block, skipped; `visible`: its code kept verbatim, the fences dropped. Returns
+    where it ends."""
+    s, e = m.start(), m.end()
+    fch = m.group("fch")
+    close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fch[0])}{{{len(fch)},}}[ \t]*$", re.M).search(
+        src, e + 1
+    )
+    if visible:  # the code is text on the page: keep it verbatim, drop the fences
+        pr.skip(s, e)
+        pr.keep(close.start() if close else n)
+        if close:
+            pr.skip(close.start(), close.end())
+        return close.end() if close else n
+    e = close.end() if close else n
+    pr.skip(s, e)
+    return e
+
+
+def _md_code(pr, src: str, m: re.Match, n: int, visible: bool) -> int:
+    """Inline code: text on a page (`visible`); for lint, a setting or a name it holds, else nothing."""
+    s, e = m.start(), m.end()
+    run = m.group("code")
+    para = _BLANK_LINE.search(src, e)
+    close = re.compile(rf"(?<!`){run}(?!`)").search(src, e, para.start() if para else n)
+    if close and visible:  # inline code is text on the page
+        pr.replace(s, e, "")
+        pr.keep(close.start())
+        pr.replace(close.start(), close.end(), "")
+        e = close.end()
+    elif close and (text := code_text(src[e : close.start()])):
+        pr.replace(s, close.end(), text)  # a setting ("max_steps = 8") or a name ("agentic.html")
+        e = close.end()
+    elif close:
+        e = close.end()
+        pr.skip(s, e)
+    else:
+        pr.replace(s, e, "")
+    return e
+
+
+def _md_math(pr, src: str, m: re.Match, n: int, kind: str) -> int:
+    """Math in dollars: the notation around a figure as text, other math skipped, a lone dollar kept."""
+    s, e = m.start(), m.end()
+    para = _BLANK_LINE.search(src, e)
+    stop = para.start() if para else n
+    if kind == "dmath":
+        close = src.find("$$", e, n)
+        ok = close >= 0
+        end = close + 2
+    else:
+        nxt = src[e : e + 1]
+        close_m = _MD_MATH_CLOSE.search(src, e, stop) if nxt and not nxt.isspace() else None
+        ok = close_m is not None
+        end = close_m.end() if close_m else e
+    if not ok:
+        pr.keep(e)  # a dollar sign: "$5.6M"
+        return e
+    text = math_text(src[m.end() : end - 1]) if kind == "math" else None
+    if text:
+        pr.replace(s, end, text)  # notation around a figure: "$\eta = 4$", "2–4$\times$"
+    else:
+        pr.skip(s, end)
+    return end
+
+
+def _md_cmd(pr, src: str, m: re.Match, n: int) -> int:
+    """A LaTeX command in Markdown: an environment skipped or a paragraph break, a citation skipped, a
+    symbol as its character, anything else kept."""
+    s, e = m.start(), m.end()
+    name = m.group("cmd")[1:].rstrip("*")
+    if name == "begin":
+        env = re.compile(r"\{([^{}\n]*)\}").match(src, e)
+        if env and env.group(1).rstrip("*") in _TEX_SKIP_ENVS:
+            close = re.compile(r"\\end\{" + re.escape(env.group(1)) + r"\}").search(src, env.end())
+            e = close.end() if close else env.end()
+            pr.skip(s, e)
+        else:
+            e = env.end() if env else e
+            pr.replace(s, e, "\n\n")
+    elif name in _TEX_NO_PROSE or _TEX_CITE.fullmatch(name):
+        e = _skip_args(src, e, _TEX_NO_PROSE.get(name), n)
+        pr.skip(s, e)
+    elif name in _TEX_SYMBOLS:
+        pr.replace(s, e, _TEX_SYMBOLS[name])
+    else:
+        pr.keep(e)
+    return e
