@@ -163,7 +163,7 @@ HEAVY = (
     "claimsdb.lint",
     "claimsdb.verify",
     "claimsdb.verification",
-    "claimsdb.export",
+    "claimsdb.paper_safe",
     "claimsdb.exporters",
     "claimsdb.web",
     "claimsdb.store",

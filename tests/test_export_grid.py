@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from claimsdb import db, export, store
+from claimsdb import db, paper_safe, store
 from claimsdb.escaping import markdown_text
 from claimsdb.exporters import latex, render
-from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES
 from tests.web.markup import parse
 
@@ -42,7 +42,7 @@ def bundled(tmp_path_factory):
     with db.session_scope(engine) as session:
         store.import_files(session, [str(p) for p in DATA_FILES])
     with db.session_scope(engine) as session:
-        prepared = export.prepare(
+        prepared = paper_safe.prepare(
             session, ClaimFilter(), policy=Policy(), mode="draft", layout="grid"
         )
     engine.dispose()
@@ -50,7 +50,7 @@ def bundled(tmp_path_factory):
 
 
 def test_the_bundled_grid_has_the_six_stages_in_the_notes_order_then_the_topics_apart(bundled):
-    grids = export.grids(bundled.rows)
+    grids = paper_safe.grids(bundled.rows)
     assert [g.title for g in grids] == ["Life-cycle stages", "Topics", "Without a stage"]
     life_cycle, topics, no_stage = grids
     assert life_cycle.columns == NOTE_STAGES
@@ -90,9 +90,9 @@ def test_the_bundled_grid_has_the_six_stages_in_the_notes_order_then_the_topics_
         assert "(no stage)" not in render(bundled, fmt), fmt
 
 
-def _placed(prepared) -> list[export.ExportRow]:
+def _placed(prepared) -> list[paper_safe.ExportRow]:
     """The claims whose statement is longer than what their cell shows (all of the bundled data's)."""
-    rows = [r for r in prepared.rows if len(r.statement) > len(export.cell_text(r) or "")]
+    rows = [r for r in prepared.rows if len(r.statement) > len(paper_safe.cell_text(r) or "")]
     assert len(rows) == len(prepared.rows)
     return rows
 
@@ -114,7 +114,7 @@ def _without_footnotes(tex: str) -> str:
 def test_no_grid_cell_of_any_format_holds_a_statement(bundled):
     rows = _placed(bundled)
     statements = {r.key: r.statement for r in rows}
-    words_only = [r for r in rows if export.cell_text(r) is None]
+    words_only = [r for r in rows if paper_safe.cell_text(r) is None]
     assert words_only and len(words_only) < len(rows)
 
     table = [line for line in render(bundled, "markdown").splitlines() if line.startswith("|")]
@@ -153,11 +153,11 @@ def test_no_grid_cell_of_any_format_holds_a_statement(bundled):
 
 def test_a_cell_shows_the_label_else_the_figures_as_written(bundled):
     by_key = {r.key: r for r in bundled.rows}
-    assert export.cell_text(by_key["pipelines.llama3.data"]) == "curation, dedup, mixture"
+    assert paper_safe.cell_text(by_key["pipelines.llama3.data"]) == "curation, dedup, mixture"
     assert (
-        export.cell_text(by_key["pipelines.glm5.pretrain"]) == "744B-A40B"
+        paper_safe.cell_text(by_key["pipelines.glm5.pretrain"]) == "744B-A40B"
     )  # the note's phrase is its figure
-    assert export.cell_text(by_key["rl.trainer.verl"]) is None
+    assert paper_safe.cell_text(by_key["rl.trainer.verl"]) is None
     text = render(bundled, "markdown")
     assert (
         "| Llama 3 | curation, dedup, mixture | 16K H100, 4D parallelism | long-context continuation, annealing |"

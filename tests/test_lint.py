@@ -14,9 +14,9 @@ import pytest
 from claimsdb import db
 from claimsdb.errors import BadQuery
 from claimsdb.lint import Finding, build_store, lint_files, lint_text, linter
-from claimsdb.policy import Policy
 from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
+from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES, reread
 
 DEFAULT, STRICT = Policy(), Policy(strict=True)

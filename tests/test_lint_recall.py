@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from claimsdb import db
 from claimsdb.cli.app import app
 from claimsdb.lint import Report, build_store, lint_report
-from claimsdb.policy import Policy
 from claimsdb.prose.tex import tex
+from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES
 
 

@@ -21,7 +21,7 @@ import pytest
 from claimsdb import db
 from claimsdb.figures import parse
 from claimsdb.lint import build_store, lint_report
-from claimsdb.policy import Policy
+from claimsdb.trust_rule import Policy
 from claimsdb.verify.locate import locate
 from tests.figures.cases import CASES
 

@@ -29,8 +29,8 @@ from claimsdb import __version__
 from claimsdb.agents import SoftwareAgent
 from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Snapshot, Source, Verification
-from claimsdb.policy import Policy
 from claimsdb.queries import claim_views
+from claimsdb.trust_rule import Policy
 from claimsdb.views import ClaimView
 
 NAMESPACE = "urn:claimsdb:"

@@ -40,7 +40,7 @@ from claimsdb.models import (
     Source,
     Tag,
 )
-from claimsdb.policy import Policy
+from claimsdb.trust_rule import Policy
 from claimsdb.views import ClaimView
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim

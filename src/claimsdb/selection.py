@@ -35,11 +35,11 @@ from sqlalchemy import and_, bindparam, case, false, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
-from claimsdb import export, views
+from claimsdb import paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
 from claimsdb.models import Claim, Event, Tag, Verification
-from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
 
 UNREACHABLE = "unreachable"  # a fetch that failed: it never hides an earlier verification's outcome
 DECIDED_IN_SQL = (*IMPORT_KINDS, REREAD_KIND)  # tag events after which SQL tells an outdated claim
@@ -128,9 +128,9 @@ def outdated_ids(session: Session, among: Sequence[int] | None = None) -> set[in
 
 
 def stages(session: Session) -> list[str]:
-    """Every stage the claims name, in the grid's order (export.stage_order: the note's columns first)."""
+    """Every stage the claims name, in the grid's order (paper_safe.stage_order: the note's columns first)."""
     named = [s for s in session.scalars(select(Claim.stage).distinct().order_by(Claim.stage)) if s]
-    return export.stage_order([SimpleNamespace(stage=s) for s in named])
+    return paper_safe.stage_order([SimpleNamespace(stage=s) for s in named])
 
 
 @dataclass(frozen=True)

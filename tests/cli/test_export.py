@@ -62,7 +62,7 @@ def test_skip_unsafe_writes_the_file_and_lists_what_it_left_out(claims, tmp_path
 
 @pytest.mark.usefixtures("loaded")
 def test_a_long_list_of_blocked_claims_is_cut_but_every_one_is_counted(claims, monkeypatch):
-    monkeypatch.setattr("claimsdb.export.LISTED_BLOCKED", 1)
+    monkeypatch.setattr("claimsdb.paper_safe.LISTED_BLOCKED", 1)
     refused = claims("export", "--strict")
     assert refused.exit_code == 1 and "export blocked: 2 selected claim(s)" in refused.stderr
     assert refused.stderr.count("clear it: claims reread") == 1

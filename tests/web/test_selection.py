@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from claimsdb import db, views
 from claimsdb.cli.app import app
 from claimsdb.models import Claim
-from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Selection, outdated_ids
+from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES, run_sql
 
 POLICIES = (Policy(), Policy(strict=True))

@@ -30,9 +30,9 @@ from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
 
 if TYPE_CHECKING:
-    from claimsdb.export import Blocked, Export
-    from claimsdb.policy import Policy
+    from claimsdb.paper_safe import Blocked, Export
     from claimsdb.queries import ClaimFilter
+    from claimsdb.trust_rule import Policy
 
 
 # Formats that lay claims out as a table: --grid chooses subjects by stages. The others write figures,
@@ -48,7 +48,7 @@ STDOUT = Path("-")
 
 def reread_command(row: Blocked, db_: str | None) -> str:
     """The exact command that clears a blocked claim (policy.reread_command)."""
-    from claimsdb.policy import reread_command as command
+    from claimsdb.trust_rule import reread_command as command
 
     return command(row.key, row.reread_source, db_)
 
@@ -141,7 +141,7 @@ def export(
 
     Example: claims export --format latex --grid --subject SmolLM3 -o table.tex
     """
-    from claimsdb.policy import Policy
+    from claimsdb.trust_rule import Policy
 
     _check_flags(fmt, grid=grid, cite_notes=cite_notes, skip_unsafe=skip_unsafe, draft=draft)
     output = _destination(fmt, output)
@@ -204,7 +204,7 @@ def _prepare(
     """The selection behind the gate, once the history is found to hold every anchor, and its text:
     whole for prov (read while the session is open), else in pieces written as they come."""
     from claimsdb import anchor
-    from claimsdb import export as exporting
+    from claimsdb import paper_safe as exporting
 
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:

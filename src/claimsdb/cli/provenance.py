@@ -33,11 +33,8 @@ from claimsdb.cli.output import (
     print_registered,
     require_terminal,
 )
-from claimsdb.history import EVENT_FIELDS
 
 EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
-# `claims history --format csv`: each event's hashed fields up to its detail, then its own hash.
-HISTORY_COLUMNS = ("key", *EVENT_FIELDS[: EVENT_FIELDS.index("detail") + 1], "sha256")
 
 
 def _key(help: str) -> Any:
@@ -367,11 +364,17 @@ def history(
             ],
         )
 
+    from claimsdb.history import (
+        EVENT_FIELDS,
+    )  # loaded by this command only (`claims --help` reads this module)
+
+    # `--format csv`: each event's hashed fields up to its detail, then its own hash.
+    columns = ("key", *EVENT_FIELDS[: EVENT_FIELDS.index("detail") + 1], "sha256")
     emit(
         fmt,
         Output(
             result,
-            HISTORY_COLUMNS,
+            columns,
             rows,
             table,
             texts,

@@ -91,7 +91,7 @@ def verify(
     Example: claims verify --all
     """
     from claimsdb import verification
-    from claimsdb.policy import Policy
+    from claimsdb.trust_rule import Policy
     from claimsdb.verify.fetch import FetchLimits
     from claimsdb.verify.policy import FetchPolicy
     from claimsdb.verify.snapshots import SnapshotStore

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from claimsdb.export import Export
 from claimsdb.exporters import bibtex, csvfile, html, jsonfile, latex, macros, markdown, quarto
+from claimsdb.paper_safe import Export
 
 # Each renders the whole text, or (markdown, csv, json, latex) yields it in pieces as it reads the rows.
 RENDERERS: dict[str, Callable[[Export], str | Iterable[str]]] = {

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from claimsdb.escaping import bibtex_comment, bibtex_field, bibtex_key, url
-from claimsdb.export import NOT_REREAD, Export, references
 from claimsdb.exporters.common import manifest_comments
+from claimsdb.paper_safe import NOT_REREAD, Export, references
 
 Fields = dict[str, str]
 

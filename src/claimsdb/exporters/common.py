@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from claimsdb.errors import ExportConflict
 from claimsdb.escaping import comment
-from claimsdb.export import Export, ExportRow
+from claimsdb.paper_safe import Export, ExportRow
 
 
 def manifest_comments(

@@ -13,7 +13,7 @@ import io
 from collections.abc import Iterator
 
 from claimsdb.escaping import csv_cell
-from claimsdb.export import NOT_REREAD, Export, cell_text, grids
+from claimsdb.paper_safe import NOT_REREAD, Export, cell_text, grids
 
 # The grid: one row per cell that holds a claim (grid, subject, column), in the grids' order; a spreadsheet's
 # pivot table lays it out. A cell shows each claim's label or figures, or NO_FIGURE, never its statement.

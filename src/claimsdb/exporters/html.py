@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from claimsdb.errors import InvalidField
-from claimsdb.export import Export, grids
+from claimsdb.paper_safe import Export, grids
 
 PAGE = "index.html"
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
+from claimsdb.paper_safe import NOT_REREAD, Export, ExportRow, cell_text, grids
 
 
 def _row(r: ExportRow) -> dict[str, Any]:

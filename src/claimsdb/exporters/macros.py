@@ -11,8 +11,8 @@ claim: the guard travels with the figure into the paper. Exported with --draft, 
 from __future__ import annotations
 
 from claimsdb.escaping import comment, latex_name, latex_text
-from claimsdb.export import Export, ExportRow
 from claimsdb.exporters.common import manifest_comments, named_figures
+from claimsdb.paper_safe import Export, ExportRow
 
 PREAMBLE = r"""\RequirePackage{xcolor}
 \makeatletter

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from claimsdb.escaping import markdown_text, markdown_url
-from claimsdb.export import NOT_REREAD, Export, ExportRow, cell_text, grids
+from claimsdb.paper_safe import NOT_REREAD, Export, ExportRow, cell_text, grids
 
 DAGGER = "†"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from claimsdb.errors import ExportConflict
 from claimsdb.escaping import yaml_string
-from claimsdb.export import NOT_REREAD, Export
 from claimsdb.exporters.common import manifest_comments, named_figures
+from claimsdb.paper_safe import NOT_REREAD, Export
 
 UNVERIFIED = " [unverified]"
 

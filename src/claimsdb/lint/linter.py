@@ -26,10 +26,10 @@ from claimsdb.lint.judgement import Judged, decide, unjudged
 from claimsdb.lint.report import SKIPPED, Finding, Report
 from claimsdb.lint.store import Store, build_store, setting_key, subject_index
 from claimsdb.lint.tables import Tables
-from claimsdb.policy import Policy
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.tex import tex
+from claimsdb.trust_rule import Policy
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
 EXTENSIONS = {

@@ -43,8 +43,8 @@ from claimsdb.errors import (
     UnknownClaim,
 )
 from claimsdb.identity import MAX_NAME, person_name
-from claimsdb.policy import Policy
 from claimsdb.selection import Memo
+from claimsdb.trust_rule import Policy
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.web import drawing, pages
 from claimsdb.web.guard import Access, Csrf, Guard, Refused

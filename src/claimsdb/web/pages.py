@@ -16,13 +16,13 @@ from urllib.parse import urlencode
 from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
-from claimsdb import export, provenance, queries, verification, views
+from claimsdb import paper_safe, provenance, queries, verification, views
 from claimsdb.errors import BadQuery, ClaimsError
 from claimsdb.escaping import http_url
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
-from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.selection import Facts, Memo, Queue, Selection
 from claimsdb.sources import get_source
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
 from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
@@ -242,7 +242,7 @@ def grid_page(
             ids.append(claim_id)
     items = drawn(session, ids, policy)
     more = {
-        (subject, stage or export.NO_STAGE_COLUMN): (
+        (subject, stage or paper_safe.NO_STAGE_COLUMN): (
             n - GRID_CELL,
             href("/claims", replace(filters, subject=subject, stage=stage).params())
             if stage
@@ -253,7 +253,7 @@ def grid_page(
     }
     return {
         "items": items,
-        "grids": export.grids(items),
+        "grids": paper_safe.grids(items),
         "more": more,
         "claims": sum(s.claims for s in subjects),
         "unsafe": sum(s.unsafe for s in subjects),

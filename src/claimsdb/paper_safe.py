@@ -29,8 +29,8 @@ from sqlmodel import Session
 from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
-from claimsdb.policy import EXPORTABLE_STATUS, Policy
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
 from claimsdb.views import ClaimView
 
 MODES = ("gate", "skip-unsafe", "draft", "guarded")

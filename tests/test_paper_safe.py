@@ -13,18 +13,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from claimsdb import db, export, provenance, store
+from claimsdb import db, paper_safe, provenance, store
 from claimsdb.errors import ExportConflict, UnsafeIdentifier
 from claimsdb.exporters import FORMATS, GUARDING, render
-from claimsdb.policy import Policy
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust_rule import Policy
 from tests.conftest import reread
 from tests.latex import needs_tex
 
 
 def prepare(engine, mode="gate", layout="list", strict=False, **filters):
     with db.session_scope(engine) as session:
-        return export.prepare(
+        return paper_safe.prepare(
             session, ClaimFilter(**filters), policy=Policy(strict=strict), mode=mode, layout=layout
         )
 
@@ -135,7 +135,7 @@ def test_a_note_is_cited_only_when_asked(engine):
 
 def export_with_notes(engine, layout):
     with db.session_scope(engine) as session:
-        return export.prepare(
+        return paper_safe.prepare(
             session, ClaimFilter(), policy=Policy(), mode="draft", layout=layout, cite_notes=True
         )
 
@@ -477,8 +477,8 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
             active = [r for r in records if r["status"] == "active"]
             unsafe = [r for r in active if not policy.passes(TAG_TRUST[r["tag"]])]
             gone = [r for r in records if r["status"] != "active"]
-            for mode in export.MODES:
-                for layout in export.LAYOUTS:
+            for mode in paper_safe.MODES:
+                for layout in paper_safe.LAYOUTS:
                     result = prepare_at(engine, policy, mode, layout)
                     assert result.refused == (mode == "gate" and bool(unsafe))
                     if result.refused:
@@ -510,7 +510,7 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
 
 def prepare_at(engine, policy, mode, layout):
     with db.session_scope(engine) as session:
-        return export.prepare(session, ClaimFilter(), policy=policy, mode=mode, layout=layout)
+        return paper_safe.prepare(session, ClaimFilter(), policy=policy, mode=mode, layout=layout)
 
 
 # --- figures by reference: LaTeX macros and Quarto variables -------------------------------------

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from claimsdb import db, export, views
+from claimsdb import db, paper_safe, views
 from claimsdb.lint import build_store
-from claimsdb.policy import Policy, reread_command
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Queue
+from claimsdb.trust_rule import Policy, reread_command
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
 from tests.conftest import DATA_FILES, run_sql
@@ -66,7 +66,7 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
         assert reasons >= (
             {"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"}
         )
-        drafted = export.prepare(session, ClaimFilter(), policy=policy, mode="draft")
+        drafted = paper_safe.prepare(session, ClaimFilter(), policy=policy, mode="draft")
         exported = {r.key: r.paper_safe for r in drafted.rows}
         assert exported == {
             k: ok for k, ok in verdict.items() if k != "rl.bench.weirdml"
