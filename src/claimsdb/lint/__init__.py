@@ -96,9 +96,9 @@ Domain code: it returns findings and raises BadQuery; it never prints.
 
 from __future__ import annotations
 
+from claimsdb.lint.claims_read import IndexedClaim, Store, build_store
 from claimsdb.lint.linter import EXTENSIONS, KINDS, kind_of, lint_files, lint_report, lint_text
 from claimsdb.lint.report import SEVERITIES, SKIPPED, Finding, Report
-from claimsdb.lint.store import IndexedClaim, Store, build_store
 
 __all__ = [
     "EXTENSIONS",

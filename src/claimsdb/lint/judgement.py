@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from claimsdb.figures import Found, Quantity
 from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdict
+from claimsdb.lint.claims_read import DIGIT, IndexedClaim, Store
 from claimsdb.lint.filter import small_bare
 from claimsdb.lint.report import SKIPPED, Finding
-from claimsdb.lint.store import DIGIT, IndexedClaim, Store
 from claimsdb.trust_rule import reread_command
 
 Judged = tuple[int, Quantity, Verdict]  # a claim's index, its stored figure, the matcher's verdict

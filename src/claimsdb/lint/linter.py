@@ -21,10 +21,10 @@ from claimsdb.errors import BadQuery
 from claimsdb.figures import Context, FigureError, Found, Quantity, match, parse, scan
 from claimsdb.figures.matching import DIFFERENT
 from claimsdb.figures.wording import worded
+from claimsdb.lint.claims_read import Store, build_store, setting_key, subject_index
 from claimsdb.lint.filter import FigureFilter, bare, names_another, sentence_starts, small_count
 from claimsdb.lint.judgement import Judged, decide, unjudged
 from claimsdb.lint.report import SKIPPED, Finding, Report
-from claimsdb.lint.store import Store, build_store, setting_key, subject_index
 from claimsdb.lint.tables import Tables
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown

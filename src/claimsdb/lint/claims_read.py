@@ -1,4 +1,4 @@
-"""The store lint reads once: every claim of the subjects a manuscript names, with its figures."""
+"""The claims lint reads once: every claim of the subjects a manuscript names, with its figures."""
 
 from __future__ import annotations
 
