@@ -340,7 +340,7 @@ def _occurrences(
 ) -> list[tuple[int, int, tuple[int, ...]]]:
     """Where claim figure q stands among page figures `figs`: (start, end, indices of figs used)."""
     out: list[tuple[int, int, tuple[int, ...]]] = []
-    wanted, step = q.numbers(), precision(q.raw) or 0.0
+    wanted, step = q.numbers(), precision(q) or 0.0
     for i, f in enumerate(figs):
         if f.quantity.kind == "text" or (
             q.kind == "transition" and f.quantity.kind not in ("transition", "range")
