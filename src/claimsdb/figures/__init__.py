@@ -16,7 +16,7 @@ from claimsdb.figures.matching import REACH_TIERS, SPAN, VERDICTS, Context, Verd
 from claimsdb.figures.parser import parse
 from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
 from claimsdb.figures.scanner import Found, scan
-from claimsdb.figures.vocabulary import normalize_unit, same_unit
+from claimsdb.figures.units import normalize_unit, same_unit
 
 __all__ = [
     "COMPARATORS",

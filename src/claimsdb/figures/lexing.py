@@ -14,9 +14,9 @@ from functools import lru_cache
 
 from claimsdb.figures import vocabulary as V
 from claimsdb.figures.quantity import FigureError
-from claimsdb.figures.vocabulary import SYMBOL_UNITS as _SYMBOL_UNITS
-from claimsdb.figures.vocabulary import UNIT_ALIASES as _UNIT_ALIASES
-from claimsdb.figures.vocabulary import normalize_unit
+from claimsdb.figures.units import SYMBOL_UNITS as _SYMBOL_UNITS
+from claimsdb.figures.units import UNIT_ALIASES as _UNIT_ALIASES
+from claimsdb.figures.units import normalize_unit
 
 # --- lexical pieces ----------------------------------------------------------------------------
 

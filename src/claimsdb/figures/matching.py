@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
-from claimsdb.figures.vocabulary import plural, unit_key
+from claimsdb.figures.units import plural, unit_key
 from claimsdb.figures.wording import magnitude
 
 __all__ = [

@@ -60,7 +60,7 @@ from claimsdb.figures.lexing import (
 )
 from claimsdb.figures.phrases import _has_number, _parse_prefix, _rest_unit
 from claimsdb.figures.quantity import COMPARATORS, KINDS, FigureError, Quantity
-from claimsdb.figures.vocabulary import normalize_unit, same_unit
+from claimsdb.figures.units import normalize_unit, same_unit
 
 __all__ = [
     "COMPARATORS",

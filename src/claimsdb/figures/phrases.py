@@ -23,7 +23,7 @@ from claimsdb.figures.lexing import (
     _unit_of,
 )
 from claimsdb.figures.quantity import FigureError
-from claimsdb.figures.vocabulary import _is_plain_word, same_unit
+from claimsdb.figures.units import _is_plain_word, same_unit
 
 _PER_CENT = re.compile(r"^\s*per\s?cent(?!\w)", re.I)
 _PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
