@@ -77,25 +77,22 @@ __all__ = [
 # --- parse ----------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Reading:
     """A figure read up to its numbers: the terms, their kind, and what stands around them."""
 
     raw: str
     s: str  # the cleaned text
-    terms: list[_Term]
+    first: _Term
+    terms: list[_Term]  # the first and any others
     kind: str
     comparator: str | None
     label: str | None
     currency: str | None
-    rest: str = ""  # the text after the last number
     # the first number as written (digits, scale exponent), for `precision`; None when the figure was
     # read in canonical spelling ("3.8 × 10^25"), whose first number as written is another one
-    first_term: tuple[Decimal, int] | None = None
-
-    @property
-    def first(self) -> _Term:
-        return self.terms[0]
+    first_term: tuple[Decimal, int] | None
+    rest: str = ""  # the text after the last number
 
 
 def parse(raw: str) -> Quantity:
@@ -113,22 +110,35 @@ def parse(raw: str) -> Quantity:
     comparator, label, between, currency = _parse_prefix(raw, s[:start])
     first = _term(raw, s, start)
     assert first is not None  # _first_number found a number here
-    r = _Reading(raw, s, [first], "value", comparator, label, currency)
-    if omap is None:  # read from the figure as written: what `precision` would read
-        r.first_term = (first.mant, first.exp)
-    pos = _read_terms(r, between)
-    r.rest = s[pos:]
-    _check_terms(r)
-    return _vague_or_flagged(r) or _quantity(r)
+    # the first number as read from the figure as written is what `precision` would read
+    first_term = (first.mant, first.exp) if omap is None else None
+    r = _Reading(raw, s, first, [first], "value", comparator, label, currency, first_term)
+    if first.active is not None:
+        r.kind, pos = "moe", first.end
+    elif between or _CONNECTOR.match(s, first.end):
+        pos = _read_terms(r, between)
+    else:
+        pos = first.end  # no arrow, dash, "to", colon or slash follows: a single number
+    r.rest = rest = s[pos:]
+    if _has_number(rest):
+        if r.kind == "range" and _RANGE_SEP.match(rest):
+            raise FigureError(raw, "a range has two ends")
+        raise FigureError(raw, "more than one number: split it into separate figures")
+    several = len(r.terms) > 1
+    if several and any(t.active is not None for t in r.terms[1:]):
+        raise FigureError(raw, "a MoE size cannot be part of a range, transition or ratio")
+    if several or first.vague or first.plus or first.approx:  # else nothing to do there
+        q = _vague_or_flagged(r)
+        if q is not None:
+            return q
+    return _quantity(r)
 
 
 def _read_terms(r: _Reading, between: str | None) -> int:
     """Read the numbers after the first (a range, transition or ratio); set r.kind; the end offset."""
     raw, s, first = r.raw, r.s, r.first
     pos = first.end
-    if first.active is not None:
-        r.kind = "moe"
-    elif between:
+    if between:
         joint = _AND if between == "between" else _TO
         unit = _SPAN_UNIT.match(s, pos)
         m = joint.match(s, unit.end() if unit else pos)
@@ -138,8 +148,6 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         r.terms.append(t)
         r.kind, pos = ("range" if between == "between" else "transition"), t.end
-    elif not _CONNECTOR.match(s, pos):
-        pass  # no arrow, dash, "to", colon or slash follows: none of the three below can match
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         r.kind = "transition"
         while t is not None:
@@ -160,16 +168,6 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             m = _RATIO_SEP.match(s, pos)
             t = _term(raw, s, m.end()) if m and m.group(1) == sep else None
     return pos
-
-
-def _check_terms(r: _Reading) -> None:
-    """No number after the figure's own, and no MoE size inside a range, transition or ratio."""
-    if _has_number(r.rest):
-        if r.kind == "range" and _RANGE_SEP.match(r.rest):
-            raise FigureError(r.raw, "a range has two ends")
-        raise FigureError(r.raw, "more than one number: split it into separate figures")
-    if len(r.terms) > 1 and any(t.active is not None for t in r.terms[1:]):
-        raise FigureError(r.raw, "a MoE size cannot be part of a range, transition or ratio")
 
 
 def _vague_or_flagged(r: _Reading) -> Quantity | None:
@@ -229,35 +227,67 @@ def _quantity(r: _Reading) -> Quantity:
     # a scale on the second end of a range applies to both when the first has none: "32–33T"
     if kind == "range" and not first.has_scale and not first.scientific and terms[1].has_scale:
         first.exp = terms[1].exp
-    unit, counted = _rest_unit(raw, r.rest, _glued_unit(r))
+    glued = first.unit if single and r.currency is None else _glued_unit(r)
+    unit, counted = _rest_unit(raw, r.rest, glued)
     if not counted:
         counted = (
             first.counted if single else next((t.counted for t in terms if t.counted), None)
         ) or r.label
-    values = [_to_float(raw, t.mant, t.exp, t.text) for t in terms]
-    of_kind = partial(
-        Quantity, raw=raw, comparator=r.comparator or "=", counted=counted, first_term=r.first_term
+    if single:  # most figures: one value
+        value = _to_float(raw, first.mant, first.exp, first.text)
+        if kind == "value":
+            return Quantity(
+                raw=raw,
+                kind="value",
+                comparator=r.comparator or "=",
+                value=value,
+                unit=unit,
+                counted=counted,
+                first_term=r.first_term,
+            )
+        return _moe(r, value, counted)
+    return _several(r, [_to_float(raw, t.mant, t.exp, t.text) for t in terms], unit, counted)
+
+
+def _moe(r: _Reading, total: float, counted: str | None) -> Quantity:
+    """A MoE size ("355B-A32B"): its total and active parameters."""
+    mant, exp = r.first.active  # type: ignore[misc]
+    active = _to_float(r.raw, mant, exp, r.first.text)
+    if active > total:
+        raise FigureError(r.raw, "active parameters exceed the total")
+    return Quantity(
+        raw=r.raw,
+        kind="moe",
+        comparator=r.comparator or "=",
+        value=total,
+        active=active,
+        unit="parameters",
+        counted=counted,
+        first_term=r.first_term,
     )
-    if kind == "moe":
-        mant, exp = first.active  # type: ignore[misc]
-        active = _to_float(raw, mant, exp, first.text)
-        if active > values[0]:
-            raise FigureError(raw, "active parameters exceed the total")
-        return of_kind(kind="moe", value=values[0], active=active, unit="parameters")
-    if kind == "value":
-        return of_kind(kind="value", value=values[0], unit=unit)
-    if kind == "range":
+
+
+def _several(r: _Reading, values: list[float], unit: str | None, counted: str | None) -> Quantity:
+    """A range, transition or ratio of `values`."""
+    of_kind = partial(
+        Quantity,
+        raw=r.raw,
+        comparator=r.comparator or "=",
+        unit=unit,
+        counted=counted,
+        first_term=r.first_term,
+    )
+    if r.kind == "range":
         low, high = values
         if low > high:
             raise FigureError(
-                raw, f"range low end {terms[0].text!r} is above the high end {terms[1].text!r}"
+                r.raw,
+                f"range low end {r.terms[0].text!r} is above the high end {r.terms[1].text!r}",
             )
-        return of_kind(kind="range", low=low, high=high, unit=unit)
-    if kind == "transition":
-        return of_kind(
-            kind="transition", start=values[0], end=values[-1], steps=tuple(values), unit=unit
-        )
-    return of_kind(kind="ratio", steps=tuple(values), unit=unit)
+        return of_kind(kind="range", low=low, high=high)
+    if r.kind == "transition":
+        return of_kind(kind="transition", start=values[0], end=values[-1], steps=tuple(values))
+    return of_kind(kind="ratio", steps=tuple(values))
 
 
 # --- precision ------------------------------------------------------------------------------------
