@@ -27,6 +27,7 @@ def test_a_longer_replacement_maps_as_a_whole_and_what_follows_shifts():
     a = m.text.index("3.8e25 FLOPs")
     start, end = m.span(a, a + len("3.8e25 FLOPs"))
     assert src[start:end] == "3.8 × 10^25 FLOPs"
+    assert m.replaced(2) and m.replaced(7) and not m.replaced(8) and not m.replaced(0)
     inner = m.text.index("e25")  # a span inside the piece maps to the whole piece
     assert m.span(inner, inner + 3) == (2, 13)
     h = m.text.index("here")

@@ -63,3 +63,17 @@ def test_a_replaced_span_maps_to_the_whole_span_it_replaced():
 def test_without_tracking_the_text_is_the_same():
     src = "# Größe\n\nWe used **2,048** GPUs.\n"
     assert markdown(src, visible=True).text.split() == markdown(src).text.split()
+
+
+def test_the_end_of_the_prose_maps_from_its_last_character():
+    """After a trailing drop, the end maps to just after the last kept character; after a trailing
+    replacement, to the start of what it replaced; an empty prose to 0."""
+    dropped = Prose("ab*")
+    dropped.replace(2, 3, "")
+    dropped.finish()
+    assert dropped.text == "ab" and dropped.orig(2) == 2
+    replaced = Prose("ab<x>")
+    replaced.replace(2, 5, "\n")
+    replaced.finish()
+    assert replaced.text == "ab\n" and replaced.orig(3) == 2
+    assert plain("").orig(0) == 0 and plain("é").orig(1) == 1

@@ -42,6 +42,11 @@ class MappedText:
         """True if any span was replaced (else every offset maps to itself)."""
         return bool(self._starts)
 
+    def replaced(self, p: int) -> bool:
+        """True if the character at p is part of a replacement (not kept or folded)."""
+        k = bisect.bisect_right(self._starts, p) - 1
+        return k >= 0 and p < self._ends[k]
+
     def _shift(self, k: int) -> int:
         return self._orig[k][1] - self._ends[k] if k >= 0 else 0
 

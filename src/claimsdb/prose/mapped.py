@@ -74,8 +74,16 @@ class Prose:
         return self
 
     def orig(self, p: int) -> int:
-        """The offset in `src` of prose offset p."""
-        return self.mapped.start(p)
+        """The offset in `src` of prose offset p. The end of the prose maps from its last character:
+        the start of what that one replaced, else just after it (not past a region dropped after it);
+        an empty prose maps to 0."""
+        n = len(self.text)
+        if p < n:
+            return self.mapped.start(p)
+        if not n:
+            return 0
+        last = self.mapped.start(n - 1)
+        return last if self.mapped.replaced(n - 1) else last + 1 + (p - n)
 
 
 def plain(src: str) -> Prose:
