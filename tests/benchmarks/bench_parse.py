@@ -18,8 +18,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
 
+from claimsdb.figures import canonical, lexing, phrases, scanner  # noqa: E402
 from claimsdb.figures import parser as P  # noqa: E402
 from claimsdb.figures import vocabulary as V  # noqa: E402
+
+MODULES = (P, V, canonical, lexing, phrases, scanner)
 
 
 def bench_figures(n: int) -> list[str]:
@@ -46,8 +49,7 @@ def corpus_windows(folder: Path) -> list[str]:
 def per_figure(figures: list[str], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        P._FIRST_TERMS.clear()
-        for cache in (*vars(P).values(), *vars(V).values()):  # every remembered reading
+        for cache in (v for m in MODULES for v in vars(m).values()):  # every remembered reading
             if hasattr(cache, "cache_clear"):
                 cache.cache_clear()
         start = time.perf_counter()

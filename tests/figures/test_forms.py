@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from claimsdb.figures import parse, scan
 from claimsdb.figures import parser as parser_module
+from claimsdb.figures import scanner as scanner_module
 
 
 def read(raw):
@@ -213,7 +214,7 @@ ADVERSARIAL = [
 ]
 
 
-_UNCACHED = parser_module._parse_or_none.__wrapped__
+_UNCACHED = scanner_module._parse_or_none.__wrapped__
 
 
 def _work(text: str, monkeypatch) -> int:
@@ -226,8 +227,8 @@ def _work(text: str, monkeypatch) -> int:
         total += len(raw)
         return original(raw)
 
-    monkeypatch.setattr(parser_module, "_parse_or_none", counting)
-    parser_module.scan(text)
+    monkeypatch.setattr(scanner_module, "_parse_or_none", counting)
+    scanner_module.scan(text)
     return total
 
 
@@ -270,18 +271,37 @@ def test_an_ordinal_in_words_is_not_a_figure():
     ],
 )
 def test_precision_is_the_same_whether_or_not_parse_read_the_figure_first(raw):
-    """parse remembers each figure's first number for precision (reach asks right after): never another one."""
-    parser_module._FIRST_TERMS.clear()
+    """parse carries each figure's first number on the Quantity for precision (reach asks right
+    after): never another one than the text gives, and a figure parsed from the text as written
+    carries it."""
     alone = parser_module.precision(raw)
-    parser_module._FIRST_TERMS.clear()
     try:
-        parse(raw)
+        q = parse(raw)
     except Exception:
-        pass
-    assert parser_module.precision(raw) == alone
+        return
+    assert parser_module.precision(q) == alone
+    assert parser_module.precision(q.raw) == alone
+    if q.first_term is not None:
+        assert parser_module._read_first_term(raw) == q.first_term
+
+
+def test_the_first_term_rides_on_the_parsed_figure_and_is_not_part_of_its_value():
+    """precision reads the parsed figure's own first number: no state outside the Quantity."""
+    q = parse("32–33T tokens")
+    assert q.first_term is not None and q.first_term[1] == 0  # "32" as written, before "T" applied
+    assert parser_module.precision(q) == 1.0
+    # a figure with another first_term says so: precision does not read the text again
+    from dataclasses import replace
+
+    other = replace(q, first_term=(q.first_term[0], 12))
+    assert parser_module.precision(other) == 1e12
+    assert other == q and hash(other) == hash(q) and "first_term" not in repr(q)
+    assert "first_term" not in q.to_dict()
+    # read in canonical spelling: the first number as written is another one, so none is carried
+    assert parse("3.8 × 10^25 FLOPs").first_term is None
+    assert parser_module.precision(parse("3.8 × 10^25 FLOPs")) == 0.1
 
 
 @pytest.mark.parametrize("raw", ["1e400 steps", "no number here"])
 def test_precision_never_raises(raw):
-    parser_module._FIRST_TERMS.clear()
     assert parser_module.precision(raw) is None

@@ -757,7 +757,8 @@ def test_prop_normalize_unit_is_idempotent(word):
 def test_number_words_with_letters_that_match_ascii_ones_without_case(raw, ascii_raw):
     from dataclasses import replace
 
-    from claimsdb.figures.parser import precision, scan
+    from claimsdb.figures.parser import precision
+    from claimsdb.figures.scanner import scan
 
     expected = parse(ascii_raw)
     assert expected.value is not None  # the ASCII spelling is a figure with a value
@@ -770,7 +771,8 @@ def test_number_words_with_letters_that_match_ascii_ones_without_case(raw, ascii
 
 def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_crashes():
     from claimsdb.figures import vocabulary as V
-    from claimsdb.figures.parser import precision, scan
+    from claimsdb.figures.parser import precision
+    from claimsdb.figures.scanner import scan
 
     odd = {"s": "\u017f", "i": "\u0131\u0130", "k": "\u212a"}
     words = {
@@ -823,7 +825,7 @@ def test_every_number_word_spelled_with_such_letters_reads_or_is_refused_never_c
     ],
 )
 def test_a_scale_word_joined_by_a_hyphen_scales_the_number(text, value, unit):
-    from claimsdb.figures.parser import scan
+    from claimsdb.figures.scanner import scan
 
     (f,) = scan(text)
     assert (f.quantity.value, f.quantity.unit) == (value, unit)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import claimsdb.verify.locate as locate_module
+import claimsdb.verify.page as page_module
 from claimsdb.figures import parse, scan
 from claimsdb.figures.vocabulary import DASHES
 from claimsdb.verify.locate import (
@@ -452,7 +452,7 @@ def test_a_200_kb_page_is_located():
 
 def _scanned(page: str, monkeypatch, **kwargs) -> tuple[object, int]:
     """locate's outcome, and how many characters it handed to the figure scanner."""
-    module = locate_module
+    module = page_module  # where the page's figures are read
 
     total = 0
     real_scan = module.scan
@@ -497,8 +497,8 @@ def test_a_large_page_is_read_in_windows_whatever_its_size(monkeypatch, quote):
     # depend on the page's size
     bound = (
         (len(claim["figures"]) + 1)
-        * locate_module._MAX_WINDOWS
-        * (WINDOW_CHARS + 2 * locate_module._EDGE + 2)
+        * page_module._MAX_WINDOWS
+        * (WINDOW_CHARS + 2 * page_module._EDGE + 2)
     )
     assert work_small <= bound and work_large <= bound, (work_small, work_large, bound)
     assert work_large < len(large) / 20

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
-from claimsdb.figures.vocabulary import plural, unit_key
+from claimsdb.figures.units import plural, unit_key
 from claimsdb.figures.wording import magnitude
 
 __all__ = [
@@ -263,7 +263,7 @@ _NEXT_WORDS = 4  # how far after the figure's number the statement may name what
 def _statement_nouns(stored: Quantity, statement: str) -> list[str]:
     """What the statement's own wording of the figure counts: the figure written as stored if the
     statement has it ("ten fleets", not the "ten ledger rows" beside it), else each with its numbers."""
-    from claimsdb.figures.parser import scan  # the statement is read as prose is
+    from claimsdb.figures.scanner import scan  # the statement is read as prose is
 
     numbers = stored.numbers()
     found = [
@@ -282,7 +282,7 @@ def _statement_nouns(stored: Quantity, statement: str) -> list[str]:
 
 def _step(q: Quantity) -> float | None:
     """The precision the stored figure is written in: 0.1e12 for "5.9T", 1e3 for "16K", 1 for "466"."""
-    return precision(q.raw)
+    return precision(q)
 
 
 def _interval(q: Quantity) -> tuple[float, float] | None:

@@ -6,7 +6,8 @@ Standard library only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 __all__ = ["COMPARATORS", "KINDS", "REL_TOLERANCE", "FigureError", "Quantity"]
@@ -60,6 +61,10 @@ class Quantity:
     active: float | None = None
     unit: str | None = None
     counted: str | None = None
+    # The first number as `parse` read it from the figure as written (digits, scale exponent), for
+    # `precision`; None when not read so (a stored figure, a canonical spelling, no number). Not part of
+    # the figure's value: not compared, shown or stored.
+    first_term: tuple[Decimal, int] | None = field(default=None, compare=False, repr=False)
 
     def numbers(self) -> tuple[float, ...]:
         """Every stated number, in order: value, low, high, steps, (start, end if not in steps), active."""

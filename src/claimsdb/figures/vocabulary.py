@@ -1,5 +1,6 @@
-"""Every word list the figure code uses, each once: units, scales, number words, qualifiers,
-accelerators, counted things and their synonyms, and the stop words of prose.
+"""Every word list the figure code uses, each once: scales, number words, qualifiers, accelerators,
+counted things and their synonyms, the stop words of prose, parts of speech (the unit words and their
+normalisation are in `units`).
 
 Parser, matcher, lint and verify read these lists; none keeps a copy. Standard library only.
 """
@@ -7,7 +8,6 @@ Parser, matcher, lint and verify read these lists; none keeps a copy. Standard l
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 # --- punctuation -----------------------------------------------------------------------------------
 
@@ -17,156 +17,8 @@ from functools import lru_cache
 # note's "32–33T". The ASCII "-" is not in the set (a regex class needs it last or escaped).
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
-# --- units -----------------------------------------------------------------------------------------
+# --- currencies and siunitx ----------------------------------------------------------------------
 
-UNIT_ALIASES = {
-    "token": "tokens",
-    "tokens": "tokens",
-    "tok": "tokens",
-    "toks": "tokens",
-    "s": "s",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "ms": "ms",
-    "msec": "ms",
-    "millisecond": "ms",
-    "milliseconds": "ms",
-    "µs": "µs",
-    "μs": "µs",
-    "us": "µs",
-    "microsecond": "µs",
-    "microseconds": "µs",
-    "ns": "ns",
-    "nanosecond": "ns",
-    "nanoseconds": "ns",
-    "min": "min",
-    "mins": "min",
-    "minute": "min",
-    "minutes": "min",
-    "h": "h",
-    "hr": "h",
-    "hrs": "h",
-    "hour": "h",
-    "hours": "h",
-    "d": "days",
-    "day": "days",
-    "days": "days",
-    "wk": "weeks",
-    "wks": "weeks",
-    "week": "weeks",
-    "weeks": "weeks",
-    "mo": "months",
-    "month": "months",
-    "months": "months",
-    "yr": "years",
-    "yrs": "years",
-    "year": "years",
-    "years": "years",
-    "%": "%",
-    "percent": "%",
-    "pct": "%",
-    "per cent": "%",
-    "×": "x",
-    "x": "x",
-    "X": "x",
-    "times": "x",
-    "fold": "x",
-    "param": "parameters",
-    "params": "parameters",
-    "parameter": "parameters",
-    "parameters": "parameters",
-    "node": "nodes",
-    "nodes": "nodes",
-}
-UNCOUNTABLE = {
-    "data",
-    "memory",
-    "bandwidth",
-    "throughput",
-    "compute",
-    "traffic",
-    "storage",
-    "information",
-    "code",
-    "hardware",
-    "software",
-    "infrastructure",
-    "context",
-    "people",
-    "children",
-    "criteria",
-    "analyses",
-}
-IRREGULAR_PLURALS = {
-    "child": "children",
-    "person": "people",
-    "analysis": "analyses",
-    "axis": "axes",
-    "criterion": "criteria",
-}
-# Units that win when they are the first word after the number (normalised spellings).
-SYMBOL_UNITS = {
-    "%",
-    "x",
-    "s",
-    "ms",
-    "µs",
-    "ns",
-    "min",
-    "h",
-    "days",
-    "weeks",
-    "months",
-    "years",
-    "B",
-    "KB",
-    "kB",
-    "MB",
-    "GB",
-    "TB",
-    "PB",
-    "EB",
-    "KiB",
-    "MiB",
-    "GiB",
-    "TiB",
-    "PiB",
-    "Kb",
-    "Mb",
-    "Gb",
-    "Tb",
-    "Mbps",
-    "Gbps",
-    "Tbps",
-    "MB/s",
-    "GB/s",
-    "TB/s",
-    "Gb/s",
-    "W",
-    "kW",
-    "MW",
-    "GW",
-    "kWh",
-    "MWh",
-    "GWh",
-    "Hz",
-    "kHz",
-    "MHz",
-    "GHz",
-    "THz",
-    "FLOPs",
-    "FLOPS",
-    "GFLOPs",
-    "GFLOPS",
-    "TFLOPs",
-    "TFLOPS",
-    "PFLOPs",
-    "PFLOPS",
-    "EFLOPs",
-    "EFLOPS",
-}
 CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
 # Units that say what a figure measures: a page number in another of these is another quantity.
 # siunitx: prefixes and units as written in \qty{2.4}{\giga\hertz}.
@@ -703,75 +555,3 @@ def is_verb(word: str) -> bool:
     """A verb form that may follow a figure ("illustrates", "input", "trained")."""
     low = word.lower()
     return low in _VERBS or (low.endswith("ed") and not low.endswith("eed") and len(low) > 4)
-
-
-# --- unit normalisation ----------------------------------------------------------------------------
-
-
-def _is_plain_word(w: str) -> bool:
-    """A lowercase or Capitalised alphabetic word (a noun we may pluralise), not an acronym."""
-    return w.isalpha() and (w.islower() or (w[0].isupper() and (len(w) == 1 or w[1:].islower())))
-
-
-def plural(w: str) -> str:
-    if w in UNCOUNTABLE:
-        return w
-    if w in IRREGULAR_PLURALS:
-        return IRREGULAR_PLURALS[w]
-    if w.endswith(("ss", "sh", "ch", "x", "z")):
-        return w + "es"
-    if w.endswith("s"):
-        return w
-    if w.endswith("y") and len(w) > 1 and w[-2] not in "aeiou":
-        return w[:-1] + "ies"
-    return w + "s"
-
-
-def normalize_unit(word: str) -> str:
-    """Normalise a unit word: "GPU" -> "GPUs", "-token" -> "tokens", "sec" -> "s", "percent" -> "%",
-    "×" -> "x", "params" -> "parameters", "rollout" -> "rollouts". Acronyms and symbols ("GB",
-    "TFLOPs", "H100") are kept as written. A phrase is normalised by its last word."""
-    w = " ".join(str(word).split())
-    if w.lower() in UNIT_ALIASES and " " in w:
-        return UNIT_ALIASES[w.lower()]
-    if " " in w:
-        w = w.rsplit(" ", 1)[1]
-    w = w.lstrip("-")
-    if not w:
-        return ""
-    if "/" in w and len(w) > 1:
-        num, _, den = w.partition("/")
-        den_unit = (
-            UNIT_ALIASES.get(den, den)
-            if den in ("s", "sec", "h", "hr", "min", "ms", "day", "d")
-            else den
-        )
-        return f"{normalize_unit(num) if num else ''}/{den_unit}"
-    low = w.lower()
-    if low in ("gpu", "gpus"):
-        return "GPUs"
-    if w in UNIT_ALIASES:
-        return UNIT_ALIASES[w]
-    if len(w) > 1 and _is_plain_word(w) and low in UNIT_ALIASES:
-        return UNIT_ALIASES[low]
-    if len(w) >= 3 and _is_plain_word(w):
-        return plural(low)
-    return w
-
-
-@lru_cache(maxsize=8192)
-def unit_key(u: str) -> str:
-    """What two spellings of one unit have in common: "GPUs" ~ "GPU", "TFLOPS" ~ "TFLOPs", "cards" ~ "GPUs"."""
-    n = normalize_unit(u)
-    if n.lower() in _SYNONYM:
-        n = _SYNONYM[n.lower()]
-    if len(n) > 2 and re.fullmatch(r"[A-Z][A-Z0-9]*[sS]", n):
-        n = n[:-1]
-    return n
-
-
-def same_unit(a: str | None, b: str | None) -> bool:
-    """True if both are None or both normalise to the same unit ("GPU" ~ "GPUs", "sec" ~ "s")."""
-    if a is None or b is None:
-        return a is None and b is None
-    return unit_key(a) == unit_key(b)

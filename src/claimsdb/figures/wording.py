@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 
 from claimsdb.figures import vocabulary as V
-from claimsdb.figures.parser import Found, parse
+from claimsdb.figures.parser import parse
 from claimsdb.figures.quantity import FigureError, Quantity
+from claimsdb.figures.scanner import Found
 
 __all__ = ["magnitude", "worded"]
 

@@ -7,9 +7,10 @@ reads as prose, and whose `orig(p)` gives the original offset of prose offset p,
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import re
+
+from claimsdb.figures.mapped_text import MappedText, Rewriter
 
 __all__ = ["BLANK_LINE", "Prose", "blank"]
 
@@ -24,34 +25,26 @@ def blank(s: str) -> str:
 
 
 class Prose:
-    """`track=False` keeps only the text (no map back): a fetched page needs no line:col, and a large one
+    """A manuscript's prose, built left to right by the format modules (`keep`, `replace`, `skip`,
+    `later`), then `finish`ed: `text` and `mapped` (the shared `MappedText`) map back to `src`.
+    `track=False` keeps only the text (no map back): a fetched page needs no line:col, and a large one
     would pay for the map in memory."""
 
     def __init__(self, src: str, track: bool = True):
         self.src = src
         self.track = track
-        self.pos = 0  # the original is consumed up to here
-        self._parts: list[str] = []
-        self._pstart: list[int] = []
-        self._ostart: list[int] = []
-        self._verbatim: list[bool] = []
-        self._plen = 0
+        self._out = Rewriter(src, track)
         self._pending: list[tuple[int, int, str]] = []  # (original offset, length, replacement)
+        self.mapped = MappedText("")
         self.text = ""
         self.headings: list[
             tuple[int, str]
         ] = []  # (original offset, text) of each heading, in order
 
-    def _emit(self, ostart: int, oend: int, rep: str | None) -> None:
-        s = self.src[ostart:oend] if rep is None else rep
-        if not s:
-            return
-        self._parts.append(s)
-        if self.track:
-            self._pstart.append(self._plen)
-            self._ostart.append(ostart)
-            self._verbatim.append(rep is None)
-        self._plen += len(s)
+    @property
+    def pos(self) -> int:
+        """The original is consumed up to here."""
+        return self._out.pos
 
     def later(self, pos: int, length: int, rep: str) -> None:
         """Replace src[pos:pos+length] when the copy gets there (a heading's line end, say)."""
@@ -62,33 +55,35 @@ class Prose:
             p, n, rep = heapq.heappop(self._pending)
             if p < self.pos:
                 continue  # inside something already skipped
-            self._emit(self.pos, p, None)
-            self._emit(p, p + n, rep)
-            self.pos = p + n
-        if end > self.pos:
-            self._emit(self.pos, end, None)
-            self.pos = end
+            self._out.replace(p, p + n, rep)
+        self._out.keep(end)
 
     def replace(self, start: int, end: int, rep: str) -> None:
         self.keep(start)
         start = max(start, self.pos)
         if end > start:
-            self._emit(start, end, rep)
-            self.pos = end
+            self._out.replace(start, end, rep)
 
     def skip(self, start: int, end: int) -> None:
         self.replace(start, end, blank(self.src[start:end]))
 
     def finish(self) -> Prose:
         self.keep(len(self.src))
-        self.text = "".join(self._parts)
+        self.mapped = self._out.finish()
+        self.text = self.mapped.text
         return self
 
     def orig(self, p: int) -> int:
-        k = bisect.bisect_right(self._pstart, p) - 1
-        if k < 0:
+        """The offset in `src` of prose offset p. The end of the prose maps from its last character:
+        the start of what that one replaced, else just after it (not past a region dropped after it);
+        an empty prose maps to 0."""
+        n = len(self.text)
+        if p < n:
+            return self.mapped.start(p)
+        if not n:
             return 0
-        return self._ostart[k] + (p - self._pstart[k] if self._verbatim[k] else 0)
+        last = self.mapped.start(n - 1)
+        return last if self.mapped.replaced(n - 1) else last + 1 + (p - n)
 
 
 def plain(src: str) -> Prose:

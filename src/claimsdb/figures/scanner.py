@@ -1,0 +1,275 @@
+"""`scan`: the figures of running prose, each read by `parse`, with their offsets in the text as written.
+
+Standard library only; no output.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from claimsdb.figures import vocabulary as V
+from claimsdb.figures.canonical import _canonical
+from claimsdb.figures.lexing import (
+    _AND,
+    _ARROW,
+    _NUM,
+    _NUM_START,
+    _PROSE_WORDS,
+    _QUAL_SYMS_RE,
+    _QUAL_WORDS_RE,
+    _RANGE_SEP,
+    _RATIO_SEP,
+    _SPAN_UNIT,
+    _SYMBOL_UNITS,
+    _TO,
+    _UNIT_ALIASES,
+    _WORDNUM,
+    _Term,
+    _term,
+    _unit_of,
+)
+from claimsdb.figures.parser import parse
+from claimsdb.figures.phrases import _modifier
+from claimsdb.figures.quantity import FigureError, Quantity
+
+# --- scan: figures in running prose ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    """A figure found in running text: text[start:end] == raw and parse(raw) == quantity."""
+
+    start: int
+    end: int
+    raw: str
+    quantity: Quantity
+
+
+# Every whitespace or control character becomes one space, so offsets in the scanned copy are the
+# text's own offsets and the regular expressions above (written for cleaned figures) apply.
+_SPACE_TABLE = {
+    c: " "
+    for c in [
+        *range(0x00, 0x20),
+        *range(0x7F, 0xA1),
+        0x1680,
+        *range(0x2000, 0x200B),
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    ]
+}
+_SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
+# What may stand before the number and belong to the figure: a qualifier ("about", "up to", "~", "> "),
+# "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
+_SCAN_PREFIX = re.compile(
+    rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
+    r"(?P<between>(?<!\w)(?P<span>between|from)\s+)?[$€£]?\Z",
+    re.I,
+)
+_SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
+# A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
+_SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
+_SCAN_PLURAL = re.compile(
+    r"[^\W\d_][\w\-]*[^\W\d_sui]s|[A-Z][A-Z0-9]+s"
+)  # "rollouts", "GPUs"; not "class", "bus"
+_SCAN_AFTER_WORD = set(" ,;:!?.)]}\"'”’…")
+_SCAN_PHRASE_WORDS = 3  # prose goes on after the unit; three words cover "2.788M H800 GPU hours"
+_SCAN_LOOKBEHIND = 40  # characters searched for a qualifier before the number
+
+
+def scan(text: str) -> list[Found]:
+    """Every figure in running prose, left to right, non-overlapping, each read by `parse`.
+
+    Decisions, beyond the grammar of `parse`:
+    - a figure is a number (digits or a number word) with what `parse` reads around it: a qualifier,
+      "between" or a currency sign before it; a range, transition, ratio or MoE size; a unit phrase of at
+      most three words after it, ending at a stop word, a number, punctuation, a blank line, a known
+      unit or plural noun ("2,048 GPUs ran"), a past participle after the first word ("8 GPUs trained")
+      or a capitalised name after the first word or on the next line ("GPUs Llama", "2,048\nFigure").
+      If `parse` rejects the longest reading, shorter ones are tried (fewer unit words, no second number,
+      no qualifier); if none parses, the number is skipped: "1st", "7b", "2,048H800", "1,2,3".
+    - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5").
+    - "from X to Y" is two figures, X and Y (a change, not a range); "X to Y" and "X–Y" are ranges.
+    - a colon or slash joins a ratio only when spaced the same on both sides ("16:44", "4 / 8"), so
+      "Table 3: 16 GPUs" is 3 and 16 GPUs.
+    - bracketed text is never part of a figure: "12.7T (8B)" is two figures.
+    - vague phrases without a number ("hundreds of thousands") are not reported.
+    - years, section numbers, footnote marks and times are figures too; callers decide what to ignore.
+    Never raises; runs in linear time in the length of the text.
+    """
+    if not isinstance(text, str):
+        return []
+    canonical, omap = _canonical(text)
+    found = _scan(canonical)
+    if omap is None:
+        return found
+    out: list[Found] = []
+    for f in found:  # back to the text as written: "3.8 × 10^25 FLOPs", not "3.8e25 FLOPs"
+        start, end = omap.start(f.start), omap.end(f.end)
+        raw = text[start:end]
+        q = _parse_or_none(
+            raw
+        )  # read again as written: a boundary inside a rewritten piece reads differently
+        if q is not None and (not out or out[-1].end <= start):
+            out.append(Found(start, end, raw, q))
+    return out
+
+
+def _scan(text: str) -> list[Found]:
+    s = text.translate(_SPACE_TABLE)
+    found: list[Found] = []
+    pos = 0  # nothing before pos may belong to a new figure
+    for m in _SCAN_START.finditer(s):
+        c = m.start()
+        if c < pos:
+            continue
+        f = _scan_at(text, s, c, pos)
+        if f is None:
+            dead = _NUM.match(s, c)
+            pos = max(
+                pos, dead.end() if dead else m.end()
+            )  # no figure inside "1,2,3" or "2,048H800"
+        else:
+            found.append(f)
+            pos = f.end
+    return found
+
+
+@lru_cache(maxsize=8192)
+def _parse_or_none(raw: str) -> Quantity | None:
+    # Pages repeat their figures ("2024", "one", "8 GPUs"); parse is pure and Quantity frozen.
+    try:
+        return parse(raw)
+    except FigureError:
+        return None
+
+
+def _safe_term(s: str, pos: int) -> _Term | None:
+    try:
+        return _term(s, s, pos)
+    except FigureError:
+        return None
+
+
+def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
+    """The figure whose number starts at c, or None. Nothing before `floor` is taken."""
+    first = _safe_term(s, c)
+    if first is None:
+        return None
+    pm = _SCAN_PREFIX.search(s, max(floor, c - _SCAN_LOOKBEHIND), c)
+    pstart = pm.start() if pm else c
+    span = pm["span"].lower() if pm and pm["span"] else None
+    if (
+        span == "from"
+        and pm is not None
+        and not _CHANGE_BEFORE.search(s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart)
+    ):
+        # "models ranging from 2B to 462B": a span, read as the range "2B to 462B"; "increased from
+        # 3072 to 15360" is a change, read as the transition "from 3072 to 15360".
+        pstart, span = pm.end("between") if pm.start("between") == pstart else pstart, None
+        if pm.start("between") != pm.start():
+            pstart = c  # a qualifier before "from": keep the number alone
+    cores = [first.end]  # possible ends of the number part, longest first
+    if first.active is None:
+        end = _scan_connected(s, first, span)
+        if end is not None:
+            cores.insert(0, end)
+        elif span and pm:
+            pstart = pm.end("between")  # "between 10" with no "and": only a currency sign stays
+    starts = [pstart, c] if pstart != c else [c]
+    for start in starts:
+        for core in cores:
+            for end in reversed(_scan_phrase(text, s, core)):
+                raw = text[start:end]
+                q = _parse_or_none(raw)
+                if q is not None:
+                    return Found(start, end, raw, q)
+    return None
+
+
+# A change word shortly before "from" makes "from X to Y" a transition ("grew from 4K to 128K").
+_CHANGE_BEFORE = re.compile(rf"(?<![\w-]){V.CHANGE_WORDS.pattern}[^.;:!?\n]{{0,30}}\Z", re.I)
+
+
+def _scan_connected(s: str, first: _Term, span: str | None) -> int | None:
+    """End of a range, transition or ratio starting with `first`, or None if it stands alone."""
+    if span:
+        unit = _SPAN_UNIT.match(s, first.end)
+        m = (_AND if span == "between" else _TO).match(s, unit.end() if unit else first.end)
+        t = _safe_term(s, m.end()) if m else None
+        return t.end if t else None
+    m = _ARROW.match(s, first.end)
+    t = _safe_term(s, m.end()) if m else None
+    if t is not None:
+        while t is not None:
+            end = t.end
+            m = _ARROW.match(s, end)
+            t = _safe_term(s, m.end()) if m else None
+        return end
+    m = _RANGE_SEP.match(s, first.end)
+    if m:
+        t = _safe_term(s, m.end())
+        if t is not None:
+            return t.end
+    m = _RATIO_SEP.match(s, first.end)
+    ratio_end: int | None = None
+    sep = m.group(1) if m else None
+    while m and m.group(1) == sep and (m.start(1) > m.start()) == (m.end() > m.end(1)):
+        t = _safe_term(s, m.end())
+        if t is None:
+            break
+        ratio_end = t.end
+        m = _RATIO_SEP.match(s, ratio_end)
+    return ratio_end
+
+
+def _scan_phrase(text: str, s: str, core: int) -> list[int]:
+    """Possible ends of the figure: after the number, then after each unit word (shortest first)."""
+    ends = [core]
+    i = core
+    n = len(s)
+    modifiers = 0  # adjectives and adverbs so far: they may lead to the noun, never end the phrase
+    k = -1
+    while k + 1 < _SCAN_PHRASE_WORDS + min(modifiers, 3):
+        k += 1
+        j = i
+        while j < n and s[j] == " ":
+            j += 1
+        if j == i or text.count("\n", i, j) >= 2 or "\t" in text[i:j]:
+            break  # glued punctuation, a blank line, or a tab (a table's next cell): the figure ends here
+        m = _SCAN_WORD.match(s, j)
+        if not m or (m.end() < n and s[m.end()] not in _SCAN_AFTER_WORD):
+            break
+        w = m.group(0)
+        low = w.lower()
+        if low in ("and", "or") and modifiers == k and k:
+            i = m.end()  # "diverse and high-quality tokens"
+            modifiers += 1
+            continue
+        if low in _PROSE_WORDS or _WORDNUM.fullmatch(w) or V.is_verb(w):
+            break
+        if _modifier(w) and _unit_of(w) not in _SYMBOL_UNITS:
+            i = m.end()
+            modifiers += 1
+            if i < n and s[i] != " ":
+                break
+            continue
+        name = bool(_SCAN_NAME.fullmatch(w)) and w not in _SYMBOL_UNITS
+        participle = low.endswith("ed") and not low.endswith("eed")
+        if (name and (k or "\n" in text[i:j])) or (participle and k):
+            break  # "2,048 GPUs DeepSeek ...", "GPUs: 2,048\nFigure 3 ...", "8 GPUs trained ..."
+        i = m.end()
+        ends.append(i)
+        unit = _unit_of(w)
+        if unit in _SYMBOL_UNITS or (i < n and s[i] != " "):
+            break  # a unit symbol is the whole unit ("20 s per step"); punctuation ends the phrase
+        if unit == "GPUs" or low in _UNIT_ALIASES or _SCAN_PLURAL.fullmatch(w):
+            nxt = _SCAN_WORD.match(s, i + 1)
+            if not (nxt and nxt.group(0).lower() in _UNIT_ALIASES):
+                break  # a unit or plural noun ends the phrase ("2,048 GPUs ran"), unless a unit follows ("GPU hours")
+    return ends
