@@ -161,7 +161,8 @@ def test_claim_foreign_key_to_tag_is_enforced(store):
 # What a read command must not load: the other commands' modules and the libraries only they use.
 HEAVY = (
     "claimsdb.lint",
-    "claimsdb.verify",
+    "claimsdb.fetching",
+    "claimsdb.locating",
     "claimsdb.verification",
     "claimsdb.paper_safe",
     "claimsdb.exporters",

@@ -24,7 +24,7 @@ from claimsdb.queries import claim_views, get_claim
 from claimsdb.views import ClaimView
 
 if TYPE_CHECKING:
-    from claimsdb.verify.snapshots import SnapshotStore
+    from claimsdb.fetching.snapshots import SnapshotStore
 
 REREAD_TAG = "spot-checked"
 TRUSTED = "verified"  # the trust a re-read gives (REREAD_TAG's)

@@ -20,12 +20,12 @@ from sqlmodel import Session
 
 from claimsdb import integrity
 from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
+from claimsdb.fetching.snapshots import SnapshotStore
+from claimsdb.fetching.text import UnsupportedContent, extract_text
 from claimsdb.figures import Quantity, as_quantity, figure_dict
+from claimsdb.locating.locate import locate
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.queries import claim_views
-from claimsdb.verify.locate import locate
-from claimsdb.verify.snapshots import SnapshotStore
-from claimsdb.verify.text import UnsupportedContent, extract_text
 
 # What a check may find without failing: the figures are there (rounded: more precisely), or the claim
 # has nothing to check. partial, figure-changed, not-found and unreachable fail the command.
@@ -276,7 +276,7 @@ def fetch(
     """Fetch every source of the plan once (none when offline). No database access here."""
     if offline or not the_plan.sources:
         return {}
-    from claimsdb.verify.fetch import (  # httpx: only when fetching
+    from claimsdb.fetching.fetch import (  # httpx: only when fetching
         FetchLimits,
         FetchRequest,
         fetch_all,

@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from claimsdb.fetching.text import extract_text  # noqa: E402
+from claimsdb.locating.locate import locate  # noqa: E402
 from claimsdb.records import load  # noqa: E402
-from claimsdb.verify.locate import locate  # noqa: E402
-from claimsdb.verify.text import extract_text  # noqa: E402
 
 TARGET = (
     "The Heron-3 pretraining run occupied 3,328 H200 GPUs for 41 days and consumed 22.4T tokens of "
@@ -112,8 +112,8 @@ def generate(megabytes: float, path: Path) -> int:
 CHILD = r"""
 import json, sys, time, tracemalloc
 from claimsdb.figures import parse
-from claimsdb.verify.locate import locate
-from claimsdb.verify.text import extract_text
+from claimsdb.locating.locate import locate
+from claimsdb.fetching.text import extract_text
 path, mode, trace = sys.argv[1], sys.argv[2], sys.argv[3] == "trace"
 figures = [parse(r) for r in %(figures)r]
 def hwm():  # this process's peak resident memory in kB (VmHWM starts afresh at exec, unlike ru_maxrss)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from claimsdb.verify import policy
+from claimsdb.fetching import targets as policy
 from tests.httpserver import LocalHTTPServer
 
 QUOTE = "Orchard-9 was trained on 4,096 GPUs."

@@ -9,8 +9,8 @@ import pytest
 
 from claimsdb.db import files_folder, resolve_url
 from tests.conftest import reread
+from tests.fetching.pdfgen import make_pdf
 from tests.httpserver import LocalHTTPServer
-from tests.verify.pdfgen import make_pdf
 
 PAGE = (
     "<html><head><title>Orchard report</title><style>p {{color: red}}</style></head><body>"

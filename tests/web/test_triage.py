@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
-from claimsdb.verify.policy import FetchPolicy
+from claimsdb.fetching.targets import FetchPolicy
 from claimsdb.web.app import Settings
 from tests.conftest import reread
 from tests.httpserver import LocalHTTPServer

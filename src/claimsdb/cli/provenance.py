@@ -160,7 +160,7 @@ def _ask(key: str, entered: dict[str, str | None], root: Path, db_: str | None):
     "no" records nothing (exit 1). Returns the preview confirmed, for the re-read to record as it is."""
     from claimsdb import provenance
     from claimsdb.errors import ExitCode
-    from claimsdb.verify.snapshots import SnapshotStore
+    from claimsdb.fetching.snapshots import SnapshotStore
 
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
     with db.session_of(db_) as session:

@@ -70,7 +70,7 @@ def serve(
 
     Example: claims serve --host 0.0.0.0 --allow-from 192.168.1.0/24 --public-name 192.168.1.5 --by "Ada Lovelace"
     """
-    from claimsdb.verify.policy import FetchPolicy
+    from claimsdb.fetching.targets import FetchPolicy
     from claimsdb.web.app import Settings, create_app
 
     db.open_engine(

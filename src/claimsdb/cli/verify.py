@@ -91,10 +91,10 @@ def verify(
     Example: claims verify --all
     """
     from claimsdb import verification
+    from claimsdb.fetching.fetch import FetchLimits
+    from claimsdb.fetching.snapshots import SnapshotStore
+    from claimsdb.fetching.targets import FetchPolicy
     from claimsdb.trust_rule import Policy
-    from claimsdb.verify.fetch import FetchLimits
-    from claimsdb.verify.policy import FetchPolicy
-    from claimsdb.verify.snapshots import SnapshotStore
 
     _check_selection(keys, source, everything, unverified, strict)
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))

@@ -42,10 +42,10 @@ from claimsdb.errors import (
     TamperedHistory,
     UnknownClaim,
 )
+from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.selection import Memo
 from claimsdb.trust_rule import Policy
-from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.web import drawing, pages
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
@@ -124,8 +124,8 @@ class Site:
         self.fetch_limits = self._fetch_limits()
 
     def _fetch_limits(self):
-        from claimsdb.verify.fetch import FetchLimits
-        from claimsdb.verify.policy import FetchPolicy
+        from claimsdb.fetching.fetch import FetchLimits
+        from claimsdb.fetching.targets import FetchPolicy
 
         policy = self.settings.fetch_policy
         if policy is None:

@@ -19,11 +19,11 @@ from sqlmodel import Session
 from claimsdb import paper_safe, provenance, queries, verification, views
 from claimsdb.errors import BadQuery, ClaimsError
 from claimsdb.escaping import http_url
+from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
 from claimsdb.selection import Facts, Memo, Queue, Selection
 from claimsdb.sources import get_source
 from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
-from claimsdb.verify.snapshots import SnapshotStore
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
 

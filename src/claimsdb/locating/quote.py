@@ -12,7 +12,7 @@ from difflib import SequenceMatcher
 
 from claimsdb.figures import scan
 from claimsdb.figures.vocabulary import DASHES
-from claimsdb.verify.page import _STOP, _WORD, _Page, _region_words, normalize
+from claimsdb.locating.page import _STOP, _WORD, _Page, _region_words, normalize
 
 _MAX_OCCURRENCES = 20  # exact occurrences of a quote examined
 _CANDIDATES = 12  # fuzzy candidate regions examined

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from claimsdb.verify.fetch import FetchLimits, FetchRequest, FetchResult, fetch_all
-from claimsdb.verify.policy import FetchPolicy
+from claimsdb.fetching.fetch import FetchLimits, FetchRequest, FetchResult, fetch_all
+from claimsdb.fetching.targets import FetchPolicy
 
 
 def limits(root: Path | None = None, **fields) -> FetchLimits:

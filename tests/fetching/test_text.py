@@ -1,4 +1,4 @@
-"""Tests for claimsdb.verify.text: the visible text of HTML, Markdown, plain text and PDF pages."""
+"""Tests for claimsdb.fetching.text: the visible text of HTML, Markdown, plain text and PDF pages."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from claimsdb.verify.text import UnsupportedContent, extract_text
-from tests.verify.pdfgen import make_pdf
+from claimsdb.fetching.text import UnsupportedContent, extract_text
+from tests.fetching.pdfgen import make_pdf
 
 PAGE = b"""<!DOCTYPE html>
 <html><head>

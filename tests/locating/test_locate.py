@@ -1,4 +1,4 @@
-"""Tests for claimsdb.verify.locate: finding a claim's quote and figures in a page, numbers compared as numbers."""
+"""Tests for claimsdb.locating.locate: finding a claim's quote and figures in a page, numbers compared as numbers."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import claimsdb.verify.page as page_module
+import claimsdb.locating.page as page_module
 from claimsdb.figures import parse, scan
 from claimsdb.figures.vocabulary import DASHES
-from claimsdb.verify.locate import (
+from claimsdb.locating.locate import (
     FULL_SCAN_CHARS,
     FUZZY_THRESHOLD,
     OUTCOMES,

@@ -1,7 +1,7 @@
 """Fetch claim sources: over HTTP(S) with httpx, or from a local copy on disk.
 
 One synchronous entry point, `fetch_all`, runs an asyncio loop inside. What may be fetched is
-the limits' FetchPolicy (verify/policy.py): local copies inside one root, public addresses only.
+the limits' FetchPolicy (fetching/targets.py): local copies inside one root, public addresses only.
 Every failure (bad scheme, address or path the policy refuses, refused connection, timeout, HTTP
 error, oversized or undecodable body, missing file) comes back as a result with outcome
 "unreachable" and a one-line error; nothing raises out of `fetch_all` for a source's sake.
@@ -28,7 +28,7 @@ import httpx
 
 from claimsdb import __version__
 from claimsdb.escaping import http_url_problem
-from claimsdb.verify.policy import CheckedTransport, FetchPolicy, Refused
+from claimsdb.fetching.targets import CheckedTransport, FetchPolicy, Refused
 
 USER_AGENT = f"claimsdb/{__version__} (claims verify)"
 

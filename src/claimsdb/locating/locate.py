@@ -63,7 +63,7 @@ import math
 from dataclasses import dataclass, replace
 
 from claimsdb.figures import Found, Quantity
-from claimsdb.verify.figure_check import (
+from claimsdb.locating.figure_check import (
     PASSAGE_CHARS,
     _check,
     _comparable,
@@ -75,7 +75,7 @@ from claimsdb.verify.figure_check import (
     _same_order,
     _weak,
 )
-from claimsdb.verify.page import (  # the page's sizes and `normalize` are part of locate's API
+from claimsdb.locating.page import (  # the page's sizes and `normalize` are part of locate's API
     _WORD,
     FULL_SCAN_CHARS,
     WINDOW_CHARS,
@@ -90,7 +90,7 @@ from claimsdb.verify.page import (  # the page's sizes and `normalize` are part 
     _windows,
     normalize,
 )
-from claimsdb.verify.quote import _exact_spans, _figures_only, _fuzzy
+from claimsdb.locating.quote import _exact_spans, _figures_only, _fuzzy
 
 __all__ = [
     "FULL_SCAN_CHARS",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claimsdb.figures.mapped_text import MappedText
-from claimsdb.verify.page import normalize, normalized
+from claimsdb.locating.page import normalize, normalized
 
 
 @pytest.mark.parametrize(

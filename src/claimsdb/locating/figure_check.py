@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from claimsdb.figures import REL_TOLERANCE, Context, Found, Quantity, Verdict, match, scan
 from claimsdb.figures.matching import ROUNDED, SAME
 from claimsdb.figures.parser import precision
-from claimsdb.verify.page import _figures_in, _Page, normalize
+from claimsdb.locating.page import _figures_in, _Page, normalize
 
 PASSAGE_CHARS = 400
 _PAIR_CHARS = 150  # how far apart a MoE size's total and active counts may be

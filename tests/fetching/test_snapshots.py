@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from claimsdb.verify.snapshots import SnapshotStore
+from claimsdb.fetching.snapshots import SnapshotStore
 
 BODY = b"<html><p>3,072 H100 GPUs</p>\xff\xfe</html>"
 

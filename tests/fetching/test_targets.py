@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from claimsdb.verify import policy
-from claimsdb.verify.fetch import FetchLimits, FetchRequest, fetch_all
-from claimsdb.verify.policy import FetchPolicy, classify
+from claimsdb.fetching import targets as policy
+from claimsdb.fetching.fetch import FetchLimits, FetchRequest, fetch_all
+from claimsdb.fetching.targets import FetchPolicy, classify
 from tests.httpserver import LocalHTTPServer
 
 PUBLIC_STAND_IN = "127.0.0.2"

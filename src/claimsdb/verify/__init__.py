@@ -1,1 +1,0 @@
-"""Re-verification of claims against their sources: fetch, extract text, locate evidence."""
