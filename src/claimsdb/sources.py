@@ -17,7 +17,8 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
 from claimsdb.escaping import http_url, http_url_problem
 from claimsdb.models import Claim, Evidence, Snapshot, Source
-from claimsdb.records import SourceRecord, source_record
+from claimsdb.record_types import SourceRecord
+from claimsdb.record_validation import source_record
 
 MAX_DERIVED_KEY = 60
 COMMAND_LINE = "command line"
