@@ -8,7 +8,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ConfigDict
+
 from claimsdb.figures import Quantity
+from claimsdb.models import SourceFields
 
 # Limits: far above what a note needs, low enough that every output command stays quick on the longest.
 MAX_KEY = 200  # claim, source and tag keys, citation keys
@@ -46,21 +49,13 @@ class TagRecord:
     description: str
 
 
-@dataclass(frozen=True)
-class SourceRecord:
-    key: str
-    title: str
-    kind: str
-    url: str | None = None
-    publisher: str | None = None
-    date: str | None = None
-    path: str | None = None
-    cite_key: str | None = None
-    authors: str | None = None
-    accessed: str | None = None
+class SourceRecord(SourceFields):
+    """A source's fields (models.SourceFields), validated (record_validation.read_source); immutable."""
+
+    model_config = ConfigDict(frozen=True)
 
     def fields(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return self.model_dump()
 
 
 @dataclass(frozen=True)
@@ -79,7 +74,7 @@ class EvidenceRecord:
 @dataclass(frozen=True)
 class RereadRecord:
     """A person's re-read of a claim, as a data file records it: who, on which day, in which primary page,
-    where in it and what they saw. Only a claim with a verified tag carries one (store.py checks the tag's
+    where in it and what they saw. Only a claim with a verified tag carries one (import_checks checks the tag's
     trust and the page)."""
 
     by: str

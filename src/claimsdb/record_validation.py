@@ -58,7 +58,7 @@ def read_source(name: str, index: int, record: Any, label: str | None = None) ->
     label = label or default_label("sources", index, record)
     if not isinstance(record, dict):
         raise InvalidRecord(name, label, None, "a source must be an object")
-    no_unknown(record, {f.name for f in dataclasses.fields(SourceRecord)}, name, label)
+    no_unknown(record, set(SourceRecord.model_fields), name, label)
     key = key_field(record, "key", name, label)
     url = text_field(record, "url", name, label)
     if url is not None and http_url(url) is None:

@@ -152,7 +152,7 @@ def show(session: Session, key: str) -> dict[str, Any]:
         select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)
     ).scalar()
     return {
-        **{k: getattr(src, k) for k in SourceRecord.__dataclass_fields__},
+        **{k: getattr(src, k) for k in SourceRecord.model_fields},
         "origin": src.origin,
         "claims": [
             {
