@@ -13,22 +13,12 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
-from claimsdb import history
+from claimsdb import history, models
 from claimsdb.db import insert_rows
 from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.import_known import DATA_FIELDS, FIGURE_COLUMNS, Known
 from claimsdb.import_plan import Cited, ClaimBatch, PendingReread
 from claimsdb.import_read import chunks, claim_ids, table_of
-from claimsdb.models import (
-    Claim,
-    Event,
-    Evidence,
-    Figure,
-    FigureNumber,
-    MeasuredQuantity,
-    Source,
-    Tag,
-)
 from claimsdb.record_types import ClaimRecord, FigureRecord, QuantityRecord, SourceRecord, TagRecord
 
 # source.origin of the sources a data file (or JSON Lines) registers or changes (models.SOURCE_ORIGINS)
@@ -54,17 +44,17 @@ class Writer:
     # --- definitions ---------------------------------------------------------------------------
 
     def add_tag(self, rec: TagRecord) -> None:
-        self.session.execute(table_of(Tag).insert(), [vars(rec)])
+        self.session.execute(table_of(models.Tag).insert(), [vars(rec)])
 
     def add_source(self, rec: SourceRecord) -> None:
-        table = table_of(Source)
+        table = table_of(models.Source)
         self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
         self.known.sources[rec.key] = self.session.execute(
             select(table.c.id).where(table.c.key == rec.key)
         ).scalar_one()
 
     def update_source(self, rec: SourceRecord) -> None:
-        table = table_of(Source)
+        table = table_of(models.Source)
         self.session.execute(
             table.update()
             .where(table.c.key == rec.key)
@@ -72,14 +62,14 @@ class Writer:
         )
 
     def add_quantity(self, rec: QuantityRecord) -> None:
-        table = table_of(MeasuredQuantity)
+        table = table_of(models.MeasuredQuantity)
         self.session.execute(table.insert(), [rec.fields()])
         self.known.quantities[rec.key] = self.session.execute(
             select(table.c.id).where(table.c.key == rec.key)
         ).scalar_one()
 
     def update_quantity(self, rec: QuantityRecord) -> None:
-        table = table_of(MeasuredQuantity)
+        table = table_of(models.MeasuredQuantity)
         self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
 
     # --- claims ----------------------------------------------------------------------------------
@@ -94,7 +84,10 @@ class Writer:
             self._change(batch.stored.claims[key], batch.recs[key], diff, batch)
         for key, digest in batch.refresh.items():
             self.session.execute(
-                table_of(Claim).update().where(col(Claim.key) == key).values(record_sha256=digest)
+                table_of(models.Claim)
+                .update()
+                .where(col(models.Claim.key) == key)
+                .values(record_sha256=digest)
             )
         self._record_rereads(batch.rereads)
 
@@ -104,7 +97,7 @@ class Writer:
         now = self.now
         insert_rows(
             self.session,
-            table_of(Claim),
+            table_of(models.Claim),
             [
                 {
                     "key": c.key,
@@ -186,15 +179,23 @@ class Writer:
                 self.known.quantities.get(rec.quantity) if rec.quantity else None
             )
         values.update(updated_at=self.now, record_sha256=batch.digests.get(rec.key))
-        session.execute(table_of(Claim).update().where(col(Claim.id) == claim.id).values(**values))
+        session.execute(
+            table_of(models.Claim).update().where(col(models.Claim.id) == claim.id).values(**values)
+        )
         if "figures" in diff:
-            session.execute(table_of(Figure).delete().where(col(Figure.claim_id) == claim.id))
             session.execute(
-                table_of(FigureNumber).delete().where(col(FigureNumber.claim_id) == claim.id)
+                table_of(models.Figure).delete().where(col(models.Figure.claim_id) == claim.id)
+            )
+            session.execute(
+                table_of(models.FigureNumber)
+                .delete()
+                .where(col(models.FigureNumber.claim_id) == claim.id)
             )
         if "evidence" in diff:
             # The file's evidence comes first, then what people added (re-read pages), in their order.
-            session.execute(table_of(Evidence).delete().where(col(Evidence.claim_id) == claim.id))
+            session.execute(
+                table_of(models.Evidence).delete().where(col(models.Evidence.claim_id) == claim.id)
+            )
         self._insert_children(
             [(claim.id, rec)], figures="figures" in diff, evidence="evidence" in diff
         )
@@ -204,7 +205,7 @@ class Writer:
                 (claim.id, e.source_id, len(rec.evidence) + i, e.locator, e.quote, e.event_id)
                 for i, e in enumerate(kept)
             ]
-            insert_rows(session, table_of(Evidence), rows, (*EVIDENCE_ROW, "event_id"))
+            insert_rows(session, table_of(models.Evidence), rows, (*EVIDENCE_ROW, "event_id"))
 
     def _stored(self, rec: ClaimRecord) -> str:
         """The stored record (history.stored_digest) of the rows this import leaves for `rec`: every
@@ -234,7 +235,7 @@ class Writer:
                 for cid, rec in pairs
                 for i, f in enumerate(rec.figures)
             ]
-            insert_rows(session, table_of(Figure), figure_rows, FIGURE_ROW)
+            insert_rows(session, table_of(models.Figure), figure_rows, FIGURE_ROW)
             number_rows = [
                 (cid, i, lo, hi, tier)
                 for cid, rec in pairs
@@ -243,7 +244,7 @@ class Writer:
             ]
             insert_rows(
                 session,
-                table_of(FigureNumber),
+                table_of(models.FigureNumber),
                 number_rows,
                 ("claim_id", "position", "lo", "hi", "tier"),
             )
@@ -253,7 +254,7 @@ class Writer:
                 for cid, rec in pairs
                 for i, e in enumerate(rec.evidence)
             ]
-            insert_rows(session, table_of(Evidence), evidence_rows, EVIDENCE_ROW)
+            insert_rows(session, table_of(models.Evidence), evidence_rows, EVIDENCE_ROW)
 
     # --- re-reads --------------------------------------------------------------------------------
 
@@ -269,7 +270,9 @@ class Writer:
         urls: dict[str, str | None] = {
             k: u
             for k, u in session.execute(
-                select(col(Source.key), col(Source.url)).where(col(Source.key).in_(pages))
+                select(col(models.Source.key), col(models.Source.url)).where(
+                    col(models.Source.key).in_(pages)
+                )
             ).all()
         }
         events, links = [], []
@@ -279,7 +282,9 @@ class Writer:
             if not cited:
                 links.append(len(events) - 1)
         last = (
-            session.execute(select(col(Event.id)).order_by(col(Event.id).desc()).limit(1)).scalar()
+            session.execute(
+                select(col(models.Event.id)).order_by(col(models.Event.id).desc()).limit(1)
+            ).scalar()
             or 0
         )
         written = history.append(session, events)
@@ -301,16 +306,18 @@ class Writer:
         event_ids = {
             sha: id_
             for id_, sha in session.execute(
-                select(col(Event.id), col(Event.sha256)).where(col(Event.id) > last)
+                select(col(models.Event.id), col(models.Event.sha256)).where(
+                    col(models.Event.id) > last
+                )
             )
         }
         ends: dict[int, int] = {}
         for chunk in chunks([ids[rereads[i].rec.key] for i in links]):
             ends.update(
                 session.execute(
-                    select(col(Evidence.claim_id), func.max(col(Evidence.position)))
-                    .where(col(Evidence.claim_id).in_(chunk))
-                    .group_by(col(Evidence.claim_id))
+                    select(col(models.Evidence.claim_id), func.max(col(models.Evidence.position)))
+                    .where(col(models.Evidence.claim_id).in_(chunk))
+                    .group_by(col(models.Evidence.claim_id))
                 ).all()
             )
         rows = []
@@ -329,7 +336,7 @@ class Writer:
                     event_id,
                 )
             )
-        insert_rows(session, table_of(Evidence), rows, (*EVIDENCE_ROW, "event_id"))
+        insert_rows(session, table_of(models.Evidence), rows, (*EVIDENCE_ROW, "event_id"))
 
 
 def _reread_event(

@@ -99,27 +99,11 @@ def read_quantity(name: str, index: int, record: Any, label: str | None = None) 
     )
 
 
-CLAIM_FIELDS = {
-    "key",
-    "subject",
-    "stage",
-    "statement",
-    "tag",
-    "basis",
-    "section",
-    "aliases",
-    "label",
-    "status",
-    "status_reason",
-    "superseded_by",
-    "quantity",
-    "rank",
-    "rank_reason",
-    "figures",
-    "evidence",
-    "reread",
-}
-REREAD_FIELDS = ("by", "at", "source", "locator", "quote")
+# The fields a data file's claim may give: the record's own, but where it came from.
+CLAIM_FIELDS = {f.name for f in dataclasses.fields(ClaimRecord)} - {"file", "record_name"}
+REREAD_FIELDS = tuple(
+    f.name for f in dataclasses.fields(RereadRecord)
+)  # by, at, source, locator, quote
 # The latest calendar date anywhere on Earth is UTC+14: a re-read dated after it has not happened yet.
 LATEST_UTC_OFFSET = datetime.timedelta(hours=14)
 
