@@ -130,9 +130,9 @@ class Claim(SQLModel, table=True):
     tag: str = Field(foreign_key="tag.name", index=True)
     basis: str
     section: str | None = None
-    # Other names of the subject a manuscript may use, one per line (records.ClaimRecord.aliases).
+    # Other names of the subject a manuscript may use, one per line (record_types.ClaimRecord.aliases).
     aliases: str | None = None
-    # The short phrase a grid cell shows for the claim, instead of its figures (records.ClaimRecord.label).
+    # The short phrase a grid cell shows for the claim, instead of its figures (record_types.ClaimRecord.label).
     label: str | None = None
     status: str = "active"
     status_reason: str | None = None

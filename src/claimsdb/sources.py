@@ -1,7 +1,7 @@
 """Sources from the command line: register a page, show one, and turn a URL into a registered source.
 
 `claims sources add` and a URL given to `claims reread --source` or `claims add --source` end here.
-Every field goes through the same validation as a data file's source (records.source_record).
+Every field goes through the same validation as a data file's source (record_validation.source_record).
 """
 
 from __future__ import annotations
