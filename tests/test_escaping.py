@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimsdb import escaping, records
+from claimsdb import escaping, record_validation
 from claimsdb.errors import InvalidRecord, UnsafeIdentifier
 from claimsdb.web import drawing
 
@@ -256,7 +256,7 @@ def test_http_url_takes_only_an_absolute_http_url_with_a_host(address, expected)
 @pytest.mark.parametrize("address, expected", [(a, e) for a, e in TRICKY_URLS if a])
 def test_a_source_url_the_records_keep_is_one_the_exporters_and_pages_link(address, expected):
     try:
-        kept = records.source_record(
+        kept = record_validation.source_record(
             {"key": "s", "title": "S", "kind": "paper", "url": address}, file="f"
         ).url
     except InvalidRecord as error:

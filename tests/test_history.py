@@ -238,6 +238,57 @@ def test_derive_replays_tag_status_and_vouching():
     assert (state.tag, state.status, state.vouched_sha256) == ("prior-note", "withdrawn", None)
 
 
+def test_set_by_names_who_set_the_tag_status_and_rank_and_none_for_an_import():
+    trust = {"spot-checked": "verified", "agent-reported": "unverified"}
+
+    def e(kind, actor="claimsdb", tag=None, status=None, rank=None, at="2026-10-02T09:30:00"):
+        return {
+            "kind": kind,
+            "actor": actor,
+            "at": at,
+            "tag_after": tag,
+            "status_after": status,
+            "rank_after": rank,
+            "content_sha256": None,
+        }
+
+    imported = e("imported", tag="agent-reported", status="active", rank="normal")
+    state = history.derive([imported], trust)
+    assert [state.set_by(f) for f in ("tag", "status", "rank")] == [None, None, None]
+    assert history.ClaimState().set_by("tag") is None  # no history: nobody set anything
+
+    state = history.derive(
+        [
+            imported,
+            e("reread", "ada", tag="spot-checked"),
+            e("status", "grace", status="withdrawn"),
+            e("ranked", "linus", rank="preferred", at="2026-10-03T10:00:00"),
+        ],
+        trust,
+    )
+    tag, status, rank = (state.set_by(f) for f in ("tag", "status", "rank"))
+    assert tag == history.SetBy("ada", "reread", "2026-10-02T09:30:00")
+    assert (status.actor, status.kind) == ("grace", "status")
+    assert (rank.actor, rank.day, str(rank)) == (
+        "linus",
+        "2026-10-03",
+        "linus (ranked, 2026-10-03T10:00:00Z)",
+    )
+
+    # A data file that sets the tag or the rank again owns them again; a person's status stays theirs.
+    state = history.derive(
+        [
+            imported,
+            e("retagged", "ada", tag="spot-checked"),
+            e("status", "grace", status="withdrawn"),
+            e("updated", tag="agent-reported", status="active", rank="normal"),
+        ],
+        trust,
+    )
+    assert state.set_by("tag") is None and state.set_by("rank") is None
+    assert state.set_by("status") == history.SetBy("grace", "status", "2026-10-02T09:30:00")
+
+
 # --- raw SQL on a plain connection (as the sqlite3 shell opens it: no pragmas of ours) -------------
 
 REFUSED = {

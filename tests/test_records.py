@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from claimsdb import records
+from claimsdb import record_types, records
 from claimsdb.errors import InvalidRecord
 from claimsdb.records import load
 from tests.conftest import REPO
@@ -215,24 +215,24 @@ def test_the_schema_states_the_importers_limits():
         (REPO / "data" / "schema" / "claims.schema.json").read_text(encoding="utf-8")
     )
     defs, claim = schema["$defs"], schema["$defs"]["claim"]["properties"]
-    assert defs["key"]["maxLength"] == defs["citeKey"]["maxLength"] == records.MAX_KEY
-    assert defs["oneLine"]["maxLength"] == records.MAX_LINE
+    assert defs["key"]["maxLength"] == defs["citeKey"]["maxLength"] == record_types.MAX_KEY
+    assert defs["oneLine"]["maxLength"] == record_types.MAX_LINE
     assert (
         defs["text"]["maxLength"]
         == defs["tag"]["properties"]["description"]["maxLength"]
-        == records.MAX_TEXT
+        == record_types.MAX_TEXT
     )
-    assert defs["short"]["maxLength"] == defs["figureName"]["maxLength"] == records.MAX_FIGURE
+    assert defs["short"]["maxLength"] == defs["figureName"]["maxLength"] == record_types.MAX_FIGURE
     steps = defs["figure"]["oneOf"][1]["properties"]["steps"]
     assert (
         claim["figures"]["maxItems"]
         == claim["evidence"]["maxItems"]
         == steps["maxItems"]
-        == records.MAX_ITEMS
+        == record_types.MAX_ITEMS
     )
-    assert claim["aliases"]["maxItems"] == records.MAX_ALIASES
-    assert claim["label"]["anyOf"][0]["maxLength"] == records.MAX_LABEL
-    assert str(records.MAX_DEPTH) in schema["description"]
+    assert claim["aliases"]["maxItems"] == record_types.MAX_ALIASES
+    assert claim["label"]["anyOf"][0]["maxLength"] == record_types.MAX_LABEL
+    assert str(record_types.MAX_DEPTH) in schema["description"]
 
 
 def test_nesting_is_counted_in_linear_time_even_in_hostile_text(tmp_path):
@@ -271,7 +271,7 @@ def test_nesting_is_counted_outside_strings_on_both_ways_of_finding_them():
     assert records._depth('{"a": "' + deep + '"}') == 1
     assert records._depth('{"a": "\\"' + deep + '"}') == 1  # an escaped quote: the full pattern
     assert records._depth('{"a": "' + deep) == 1  # an unterminated string runs to the end
-    assert records._depth('{"a": ' + deep + "]" * 20 + "}") > records.MAX_DEPTH
+    assert records._depth('{"a": ' + deep + "]" * 20 + "}") > record_types.MAX_DEPTH
     rng = random.Random(12)
     tried = 0
     for _ in range(5000):

@@ -7,7 +7,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from claimsdb import db, provenance, store
+from claimsdb import db, importer, provenance, store
 from claimsdb.errors import InvalidRecord
 from claimsdb.models import Claim, Event, Figure
 from tests.conftest import show_json, store_digest
@@ -279,7 +279,7 @@ def numbered(i, **extra):
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    monkeypatch.setattr(store, "BATCH", 3)  # so that a few records span several batches
+    monkeypatch.setattr(importer, "BATCH", 3)  # so that a few records span several batches
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from claimsdb import db, history, records
+from claimsdb import db, history, import_known, import_write, record_figures, records
 from claimsdb import store as store_
 from claimsdb.figures import parse
 from tests.conftest import DATA_FILES, SAMPLE, run_sql
@@ -197,14 +197,14 @@ def engine_with_data(store, data):
 
 def test_the_stored_figure_columns_are_the_figure_rows_columns():
     assert (
-        store_.FIGURE_COLUMNS[1:] == history.STORED_FIGURE_COLUMNS
+        import_known.FIGURE_COLUMNS[1:] == history.STORED_FIGURE_COLUMNS
     )  # all but the position, in order
 
 
 def test_the_stored_digest_reads_a_row_and_a_view_alike():
     from claimsdb.figures import figure_columns
 
-    fig = records.figure(
+    fig = record_figures.figure(
         {"raw": "triple", "name": "speedup", "kind": "value", "value": 3, "unit": "x"},
         name="f",
         label="l",
@@ -245,11 +245,11 @@ def test_a_better_parser_rewrites_the_rows_with_an_event_and_the_reread_still_vo
         q = parse(raw)
         return q.__class__(**{**q.__dict__, "counted": "H100 SXM"}) if raw == "3,072 H100" else q
 
-    monkeypatch.setattr(records, "_parsed", better)
+    monkeypatch.setattr(record_figures, "_parsed", better)
     monkeypatch.setattr(records, "_rules_digest", lambda: "a-later-parser")
-    records._plain_figure.cache_clear()
+    record_figures._plain_figure.cache_clear()
     result = claims("import", write_json(DATA), "--format", "json")
-    records._plain_figure.cache_clear()
+    record_figures._plain_figure.cache_clear()
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["updated"] == {"widget.pretrain": ["figures"]}
     shown = json.loads(claims("show", "widget.pretrain", "--format", "json").stdout)
@@ -347,7 +347,7 @@ def test_a_store_of_an_earlier_release_upgrades_is_sealed_and_its_rereads_still_
     run_sql(store, "ALTER TABLE source ADD COLUMN origin VARCHAR")
     engine = db.make_engine(url)
     with monkeypatch.context() as patched:  # the importer as it wrote before 0009: no stored record
-        patched.setattr(store_._Importer, "_stored", lambda self, rec: None)
+        patched.setattr(import_write.Writer, "_stored", lambda self, rec: None)
         with db.session_scope(engine) as session:
             store_.import_files(session, [str(p) for p in without_labels(DATA_FILES, tmp_path)])
     reread_as_0007(

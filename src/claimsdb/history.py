@@ -259,6 +259,27 @@ def append_one(session: Session, event: dict[str, Any]) -> tuple[int, dict[str, 
     return result.inserted_primary_key[0], row
 
 
+@dataclass(frozen=True)
+class SetBy:
+    """Who set a claim's tag, status or rank, when it was not an import: the actor (a person's name, or
+    a software agent through its door), the kind of the event and when."""
+
+    actor: str
+    kind: str
+    at: Any
+
+    @classmethod
+    def of(cls, event: Mapping[str, Any]) -> SetBy:
+        return cls(event["actor"], event["kind"], event["at"])
+
+    @property
+    def day(self) -> str:
+        return str(self.at)[:10]
+
+    def __str__(self) -> str:
+        return f"{self.actor} ({self.kind}, {str(self.at)[:19]}Z)"
+
+
 @dataclass
 class ClaimState:
     """What a claim's events say about it."""
@@ -272,10 +293,17 @@ class ClaimState:
     vouched_sha256: str | None = None  # the content the verified tag vouches for
     vouched_by: Mapping[str, Any] | None = None  # that re-read (or the import of a verified tag)
     stored_sha256: str | None = None  # the stored record (stored_digest) as last recorded
+    # the latest event other than an import that set the status: once someone set it, it is theirs
+    status_event: Mapping[str, Any] | None = None
 
-    @property
-    def tag_is_persons(self) -> bool:
-        return self.tag_event is not None and self.tag_event["kind"] not in IMPORT_KINDS
+    def set_by(self, field: str) -> SetBy | None:
+        """Who set the claim's "tag", "status" or "rank": None when an import did (or nothing did),
+        which a data file may then change. The tag and the rank are whoever set their current value; the
+        status is whoever last set it other than an import."""
+        event = {"tag": self.tag_event, "rank": self.rank_event, "status": self.status_event}[field]
+        if event is None or event["kind"] in IMPORT_KINDS:
+            return None
+        return SetBy.of(event)
 
     def vouches_for(self, content_sha256: str) -> bool:
         return self.vouched_sha256 is not None and self.vouched_sha256 == content_sha256
@@ -305,6 +333,8 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
             state.stored_sha256 = e["stored_sha256"]
         if e["status_after"] is not None:
             state.status = e["status_after"]
+            if e["kind"] not in IMPORT_KINDS:
+                state.status_event = e
         if e.get("rank_after") is not None:
             state.rank, state.rank_event = e["rank_after"], e
     return state

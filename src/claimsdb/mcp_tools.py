@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import db, queries, records, sources, store, views
+from claimsdb import db, queries, record_types, sources, store, views
 from claimsdb.agents import SoftwareAgent
 from claimsdb.errors import (
     AgentCannotVouch,
@@ -126,7 +126,7 @@ class ToolSpec:
     writes: bool = False
 
 
-LINE, TEXT, KEY = records.MAX_LINE, records.MAX_TEXT, records.MAX_KEY
+LINE, TEXT, KEY = record_types.MAX_LINE, record_types.MAX_TEXT, record_types.MAX_KEY
 TOOLS = (
     ToolSpec(
         "trace",
@@ -227,8 +227,8 @@ TOOLS = (
                 "statement": _text("The claim in one sentence, as the page supports it.", TEXT),
                 "figures": {
                     "type": "array",
-                    "maxItems": records.MAX_ITEMS,
-                    "items": {"type": "string", "maxLength": records.MAX_FIGURE},
+                    "maxItems": record_types.MAX_ITEMS,
+                    "items": {"type": "string", "maxLength": record_types.MAX_FIGURE},
                     "description": 'Each figure as written in the statement ("2,048 H800", "up to 100,000 '
                     'tasks").',
                 },

@@ -75,11 +75,11 @@ class Tag(SQLModel, table=True):
     description: str = ""
 
 
-class Source(SQLModel, table=True):
-    __tablename__ = "source"
-    __table_args__ = (CheckConstraint(_in("kind", SOURCE_KINDS), name="ck_source_kind"),)
+class SourceFields(SQLModel):
+    """A source's own fields, the one list of them: what a data file, a bibliography entry or `claims
+    sources add` gives (record_types.SourceRecord holds them validated); the table adds its id and where
+    the source came from."""
 
-    id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)
     title: str
     kind: str
@@ -90,6 +90,13 @@ class Source(SQLModel, table=True):
     cite_key: str | None = None
     authors: str | None = None
     accessed: str | None = None  # when the page was read, YYYY-MM-DD
+
+
+class Source(SourceFields, table=True):
+    __tablename__ = "source"
+    __table_args__ = (CheckConstraint(_in("kind", SOURCE_KINDS), name="ck_source_kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
     origin: str | None = (
         None  # one of SOURCE_ORIGINS (written by the code, so no CHECK: NULL before 0012)
     )
@@ -123,9 +130,9 @@ class Claim(SQLModel, table=True):
     tag: str = Field(foreign_key="tag.name", index=True)
     basis: str
     section: str | None = None
-    # Other names of the subject a manuscript may use, one per line (records.ClaimRecord.aliases).
+    # Other names of the subject a manuscript may use, one per line (record_types.ClaimRecord.aliases).
     aliases: str | None = None
-    # The short phrase a grid cell shows for the claim, instead of its figures (records.ClaimRecord.label).
+    # The short phrase a grid cell shows for the claim, instead of its figures (record_types.ClaimRecord.label).
     label: str | None = None
     status: str = "active"
     status_reason: str | None = None

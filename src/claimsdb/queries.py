@@ -38,6 +38,7 @@ from claimsdb.models import (
     FigureNumber,
     MeasuredQuantity,
     Source,
+    SourceFields,
     Tag,
 )
 from claimsdb.trust_rule import Policy
@@ -389,19 +390,7 @@ def list_sources(session: Session) -> list[dict[str, Any]]:
         ).all()
     )
     return [
-        {
-            "key": s.key,
-            "title": s.title,
-            "kind": s.kind,
-            "url": s.url,
-            "publisher": s.publisher,
-            "date": s.date,
-            "path": s.path,
-            "cite_key": s.cite_key,
-            "authors": s.authors,
-            "accessed": s.accessed,
-            "claims": counts.get(s.id, 0),
-        }
+        {**{f: getattr(s, f) for f in SourceFields.model_fields}, "claims": counts.get(s.id, 0)}
         for s in session.scalars(select(Source).order_by(Source.key))
     ]
 

@@ -1,7 +1,7 @@
 """Sources from the command line: register a page, show one, and turn a URL into a registered source.
 
 `claims sources add` and a URL given to `claims reread --source` or `claims add --source` end here.
-Every field goes through the same validation as a data file's source (records.source_record).
+Every field goes through the same validation as a data file's source (record_validation.source_record).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
 from claimsdb.escaping import http_url, http_url_problem
 from claimsdb.models import Claim, Evidence, Snapshot, Source
-from claimsdb.records import SourceRecord, source_record
+from claimsdb.record_types import SourceRecord
+from claimsdb.record_validation import source_record
 
 MAX_DERIVED_KEY = 60
 COMMAND_LINE = "command line"
@@ -151,7 +152,7 @@ def show(session: Session, key: str) -> dict[str, Any]:
         select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)
     ).scalar()
     return {
-        **{k: getattr(src, k) for k in SourceRecord.__dataclass_fields__},
+        **{k: getattr(src, k) for k in SourceRecord.model_fields},
         "origin": src.origin,
         "claims": [
             {

@@ -612,7 +612,8 @@ def test_the_agent_channel_rule_is_the_domains(engine):
     """One flag that any agent interface (an MCP server) passes: the same refusal without the command line."""
     from claimsdb import db, store
     from claimsdb.errors import AgentCannotVouch
-    from claimsdb.records import DataFile, claim_record
+    from claimsdb.record_types import DataFile
+    from claimsdb.record_validation import claim_record
 
     assert store.channel_of("-") is store.AGENT and store.channel_of("sweep.JSONL") is store.AGENT
     assert (

@@ -12,7 +12,7 @@ import time
 import jsonschema
 import pytest
 
-from claimsdb import records
+from claimsdb import record_types
 from claimsdb.db import HEAD_REVISION
 from claimsdb.identity import MAX_NAME
 from tests.conftest import REPO, SAMPLE, run_sql, store_digest
@@ -514,7 +514,7 @@ def test_a_database_written_by_a_newer_claimsdb_is_refused(
 
 
 def longest_allowed() -> dict:
-    m = records
+    m = record_types
     source = {
         "key": "s" * m.MAX_KEY,
         "title": "T" * m.MAX_LINE,

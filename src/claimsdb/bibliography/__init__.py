@@ -6,7 +6,7 @@ pylatexenc, the decoder bibtexparser itself uses; CSL-JSON is read as Zotero exp
 items). Each entry becomes a source registered under its citation key: the key the paper's `\\cite{}`
 already uses is the source's `cite_key`, and its source key is that key in lowercase.
 
-Every entry is read and validated (records.source_record, the rules of a data file's source) before
+Every entry is read and validated (record_validation.source_record, the rules of a data file's source) before
 anything is written: a bad entry stops the import, naming the file, the entry and the field. Then the
 entries are matched to the registered sources (by citation key, source key, then URL) in one
 transaction: new ones are added, a bibliography's own sources are updated to what the file says now,

@@ -10,7 +10,8 @@ from urllib.parse import quote
 
 from claimsdb.errors import InvalidEntry, InvalidRecord, shown
 from claimsdb.escaping import CITE_KEY_PATTERN
-from claimsdb.records import MAX_KEY, MAX_LINE, SourceRecord, source_record
+from claimsdb.record_types import MAX_KEY, MAX_LINE, SourceRecord
+from claimsdb.record_validation import source_record
 from claimsdb.sources import guess_kind
 
 FORMATS = ("bibtex", "csl-json")

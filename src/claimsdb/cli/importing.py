@@ -258,6 +258,23 @@ def add(
 
     Example: claims add --subject "Kimi K2.5" --statement "Kimi K2.5 runs up to 100,000 concurrent tasks." --figure "up to 100,000 tasks" --source https://example.org/kimi-k25
     """
+    fields = {
+        "key": key,
+        "subject": subject,
+        "statement": statement,
+        "figures": figures or [],
+        "tag": tag,
+        "basis": basis,
+        "stage": stage,
+        "section": section,
+        "locator": locator,
+        "quote": quote,
+    }
+    _add(fields, source=source, by=by, db_=db_, fmt=fmt)
+
+
+def _add(fields: dict, *, source: str, by: str | None, db_: str | None, fmt: OutputFormat) -> None:
+    """Record the claim `claims add` was given, as the person named (or the tool), and report it."""
     from claimsdb import identity, store
 
     # Adding vouches for nothing (the claim is unverified), so with no person named the tool records it.
@@ -265,19 +282,10 @@ def add(
         identity.person_name(by, field="actor") if by is not None else identity.configured_reader()
     )
     actor = person or store.IMPORT_ACTOR
-    fields = {
-        "key": key,
-        "subject": subject,
-        "statement": statement,
-        "figures": figures or [],
-        "tag": tag,
-        "basis": basis
-        or f"Recorded{f' by {person}' if person else ''} with claims add; nobody has re-read it.",
-        "stage": stage,
-        "section": section,
-        "locator": locator,
-        "quote": quote,
-    }
+    fields["basis"] = (
+        fields["basis"]
+        or f"Recorded{f' by {person}' if person else ''} with claims add; nobody has re-read it."
+    )
     with db.session_of(db_, create=True) as session:
         result = store.add_claim(session, fields, source=source, actor=actor)
     print_registered(result["source"], result["source_registered"])
