@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimsdb import escaping, record_validation
+from claimsdb import escaping
 from claimsdb.errors import InvalidRecord, UnsafeIdentifier
+from claimsdb.records import validation as record_validation
 from claimsdb.web import drawing
 
 HOSTILE = [

@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from claimsdb import record_types, records
 from claimsdb.errors import InvalidRecord
 from claimsdb.records import load
+from claimsdb.records import reading as records
+from claimsdb.records import types as record_types
 from tests.conftest import REPO
 
 

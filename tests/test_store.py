@@ -7,9 +7,11 @@ import json
 import pytest
 from sqlalchemy import select
 
-from claimsdb import db, importer, provenance, store
+from claimsdb import db, provenance, store
 from claimsdb.errors import InvalidRecord
+from claimsdb.importer import stream as importer
 from claimsdb.models import Claim, Event, Figure
+from claimsdb.records import reading
 from tests.conftest import show_json, store_digest
 
 
@@ -345,7 +347,7 @@ def test_an_unchanged_record_is_not_read_again_unless_the_rules_or_a_person_chan
         )
     plan = run_import(engine, path)
     assert validated == ["widget.pretrain"] and [c.field for c in plan.conflicts] == ["tag"]
-    monkeypatch.setattr(store.records, "_rules_digest", lambda: "rules-of-a-newer-claimsdb")
+    monkeypatch.setattr(reading, "_rules_digest", lambda: "rules-of-a-newer-claimsdb")
     validated.clear()
     run_import(engine, path)
     assert sorted(validated) == sorted(digests)  # new rules: every record is read again

@@ -12,9 +12,13 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from claimsdb import db, history, import_known, import_write, record_figures, records
+from claimsdb import db, history
 from claimsdb import store as store_
 from claimsdb.figures import parse
+from claimsdb.importer import known as import_known
+from claimsdb.importer import write as import_write
+from claimsdb.records import figures as record_figures
+from claimsdb.records import reading as records
 from tests.conftest import DATA_FILES, SAMPLE, run_sql
 
 DATA = copy.deepcopy(SAMPLE)

@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import db, queries, record_types, sources, store, views
+from claimsdb import db, queries, sources, store, views
 from claimsdb.agents import SoftwareAgent
 from claimsdb.errors import (
     AgentCannotVouch,
@@ -45,6 +45,7 @@ from claimsdb.escaping import http_url
 from claimsdb.figures import as_quantity
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim
 from claimsdb.queries import ClaimFilter
+from claimsdb.records import types as record_types
 
 ORIGIN = "claims mcp"  # the door's name: an added claim's origin in its history, and where errors say they arose
 AGENT_TAG = "agent-reported"  # the one tag an agent over MCP records

@@ -17,8 +17,8 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
 from claimsdb.escaping import http_url, http_url_problem
 from claimsdb.models import Claim, Evidence, Snapshot, Source
-from claimsdb.record_types import SourceRecord
-from claimsdb.record_validation import source_record
+from claimsdb.records.types import SourceRecord
+from claimsdb.records.validation import source_record
 
 MAX_DERIVED_KEY = 60
 COMMAND_LINE = "command line"
@@ -37,7 +37,7 @@ KIND_HINTS = (
 )
 
 
-def normalise_url(url: str) -> str:
+def normalize_url(url: str) -> str:
     """The form two spellings of one page share: lowercase scheme and host, no fragment, no trailing '/'."""
     parts = urlsplit(url.strip())
     path = parts.path.rstrip("/")
@@ -74,9 +74,9 @@ def get_source(session: Session, key: str) -> Source:
 
 
 def find_by_url(session: Session, url: str) -> Source | None:
-    wanted = normalise_url(url)
+    wanted = normalize_url(url)
     for src in session.scalars(select(Source).where(Source.url.is_not(None))):
-        if normalise_url(src.url) == wanted:
+        if normalize_url(src.url) == wanted:
             return src
     return None
 

@@ -38,12 +38,12 @@ from sqlmodel import Session, col
 from claimsdb import records
 from claimsdb.errors import BadQuery
 from claimsdb.identity import TOOL_ACTOR
-from claimsdb.import_known import AGENT, DATA_FILE, Channel, channel_of
-from claimsdb.import_plan import ImportPlan
-from claimsdb.importer import Importer
+from claimsdb.importer.known import AGENT, DATA_FILE, Channel, channel_of
+from claimsdb.importer.plan import ImportPlan
+from claimsdb.importer.stream import Importer
 from claimsdb.models import Claim, Tag
-from claimsdb.record_types import DataFile
-from claimsdb.record_validation import claim_record
+from claimsdb.records.types import DataFile
+from claimsdb.records.validation import claim_record
 
 __all__ = ["AGENT", "DATA_FILE", "Channel", "ImportPlan", "channel_of"]
 

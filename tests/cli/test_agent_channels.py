@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from claimsdb import records
+from claimsdb.records import reading as records
 from tests.conftest import SAMPLE, show_json, store_digest
 
 pytestmark = pytest.mark.slow  # every agent channel tried with every vouching field
@@ -612,8 +612,8 @@ def test_the_agent_channel_rule_is_the_domains(engine):
     """One flag that any agent interface (an MCP server) passes: the same refusal without the command line."""
     from claimsdb import db, store
     from claimsdb.errors import AgentCannotVouch
-    from claimsdb.record_types import DataFile
-    from claimsdb.record_validation import claim_record
+    from claimsdb.records.types import DataFile
+    from claimsdb.records.validation import claim_record
 
     assert store.channel_of("-") is store.AGENT and store.channel_of("sweep.JSONL") is store.AGENT
     assert (

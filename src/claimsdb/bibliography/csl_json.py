@@ -7,8 +7,8 @@ from typing import Any
 
 from claimsdb.bibliography import entries
 from claimsdb.errors import InvalidEntry, shown
-from claimsdb.record_types import MAX_LINE
 from claimsdb.records import duplicate_name, parse_json
+from claimsdb.records.types import MAX_LINE
 
 # Entry types -> source kinds; a type mapped to None (a web page, a miscellany) takes its kind from
 # its URL (sources.guess_kind: GitHub is code, arXiv a paper, ...).

@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 from claimsdb.errors import InvalidEntry, InvalidRecord, shown
 from claimsdb.escaping import CITE_KEY_PATTERN
-from claimsdb.record_types import MAX_KEY, MAX_LINE, SourceRecord
-from claimsdb.record_validation import source_record
+from claimsdb.records.types import MAX_KEY, MAX_LINE, SourceRecord
+from claimsdb.records.validation import source_record
 from claimsdb.sources import guess_kind
 
 FORMATS = ("bibtex", "csl-json")

@@ -12,7 +12,7 @@ from sqlmodel import Session
 from claimsdb.bibliography.entries import Bibliography, Entry
 from claimsdb.errors import InvalidEntry
 from claimsdb.models import Source
-from claimsdb.sources import normalise_url
+from claimsdb.sources import normalize_url
 
 ORIGIN = "bibliography"  # source.origin of the sources an import registers (models.SOURCE_ORIGINS)
 # The fields an import owns on a source it registered; `key` and `path` stay as they are.
@@ -59,13 +59,13 @@ def import_bibliography(
     stored = list(session.scalars(select(Source)))
     by_cite = {s.cite_key or s.key: s for s in stored}
     by_key = {s.key: s for s in stored}
-    by_url = {normalise_url(s.url): s for s in stored if s.url}
+    by_url = {normalize_url(s.url): s for s in stored if s.url}
     named: dict[
         int, str
     ] = {}  # the sources matched so far (by identity) -> the entry that matched them
     for entry in bib.entries:
         rec = entry.record
-        url = normalise_url(rec.url) if rec.url else None
+        url = normalize_url(rec.url) if rec.url else None
         src = by_cite.get(rec.cite_key) or by_key.get(rec.key) or (by_url.get(url) if url else None)
         if src is not None and id(src) in named:
             raise InvalidEntry(
@@ -85,7 +85,7 @@ def import_bibliography(
         named[id(src)] = entry.label
         by_cite[rec.cite_key] = by_key[src.key] = src
         if src.url:
-            by_url[normalise_url(src.url)] = src
+            by_url[normalize_url(src.url)] = src
     session.flush()
     return report
 
@@ -107,7 +107,7 @@ def _update(
     if not changes:
         report.unchanged.append(src.key)
         return
-    same_page = by_url.get(normalise_url(rec.url)) if "url" in changes and rec.url else None
+    same_page = by_url.get(normalize_url(rec.url)) if "url" in changes and rec.url else None
     if same_page is not None and same_page is not src:
         report.conflicts.append(
             Conflict(

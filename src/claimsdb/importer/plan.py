@@ -19,8 +19,8 @@ from sqlmodel import Session, col
 from claimsdb import history
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import figure_columns
-from claimsdb.import_checks import check_claim
-from claimsdb.import_known import (
+from claimsdb.importer.checks import check_claim
+from claimsdb.importer.known import (
     CONTENT_FIELDS,
     DATA_FIELDS,
     FIGURE_COLUMNS,
@@ -28,9 +28,9 @@ from claimsdb.import_known import (
     VERIFIED,
     Known,
 )
-from claimsdb.import_read import StoredClaims, read_stored
+from claimsdb.importer.read import StoredClaims, read_stored
 from claimsdb.models import Claim, Event
-from claimsdb.record_types import ClaimRecord
+from claimsdb.records.types import ClaimRecord
 
 # A piece of evidence as a claim's content holds it: (source key, locator, quote).
 Cited = tuple[str, str | None, str | None]

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from claimsdb.errors import InvalidRecord
-from claimsdb.record_fields import key_name, no_unknown
-from claimsdb.record_types import (
+from claimsdb.records.fields import key_name, no_unknown
+from claimsdb.records.types import (
     MAX_CSV_CELL,
     MAX_DEPTH,
     ClaimRecord,
@@ -32,7 +32,7 @@ from claimsdb.record_types import (
     SourceRecord,
     TagRecord,
 )
-from claimsdb.record_validation import (
+from claimsdb.records.validation import (
     CLAIM_FIELDS,
     read_claim,
     read_quantity,
@@ -123,7 +123,7 @@ def _rules_digest() -> str:
 
     here = Path(__file__).resolve().parent
     parts = [
-        *sorted(here.glob("record*.py")),
+        *sorted(here.glob("*.py")),
         *sorted(Path(figures.__file__).resolve().parent.glob("*.py")),
     ]
     return hashlib.sha256(b"".join(p.read_bytes() for p in parts)).hexdigest()[:16]

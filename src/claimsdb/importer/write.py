@@ -16,10 +16,16 @@ from sqlmodel import Session, col
 from claimsdb import history, models
 from claimsdb.db import insert_rows
 from claimsdb.figures import Quantity, figure_columns, reach
-from claimsdb.import_known import DATA_FIELDS, FIGURE_COLUMNS, Known
-from claimsdb.import_plan import Cited, ClaimBatch, PendingReread
-from claimsdb.import_read import chunks, claim_ids, table_of
-from claimsdb.record_types import ClaimRecord, FigureRecord, QuantityRecord, SourceRecord, TagRecord
+from claimsdb.importer.known import DATA_FIELDS, FIGURE_COLUMNS, Known
+from claimsdb.importer.plan import Cited, ClaimBatch, PendingReread
+from claimsdb.importer.read import chunks, claim_ids, table_of
+from claimsdb.records.types import (
+    ClaimRecord,
+    FigureRecord,
+    QuantityRecord,
+    SourceRecord,
+    TagRecord,
+)
 
 # source.origin of the sources a data file (or JSON Lines) registers or changes (models.SOURCE_ORIGINS)
 DATA_FILE_ORIGIN = "data-file"

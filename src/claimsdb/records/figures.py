@@ -11,8 +11,8 @@ from claimsdb.errors import InvalidRecord, shown
 from claimsdb.escaping import FIGURE_NAME_PATTERN, RESERVED_FIGURE_NAME
 from claimsdb.figures import FigureError, Quantity, parse
 from claimsdb.models import COMPARATORS, FIGURE_KINDS
-from claimsdb.record_fields import finite_number, no_unknown, text_field
-from claimsdb.record_types import MAX_ITEMS, SHORT, FigureRecord
+from claimsdb.records.fields import finite_number, no_unknown, text_field
+from claimsdb.records.types import MAX_ITEMS, SHORT, FigureRecord
 
 NUMERIC_OVERRIDES = ("value", "low", "high", "start", "end", "active")
 TEXT_OVERRIDES = ("unit", "counted")

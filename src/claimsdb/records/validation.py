@@ -12,7 +12,7 @@ from claimsdb.errors import InvalidName, InvalidRecord, shown
 from claimsdb.escaping import CITE_KEY_PATTERN, http_url
 from claimsdb.identity import person_name
 from claimsdb.models import ALIAS_SEPARATOR, CLAIM_STATUSES, RANKS, SOURCE_KINDS, TRUST_LEVELS
-from claimsdb.record_fields import (
+from claimsdb.records.fields import (
     choice_field,
     date_field,
     default_label,
@@ -21,8 +21,8 @@ from claimsdb.record_fields import (
     no_unknown,
     text_field,
 )
-from claimsdb.record_figures import figure
-from claimsdb.record_types import (
+from claimsdb.records.figures import figure
+from claimsdb.records.types import (
     KEY,
     LABEL,
     MAX_ALIASES,

@@ -11,7 +11,7 @@ from typing import Any
 
 from claimsdb.errors import InvalidRecord, shown
 from claimsdb.escaping import FORBIDDEN_CHARS, KEY_PATTERN
-from claimsdb.record_types import KEY, LINE, MAX_ITEMS, MAX_KEY, Rule
+from claimsdb.records.types import KEY, LINE, MAX_ITEMS, MAX_KEY, Rule
 
 DATE_PATTERN = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from claimsdb import history, records
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import Quantity, figure_columns
-from claimsdb.record_types import FigureRecord
+from claimsdb.records.types import FigureRecord
 
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
 DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "label")

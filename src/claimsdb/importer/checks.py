@@ -5,9 +5,9 @@ InvalidRecord (or AgentCannotVouch) naming the file, the record and the field.""
 from __future__ import annotations
 
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
-from claimsdb.import_known import VERIFIED, Known
-from claimsdb.record_types import ClaimRecord
-from claimsdb.record_validation import REREAD_FIELDS
+from claimsdb.importer.known import VERIFIED, Known
+from claimsdb.records.types import ClaimRecord
+from claimsdb.records.validation import REREAD_FIELDS
 
 
 def check_claim(rec: ClaimRecord, known: Known) -> None:

@@ -11,14 +11,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from claimsdb import db, history, import_read
+from claimsdb import db, history
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
-from claimsdb.import_known import VERIFIED, Channel, Known
-from claimsdb.import_plan import ImportPlan, plan_claims
-from claimsdb.import_read import as_declared, existing_keys, stored_digests
-from claimsdb.import_write import Writer
+from claimsdb.importer import read as import_read
+from claimsdb.importer.known import VERIFIED, Channel, Known
+from claimsdb.importer.plan import ImportPlan, plan_claims
+from claimsdb.importer.read import as_declared, existing_keys, stored_digests
+from claimsdb.importer.write import Writer
 from claimsdb.models import Claim, MeasuredQuantity, Source, Tag, utcnow
-from claimsdb.record_types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
+from claimsdb.records.types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
 
 BATCH = 5000  # claims read, checked and written at a time
 
