@@ -64,7 +64,7 @@ from sqlalchemy import select, text
 from sqlmodel import Session
 
 from claimsdb.db import insert_rows
-from claimsdb.models import Event
+from claimsdb.models import FIGURE_COLUMNS, Event
 
 # Bumped if the hashed fields ever change; part of every digest.
 HASH_VERSION = 1
@@ -88,21 +88,7 @@ REREAD_KIND = "reread"
 SEALED_KIND = "sealed"
 # The figure columns the stored record covers, in this order (the figure row without its ids and position:
 # the figures are taken in the order of their positions).
-STORED_FIGURE_COLUMNS = (
-    "name",
-    "raw",
-    "kind",
-    "comparator",
-    "value",
-    "low",
-    "high",
-    "start",
-    "end",
-    "steps",
-    "active",
-    "unit",
-    "counted",
-)
+STORED_FIGURE_COLUMNS = FIGURE_COLUMNS
 VERIFIED = "verified"
 # PostgreSQL: writers of events queue on this transaction-level advisory lock, so the chain never forks.
 CHAIN_LOCK = 0x636C61696D73  # "claims"

@@ -16,6 +16,7 @@ from sqlmodel import Field, SQLModel
 
 from claimsdb.figures import COMPARATORS
 from claimsdb.figures import KINDS as FIGURE_KINDS
+from claimsdb.figures.quantity import FIELDS as FIGURE_FIELDS
 
 TRUST_LEVELS = ("verified", "secondary", "unverified")
 CLAIM_STATUSES = ("active", "superseded", "withdrawn")
@@ -157,6 +158,10 @@ class Evidence(SQLModel, table=True):
     quote: str | None = None
     # The person's event (a re-read) that added this evidence; None for evidence a data file owns.
     event_id: int | None = Field(default=None, foreign_key="event.id")
+
+
+# A stored figure's columns beside its claim and position: its name, then what the parser read.
+FIGURE_COLUMNS = ("name", *FIGURE_FIELDS)
 
 
 class Figure(SQLModel, table=True):

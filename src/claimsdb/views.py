@@ -31,7 +31,7 @@ from sqlmodel import Session
 
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
-from claimsdb.models import Claim, Figure, MeasuredQuantity, Tag, aliases_of
+from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -56,21 +56,7 @@ _CLAIM_COLUMNS = (
     "rank",
     "label",
 )
-_FIGURE_KEYS = (
-    "name",
-    "raw",
-    "kind",
-    "comparator",
-    "value",
-    "low",
-    "high",
-    "start",
-    "end",
-    "steps",
-    "active",
-    "unit",
-    "counted",
-)
+_FIGURE_KEYS = FIGURE_COLUMNS
 _EVENT_KEYS = ("id", *chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")
 _SOURCE_KEYS = (
     "key",

@@ -16,7 +16,8 @@ KINDS = ("value", "range", "transition", "ratio", "moe", "text")
 COMPARATORS = ("=", "~", "<", "<=", ">", ">=", "up to")
 REL_TOLERANCE = 1e-9
 
-_FIELDS = (
+# A parsed figure's fields, in the order the figure table stores them (models.FIGURE_COLUMNS).
+FIELDS = (
     "raw",
     "kind",
     "comparator",
@@ -94,7 +95,7 @@ class Quantity:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with a stable key order (steps as a list)."""
         out: dict[str, Any] = {}
-        for name in _FIELDS:
+        for name in FIELDS:
             v = getattr(self, name)
             out[name] = [float(s) for s in v] if name == "steps" else v
         return out
@@ -104,7 +105,7 @@ class Quantity:
         """Inverse of to_dict. Raises FigureError on unknown fields or invalid kind/comparator."""
         if not isinstance(data, dict):
             raise FigureError(data, "a quantity must be an object")
-        unknown = sorted(set(data) - set(_FIELDS))
+        unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise FigureError(data.get("raw"), f"unknown quantity field {unknown[0]!r}")
         raw = data.get("raw")

@@ -91,6 +91,7 @@ from claimsdb.locating.page import (  # the page's sizes and `normalize` are par
     normalize,
 )
 from claimsdb.locating.quote import _exact_spans, _figures_only, _fuzzy
+from claimsdb.models import VERIFY_OUTCOMES
 
 __all__ = [
     "FULL_SCAN_CHARS",
@@ -105,15 +106,7 @@ __all__ = [
 ]
 
 
-OUTCOMES = (
-    "confirmed",
-    "reworded",
-    "rounded",
-    "partial",
-    "figure-changed",
-    "not-found",
-    "nothing-to-check",
-)
+OUTCOMES = VERIFY_OUTCOMES  # the verification table accepts these and no other
 FUZZY_THRESHOLD = (
     0.6  # below this a "similar" passage is too often a different sentence on the same topic
 )

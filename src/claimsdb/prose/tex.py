@@ -225,23 +225,6 @@ _TEX_SYMBOLS = {
     "sim": "~",
     "textapprox": "~",
 }
-# Commands that start a new sentence and whose first argument is a sentence of its own.
-_TEX_BLOCKS = {
-    "part",
-    "chapter",
-    "section",
-    "subsection",
-    "subsubsection",
-    "paragraph",
-    "subparagraph",
-    "caption",
-    "footnote",
-    "footnotetext",
-    "title",
-    "subtitle",
-    "marginpar",
-    "tablenotes",
-}
 _TEX_SECTIONS = {
     "part",
     "chapter",
@@ -250,6 +233,16 @@ _TEX_SECTIONS = {
     "subsubsection",
     "paragraph",
     "subparagraph",
+}
+# Commands that start a new sentence and whose first argument is a sentence of its own.
+_TEX_BLOCKS = _TEX_SECTIONS | {
+    "caption",
+    "footnote",
+    "footnotetext",
+    "title",
+    "subtitle",
+    "marginpar",
+    "tablenotes",
 }
 _TEX_SIUNITX = {"num", "qty", "SI", "unit"}
 _TEX_BREAKS = {

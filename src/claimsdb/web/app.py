@@ -43,6 +43,7 @@ from claimsdb.errors import (
     UnknownClaim,
 )
 from claimsdb.fetching.snapshots import SnapshotStore
+from claimsdb.figures.quantity import FIELDS as FIGURE_FIELDS
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.selection import Memo
 from claimsdb.trust_rule import Policy
@@ -252,19 +253,22 @@ class Site:
         )
         return self.page(request, "claim.html", read_as=read_as, **data)
 
-    async def queue(self, request: Request) -> Response:
-        params = request.query_params
-        filters = pages.Filters.from_query(params)
-        data = await run_in_threadpool(
+    async def queue_item(self, filters: pages.Filters, **which: Any) -> dict[str, Any]:
+        """The queue page's claim (by key, after a key, or the first waiting) and its counts."""
+        return await run_in_threadpool(
             self.read,
             pages.queue_item,
             self.memo,
             self.policy,
             self.store,
             filters=filters,
-            key=params.get("key"),
-            after=params.get("after"),
+            **which,
         )
+
+    async def queue(self, request: Request) -> Response:
+        params = request.query_params
+        filters = pages.Filters.from_query(params)
+        data = await self.queue_item(filters, key=params.get("key"), after=params.get("after"))
         done = (
             await run_in_threadpool(self.read, pages.recorded, params["done"])
             if params.get("done")
@@ -315,16 +319,7 @@ class Site:
         except ClaimsError as exc:
             if status_for(exc) == 404:
                 raise
-            data = await run_in_threadpool(
-                self.read,
-                pages.queue_item,
-                self.memo,
-                self.policy,
-                self.store,
-                filters=filters,
-                key=key,
-                entered=entered,
-            )
+            data = await self.queue_item(filters, key=key, entered=entered)
             return self.page(
                 request,
                 "queue.html",
@@ -413,18 +408,7 @@ def queue_links(filters: pages.Filters) -> dict[str, Any]:
 def read_as(figure: dict[str, Any]) -> str:
     """A stored figure's parsed fields, briefly: what the parser read in it."""
     parts = []
-    for name in (
-        "comparator",
-        "value",
-        "low",
-        "high",
-        "start",
-        "end",
-        "steps",
-        "active",
-        "unit",
-        "counted",
-    ):
+    for name in FIGURE_FIELDS[FIGURE_FIELDS.index("comparator") :]:
         value = figure.get(name)
         if value in (None, [], "=") or (name in ("start", "end") and figure.get("steps")):
             continue
