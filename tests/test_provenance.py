@@ -306,6 +306,25 @@ def test_a_reread_looks_its_key_up_once_and_resolves_its_page_once(engine, sourc
         stop()
 
 
+def test_a_preview_of_words_the_claim_no_longer_holds_records_nothing(engine, write_json, sample):
+    """The person confirms a preview; meanwhile an import rewords the claim: the re-read would vouch
+    for words nobody was shown, so it is refused and nothing is recorded."""
+    preview = do(engine, provenance.preview_reread, "widget.context", source="widget-report")
+    record = next(c for c in sample["claims"] if c["key"] == "widget.context")
+    record["statement"] = "Widget-7's context grew from 8K to 512K tokens."
+    record["figures"] = ["8K → 512K"]
+    with db.session_scope(engine) as session:
+        store.import_files(session, [str(write_json(sample))])
+    before = do(engine, queries.history, "widget.context")["events"]
+    with pytest.raises(BadQuery, match="changed since it was shown"):
+        do(engine, provenance.reread, preview, actor="ada")
+    assert do(engine, queries.history, "widget.context")["events"] == before
+    assert tag_of(engine, "widget.context") == "note-2026-10-04"
+    fresh = do(engine, provenance.preview_reread, "widget.context", source="widget-report")
+    do(engine, provenance.reread, fresh, actor="ada")  # shown again, it records
+    assert tag_of(engine, "widget.context") == "spot-checked"
+
+
 def test_a_preview_recorded_later_records_the_claims_state_then(engine):
     """The person confirms a preview; meanwhile someone else re-reads the claim: the second re-read
     records the tag it replaces then, and links no page twice."""

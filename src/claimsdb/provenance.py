@@ -243,11 +243,17 @@ def reread(
     else:  # confirmed in an earlier transaction: read again under the lock, by its id
         claim = session.get_one(Claim, what.claim_id)
         view = _intact(session, claim)
+        if (claim.statement, tuple(f["raw"] for f in view.figures)) != (
+            what.statement,
+            what.figures,
+        ):  # the person confirmed other words or figures than the claim now holds
+            raise BadQuery(
+                f"claim {what.key!r} changed since it was shown (its statement or figures): "
+                "nothing was recorded; re-read it again"
+            )
         src = None if what.registers else session.get_one(Source, what.source_id)
     registered = False
-    if (
-        src is None
-    ):  # a URL new to the store when previewed: registered now (or found, if it was since)
+    if src is None:  # a URL new to the store when previewed: registered now (or found since)
         src, registered = sources.resolve(session, what.page)
         _refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)
