@@ -70,38 +70,20 @@ def import_(
     )
 
 
+def _row(kind: str, key: str, action: str, fields: str | None = None, detail: str | None = None):
+    """One CSV row of the plan; a column left out is empty."""
+    row = {"kind": kind, "key": key, "action": action, "fields": fields, "detail": detail}
+    return {name: value for name, value in row.items() if value is not None}
+
+
 def _plan_rows(plan) -> list[dict]:
     """The plan as CSV rows: one for each claim, source, tag and quantity the import touched."""
-    rows = [{"kind": "claim", "key": k, "action": "added"} for k in plan.added]
-    rows += [
-        {"kind": "claim", "key": k, "action": "updated", "fields": " ".join(f)}
-        for k, f in plan.updated.items()
-    ]
-    rows += [{"kind": "claim", "key": k, "action": "unchanged"} for k in plan.unchanged]
-    rows += [
-        {"kind": "claim", "key": c.key, "action": "conflict", "fields": c.field, "detail": c.why}
-        for c in plan.conflicts
-    ]
-    rows += [
-        {
-            "kind": "claim",
-            "key": r.key,
-            "action": "reread",
-            "fields": r.source,
-            "detail": _reread_text(r),
-        }
-        for r in plan.rereads
-    ]
-    rows += [
-        {
-            "kind": "claim",
-            "key": v.key,
-            "action": "vouched",
-            "fields": v.tag,
-            "detail": _vouched_text(v),
-        }
-        for v in plan.vouched
-    ]
+    rows = [_row("claim", k, "added") for k in plan.added]
+    rows += [_row("claim", k, "updated", " ".join(f)) for k, f in plan.updated.items()]
+    rows += [_row("claim", k, "unchanged") for k in plan.unchanged]
+    rows += [_row("claim", c.key, "conflict", c.field, c.why) for c in plan.conflicts]
+    rows += [_row("claim", r.key, "reread", r.source, _reread_text(r)) for r in plan.rereads]
+    rows += [_row("claim", v.key, "vouched", v.tag, _vouched_text(v)) for v in plan.vouched]
     for kind, action, keys in (
         ("source", "added", plan.sources_added),
         ("source", "updated", plan.sources_updated),
@@ -109,7 +91,7 @@ def _plan_rows(plan) -> list[dict]:
         ("quantity", "added", plan.quantities_added),
         ("quantity", "updated", plan.quantities_updated),
     ):
-        rows += [{"kind": kind, "key": k, "action": action} for k in keys]
+        rows += [_row(kind, k, action) for k in keys]
     for row in rows:
         if row["kind"] == "tag" and row["key"] in plan.verified_tags_added:
             row["detail"] = VERIFIED_TAG_NOTE
