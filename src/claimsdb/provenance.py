@@ -1,5 +1,14 @@
 """What people record: a re-read, a retag, a withdrawal, a supersession. Each is one appended event.
 
+A re-read is made on the page's own words: it names the page, the place in it (a locator a reader can
+turn to) and a quote, and the quote is checked against the page's text (`reread_page.PageRead`: the
+latest snapshot, the page fetched now, or a local copy the person names) by the locating core, with
+every figure the re-read vouches for in the quote or the passage around it. A page that states another
+value refuses the re-read unless the person corrects the figure to what the page says (`correct`: the
+claim's figure and statement change in the same event). A page the tool cannot read (a paywall, a
+printed book) takes an attestation with its reason instead (`attest`), recorded and listed as such; the
+strict policy does not count it.
+
 The event is written first and the claim's cached tag or status after it, in the same transaction
 (the database refuses the other order). Only a re-read raises a claim's trust: `retag` may lower a
 tag or move it between tags of the same trust, never up. A re-read links the page it read to the
@@ -25,6 +34,8 @@ from claimsdb.views import ClaimView
 
 if TYPE_CHECKING:
     from claimsdb.fetching.snapshots import SnapshotStore
+    from claimsdb.locating.reread import PageCheck
+    from claimsdb.reread_page import PageRead
 
 REREAD_TAG = "spot-checked"
 TRUSTED = "verified"  # the trust a re-read gives (REREAD_TAG's)
@@ -108,6 +119,11 @@ class RereadPreview:
         None  # where the latest snapshot has the evidence (given a store)
     )
     tag_after: str = REREAD_TAG
+    read: PageRead | None = None  # the page's text the quote was checked against
+    check: PageCheck | None = None  # what the page holds of the quote and figures
+    corrections: tuple[tuple[str, str], ...] = ()  # (the claim's figure, the page's) corrected
+    attested: str | None = None  # why the page could not be checked (an attestation)
+    refusal: str | None = None  # why nothing can be recorded as filled in (None: it can)
 
     @property
     def page(self) -> str:
@@ -166,29 +182,62 @@ def preview_reread(
     quote: str | None = None,
     note: str | None = None,
     store: SnapshotStore | None = None,
+    read: PageRead | None = None,
+    correct: tuple[str, ...] = (),
+    attest: str | None = None,
 ) -> RereadPreview:
     """What re-reading `key` in the page would record, read and checked without writing anything:
-    the claim's key looked up once, the page resolved once; `store` adds the latest snapshot's passage."""
+    the claim's key looked up once, the page resolved once; `store` adds the latest snapshot's passage;
+    `read` is the page's text to check the quote against (`reread_page.read_page`)."""
     claim = get_claim(session, key)
     view = claim_views(session, [claim], events=0)[0]
     integrity.ensure_intact([view])
-    return _preview(session, claim, view, source, locator, quote, note, store)[0]
+    asked = _Asked(source, locator, quote, note, read, tuple(correct), attest)
+    return _preview(session, claim, view, asked, store)[0]
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What a person filled in for a re-read, and the page's text read for it."""
+
+    source: str | None
+    locator: str | None
+    quote: str | None
+    note: str | None = None
+    read: PageRead | None = None
+    correct: tuple[str, ...] = ()
+    attest: str | None = None
+
+
+def required_fields(source: str | None, locator: str | None, quote: str | None) -> None:
+    """A re-read names the page, the place in it and the page's own words: refuse it without them."""
+    given = {"source": source, "locator": locator, "quote": quote}
+    missing = [name for name, value in given.items() if value is None or not value.strip()]
+    if missing:
+        raise InvalidField(
+            missing[0],
+            "is needed: a re-read names the page, the place in it and the page's own words "
+            f"(missing: {', '.join(missing)}); nothing was recorded",
+        )
 
 
 def _preview(
     session: Session,
     claim: Claim,
     view: ClaimView,
-    source: str | None,
-    locator: str | None,
-    quote: str | None,
-    note: str | None,
+    asked: _Asked,
     store: SnapshotStore | None = None,
 ) -> tuple[RereadPreview, Source | None]:
     """The preview of re-reading a claim read already (its view checked against its history), and the
     page it resolved (None: a URL to register)."""
-    src, _named = _named_page(session, view, source)
-    locator, quote = _clean(locator, "locator") or None, _clean(quote, "quote") or None
+    required_fields(asked.source, asked.locator, asked.quote)
+    src, _named = _named_page(session, view, asked.source)
+    locator, quote = _clean(asked.locator, "locator") or None, _clean(asked.quote, "quote") or None
+    attest = _clean(asked.attest, "attest") or None
+    if attest and asked.correct:
+        raise InvalidField(
+            "attest", "cannot go with a correction: a correction is checked on the page"
+        )
     figures = tuple(f["raw"] for f in view.figures)
     vouched = view.trust == TRUSTED and not view.reread_outdated
     passage = None
@@ -196,6 +245,7 @@ def _preview(
         from claimsdb.verification import passage_for  # the snapshots' reader: only when shown
 
         passage = passage_for(session, claim, src, store)
+    check, corrections, refusal = _checked_on_page(session, claim, asked, locator or "", attest)
     preview = RereadPreview(
         claim_id=view.id,
         key=claim.key,
@@ -206,15 +256,81 @@ def _preview(
         url=src.url if src is not None else _named,
         locator=locator,
         quote=quote,
-        note=_clean(note, "note") or None,
+        note=_clean(asked.note, "note") or None,
         tag_before=claim.tag,
         trust_before=view.trust,
         status=claim.status,
         linked=src is None or not _cited(view, src.key, locator, quote),
-        vouched=() if vouched else figures,
+        vouched=() if vouched and not corrections else figures,
         passage=passage,
+        read=asked.read,
+        check=check,
+        corrections=corrections,
+        attested=attest,
+        refusal=refusal,
     )
     return preview, src
+
+
+def _checked_on_page(
+    session: Session, claim: Claim, asked: _Asked, locator: str, attest: str | None
+) -> tuple[PageCheck | None, tuple[tuple[str, str], ...], str | None]:
+    """The page's verdict on the quote and the claim's figures (after the person's corrections), the
+    corrections it accepts, and why nothing can be recorded (None: it can)."""
+    from claimsdb.figures import parse
+    from claimsdb.locating.reread import check_page, corrected, vague_locator
+    from claimsdb.verification import quantities
+
+    read = asked.read
+    text = read.text if read is not None else None
+    if vague_locator(locator, text):
+        return (
+            None,
+            (),
+            (
+                f"the locator {locator!r} names no section, table, figure, page or heading of the page: "
+                "say where in the page a reader finds the quote"
+            ),
+        )
+    if attest:
+        return None, (), None
+    if read is None:
+        return None, (), "the page was not read: a re-read is checked against the page's text"
+    if text is None:
+        why = "no snapshot, and the fetch failed" if read.how == "fetched" else "it cannot be read"
+        return (
+            None,
+            (),
+            (
+                f"the page cannot be had ({why}: {read.error}); name a local copy of it, or attest "
+                "with the reason it cannot be checked"
+            ),
+        )
+    figures = quantities(session, [claim.id]).get(claim.id, [])
+    hint = f"{claim.subject} {claim.statement}"
+    check = check_page(text, asked.quote or "", figures, hint)
+    corrections: list[tuple[str, str]] = []
+    for given in asked.correct:
+        try:
+            corrections.append(corrected(check.changes, given))
+        except ValueError as exc:
+            return check, (), str(exc)
+    if corrections:
+        fixed = dict(corrections)
+        figures = [parse(fixed[q.raw]) if q.raw in fixed else q for q in figures]
+        check = check_page(text, asked.quote or "", figures, hint)
+    if check.holds:
+        return check, tuple(corrections), None
+    said = f"; the page says there: “{' '.join(check.passage.split())}”" if check.passage else ""
+    if check.changes:
+        said += "; if the page is right, correct the claim: " + ", ".join(
+            repr(page) for _claim, page in check.changes
+        )
+    return (
+        check,
+        tuple(corrections),
+        f"checked against {read.describe()}: " + "; ".join(check.findings) + said,
+    )
 
 
 def reread(
@@ -226,19 +342,24 @@ def reread(
     locator: str | None = None,
     quote: str | None = None,
     note: str | None = None,
+    read: PageRead | None = None,
+    correct: tuple[str, ...] = (),
+    attest: str | None = None,
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
     the locator and the quote, becomes evidence of the claim (unless it is cited so already).
 
     `what` is the preview the person confirmed (`preview_reread`), or a claim key to preview here with
-    the page, locator, quote and note given. The claim is read again under the writers' lock: what is
-    recorded is its state then (its tag before, its evidence), never an older one."""
+    the page, locator, quote, note, the page's text (`read`), corrections and attestation given. The
+    claim is read again under the writers' lock: what is recorded is its state then (its tag before, its
+    evidence), never an older one. A preview that refuses (its `refusal`) records nothing."""
     actor = person_name(actor, field="reader")
     if isinstance(what, str):  # one transaction: the claim read under the lock, then previewed
         claim = get_claim(session, what)
         view = _intact(session, claim)
-        what, src = _preview(session, claim, view, source, locator, quote, note)
-    elif (source, locator, quote, note) != (None, None, None, None):
+        asked = _Asked(source, locator, quote, note, read, tuple(correct), attest)
+        what, src = _preview(session, claim, view, asked)
+    elif (source, locator, quote, note, read, attest) != (None,) * 6 or correct:
         raise TypeError("a preview holds the page, locator, quote and note it was made with")
     else:  # confirmed in an earlier transaction: read again under the lock, by its id
         claim = session.get_one(Claim, what.claim_id)
@@ -252,11 +373,14 @@ def reread(
                 "nothing was recorded; re-read it again"
             )
         src = None if what.registers else session.get_one(Source, what.source_id)
+    if what.refusal is not None:
+        raise BadQuery(f"{what.key}: nothing recorded: {what.refusal}")
     registered = False
     if src is None:  # a URL new to the store when previewed: registered now (or found since)
         src, registered = sources.resolve(session, what.page)
         _refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)
+    statement, stored = _apply_corrections(session, claim, what.corrections)
     event = _record(
         session,
         claim,
@@ -267,8 +391,9 @@ def reread(
             "tag_after": REREAD_TAG,
             "origin": src.key,
             "content_sha256": _content_after(
-                session, claim, view, None if cited else (src.key, what)
+                session, claim, view, None if cited else (src.key, what), statement
             ),
+            "stored_sha256": stored,
             "detail": _detail(
                 source=src.key,
                 url=src.url,
@@ -276,9 +401,17 @@ def reread(
                 quote=what.quote,
                 note=what.note,
                 linked=not cited,
+                checked=(
+                    what.read.checked(what.check.outcome)
+                    if what.read is not None and what.check is not None
+                    else None
+                ),
+                attested=what.attested,
+                corrected=[list(c) for c in what.corrections] or None,
             ),
         },
         tag=REREAD_TAG,
+        **({"statement": statement} if what.corrections else {}),
     )
     if not cited:
         _link(session, claim, src, what, event["id"])
@@ -290,11 +423,74 @@ def reread(
         "source": src.key,
         "source_registered": registered,
         "linked": not cited,
+        "checked": event["detail"].get("checked"),
+        "attested": what.attested,
+        "corrected": [list(c) for c in what.corrections],
     }
 
 
+def _apply_corrections(
+    session: Session, claim: Claim, corrections: tuple[tuple[str, str], ...]
+) -> tuple[str, str | None]:
+    """Correct each of the claim's figures to what the page says (its row, its trace index, and the
+    figure as the statement writes it); returns the statement and the stored record's new digest (None
+    when nothing was corrected)."""
+    if not corrections:
+        return claim.statement, None
+    from sqlalchemy import delete
+
+    from claimsdb.figures import figure_columns, parse, reach
+    from claimsdb.models import FIGURE_COLUMNS, FigureNumber
+
+    statement = claim.statement
+    for old, new in corrections:
+        q = parse(new)
+        figure = session.scalars(
+            select(Figure).where(col(Figure.claim_id) == claim.id, col(Figure.raw) == old)
+        ).first()
+        if figure is None:
+            raise BadQuery(f"{claim.key} no longer states {old}: nothing was recorded")
+        columns = figure_columns(figure.position, _Corrected(q, figure.name))
+        session.execute(update(Figure).where(col(Figure.id) == figure.id).values(**columns))
+        session.execute(
+            delete(FigureNumber).where(
+                col(FigureNumber.claim_id) == claim.id,
+                col(FigureNumber.position) == figure.position,
+            )
+        )
+        for lo, hi, tier in reach(q):
+            session.add(
+                FigureNumber(claim_id=claim.id, position=figure.position, lo=lo, hi=hi, tier=tier)
+            )
+        statement = statement.replace(old, new.strip(), 1)
+    session.flush()
+    rows = session.scalars(
+        select(Figure).where(col(Figure.claim_id) == claim.id).order_by(col(Figure.position))
+    ).all()
+    stored = history.stored_digest(
+        claim.stage,
+        claim.basis,
+        claim.section,
+        claim.quantity_id,
+        [{c: getattr(r, c) for c in FIGURE_COLUMNS} for r in rows],
+    )
+    return statement, stored
+
+
+@dataclass(frozen=True)
+class _Corrected:
+    """A corrected figure as `figure_columns` reads it."""
+
+    quantity: Any
+    name: str | None
+
+
 def _content_after(
-    session: Session, claim: Claim, view: ClaimView, linked: tuple[str, RereadPreview] | None
+    session: Session,
+    claim: Claim,
+    view: ClaimView,
+    linked: tuple[str, RereadPreview] | None,
+    statement: str | None = None,
 ) -> str:
     """The digest of the claim's content once the re-read's page is linked (when it is)."""
     evidence = [(s["key"], s["locator"], s["quote"]) for s in view.sources]
@@ -307,7 +503,11 @@ def _content_after(
         .order_by(col(Figure.position))
     ).all()
     return history.content_digest(
-        claim.subject, claim.statement, [tuple(f) for f in figures], evidence, claim.label
+        claim.subject,
+        statement if statement is not None else claim.statement,
+        [tuple(f) for f in figures],
+        evidence,
+        claim.label,
     )
 
 

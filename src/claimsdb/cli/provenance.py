@@ -14,13 +14,16 @@ import typer
 from claimsdb import db
 from claimsdb.cli.options import (
     ActorOption,
+    AllowLocalOption,
     DbOption,
     FormatOption,
     HistoryFormat,
     KeyArgument,
+    LocalRootOption,
     OutputFormat,
     ReasonOption,
     SourcesDirOption,
+    local_root,
     snapshots_root,
 )
 from claimsdb.cli.output import (
@@ -33,6 +36,7 @@ from claimsdb.cli.output import (
     print_registered,
     require_terminal,
 )
+from claimsdb.errors import BadQuery
 
 EVENT_COLUMNS = ("key", "kind", "actor", "at", "before", "after")
 
@@ -110,16 +114,46 @@ def reread(
         str | None,
         typer.Option(
             "--source",
-            help="The page re-read: a source key, or its URL (registered on the spot if new). Default: the claim's primary page.",
+            help="The page re-read (required): a source key, or its URL (registered on the spot if new).",
         ),
     ] = None,
     locator: Annotated[
-        str | None, typer.Option("--locator", help='Where in the source: "§3.5", "Table 5".')
+        str | None,
+        typer.Option(
+            "--locator",
+            help='Where in the page (required): a section, table, figure, page or heading: "§3.5", "Table 5".',
+        ),
     ] = None,
     quote: Annotated[
-        str | None, typer.Option("--quote", help="What was seen there, verbatim.")
+        str | None,
+        typer.Option(
+            "--quote",
+            help="The page's own words there, verbatim (required): checked against the page.",
+        ),
     ] = None,
     note: Annotated[str | None, typer.Option("--note", help="Anything else worth keeping.")] = None,
+    correct: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--correct",
+            help='The page states another value: correct the claim\'s figure to it ("2,048 GPUs"); repeat for several.',
+        ),
+    ] = None,
+    attest: Annotated[
+        str | None,
+        typer.Option(
+            "--attest",
+            help="The page cannot be checked here (a paywall, a printed book): record why. Listed as an "
+            "attestation; the strict policy does not count it.",
+        ),
+    ] = None,
+    copy: Annotated[
+        Path | None,
+        typer.Option(
+            "--copy",
+            help="A local copy of the page you read (HTML, Markdown, PDF, text), checked instead of a snapshot.",
+        ),
+    ] = None,
     yes: Annotated[
         bool,
         typer.Option(
@@ -129,35 +163,81 @@ def reread(
         ),
     ] = False,
     sources_dir: SourcesDirOption = None,
+    allow_local: AllowLocalOption = False,
+    local_root: LocalRootOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Record that a person re-read the claim in its source; the tag becomes spot-checked.
+    """Record that a person re-read the claim in its page; the tag becomes spot-checked.
 
-    The page becomes evidence of the claim, with the locator and the quote, so show, sources, verify
-    and the exports' citations use it. Shows where the latest snapshot of the page (from `claims
-    verify`) has the claim's evidence, then asks for confirmation. --yes skips the question; without a
-    terminal (a script, a pipe) nothing is asked and the command stops with exit 2 unless --yes is given.
+    A re-read names the page (--source), the place in it (--locator) and the page's own words there
+    (--quote). The quote is checked against the page: its latest snapshot (from `claims verify`), else
+    the page fetched now under verify's rules (--allow-local, --local-root), or the local copy you name
+    (--copy). Nothing is recorded (exit 2) when the page cannot be had, the quote is not on it, a figure
+    of the claim is in neither the quote nor the passage around it, or the page states another value
+    (then --correct records your correction to the page's value in the same act). A page that cannot be
+    checked here takes --attest REASON instead. The page becomes evidence of the claim, with the locator
+    and the quote. Shows the claim, the page's verdict and what recording changes, then asks; without a
+    terminal nothing is asked and the command stops with exit 2 unless --yes is given.
 
-    Example: claims reread pipelines.obs.llama3-failures --source llama3-report --locator "Table 5" --quote "466"
+    Example: claims reread pipelines.obs.llama3-failures --source llama3-report --locator "Table 5" --quote "466 unexpected interruptions"
     """
     from claimsdb import provenance
 
     actor = _actor(by)  # before asking: a question answered for nobody would be wasted
     entered = {"source": source, "locator": locator, "quote": quote, "note": note}
-    confirmed = None if yes else _ask(key, entered, snapshots_root(sources_dir, db_), db_)
+    provenance.required_fields(source, locator, quote)
+    read = _read_page(key, source, copy, attest, sources_dir, allow_local, local_root, db_)
+    checks = {"read": read, "correct": tuple(correct or ()), "attest": attest}
+    confirmed = (
+        None if yes else _ask(key, {**entered, **checks}, snapshots_root(sources_dir, db_), db_)
+    )
     with db.session_of(db_) as session:
         if confirmed is None:  # --yes: previewed and recorded in one transaction
-            result = provenance.reread(session, key, actor=actor, **entered)
+            result = provenance.reread(session, key, actor=actor, **entered, **checks)
         else:
             result = provenance.reread(session, confirmed, actor=actor)
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
 
 
-def _ask(key: str, entered: dict[str, str | None], root: Path, db_: str | None):
-    """Show what the re-read would record and where the latest snapshot has the passage, then ask; a
-    "no" records nothing (exit 1). Returns the preview confirmed, for the re-read to record as it is."""
+def _read_page(
+    key: str,
+    source: str | None,
+    copy: Path | None,
+    attest: str | None,
+    sources_dir: Path | None,
+    allow_local: bool,
+    local_root_: Path | None,
+    db_: str | None,
+):
+    """The page's text to check the quote against (none for an attestation)."""
+    if attest is not None:
+        if copy is not None:
+            raise BadQuery(
+                "--attest records that the page could not be checked: give no --copy with it"
+            )
+        return None
+    from claimsdb import reread_page
+    from claimsdb.fetching.fetch import FetchLimits
+    from claimsdb.fetching.snapshots import SnapshotStore
+    from claimsdb.fetching.targets import FetchPolicy
+
+    policy = FetchPolicy(allow_local=allow_local, local_root=local_root(local_root_, db_))
+    return reread_page.read_page(
+        db.open_engine(db_, create=False),
+        key,
+        source,
+        SnapshotStore(snapshots_root(sources_dir, db_)),
+        FetchLimits(policy=policy),
+        copy=copy,
+    )
+
+
+def _ask(key: str, entered: dict[str, Any], root: Path, db_: str | None):
+    """Show the claim, what the page says of it and what the re-read would record, then ask; a "no"
+    records nothing (exit 1), a page that does not hold the quote refuses before asking (exit 2).
+    Returns the preview confirmed, for the re-read to record as it is."""
     from claimsdb import provenance
     from claimsdb.errors import ExitCode
     from claimsdb.fetching.snapshots import SnapshotStore
@@ -165,7 +245,12 @@ def _ask(key: str, entered: dict[str, str | None], root: Path, db_: str | None):
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
     with db.session_of(db_) as session:
         preview = provenance.preview_reread(session, key, **entered, store=SnapshotStore(root))
-    _show_passage(key, preview.page, None if preview.registers else preview.passage, root)
+    err_console.print(f"{key}: {preview.statement}", markup=False)
+    if preview.figures:
+        err_console.print("  figures: " + ", ".join(preview.figures), markup=False)
+    if preview.refusal is not None:
+        raise BadQuery(f"{key}: nothing recorded: {preview.refusal}")
+    _show_check(preview)
     _show_changes(preview)
     if not confirm(f"Record that you re-read {key} in {preview.page}?", skip_with="--yes"):
         err_console.print("nothing recorded", markup=False)
@@ -173,21 +258,19 @@ def _ask(key: str, entered: dict[str, str | None], root: Path, db_: str | None):
     return preview
 
 
-def _show_passage(key: str, source: str, shown: dict | None, root: Path) -> None:
-    if shown is None:
+def _show_check(preview) -> None:
+    """Where the page holds the quote, or why the re-read is an attestation."""
+    if preview.attested:
         err_console.print(
-            f"no snapshot of {source} in {root / 'snapshots'} yet: `claims verify {key}` fetches one",
-            markup=False,
+            f"not checked against the page: attested ({preview.attested})", markup=False
         )
-    elif shown.get("error"):
-        err_console.print(f"latest snapshot of {source}: {shown['error']}", markup=False)
-    else:
-        err_console.print(
-            f"latest snapshot of {source} ({shown['fetched_at'][:19]}Z): {shown['outcome']}",
-            markup=False,
-        )
-        if shown.get("passage"):
-            err_console.print(f"  “{shown['passage']}”", style="italic", markup=False)
+        return
+    if preview.read is not None and preview.check is not None:
+        err_console.print(f"the quote is on the page ({preview.read.describe()})", markup=False)
+        if preview.check.passage:
+            err_console.print(
+                f"  “{' '.join(preview.check.passage.split())}”", style="italic", markup=False
+            )
 
 
 def _show_changes(preview) -> None:
@@ -195,6 +278,8 @@ def _show_changes(preview) -> None:
     err_console.print(
         f"records: {preview.tag_before} → {preview.tag_after} ({preview.status})", markup=False
     )
+    for old, new in preview.corrections:
+        err_console.print(f"  corrects {old} to {new}, as the page says", markup=False)
     if preview.linked:
         err_console.print(
             f"  {preview.page} becomes evidence of {preview.key}"

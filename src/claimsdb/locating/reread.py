@@ -1,0 +1,166 @@
+"""What a page must hold for a person's re-read to vouch for a claim: the quote, word for word (after
+`normalize`: spaces, dashes, ligatures, PDF hyphenation), and each figure of the claim in the quote or
+in the passage around it, by locate's rules. Anything else is a finding that refuses the re-read:
+
+- the quote is not on the page (the nearest passage is shown: what the page says there);
+- the quote is there only in other words (locate's "reworded"): a re-read quotes the page's own words;
+- the page states another value: "the page says 2,048 GPUs where the claim says 4,096 GPUs" (a person
+  may correct the claim's figure to the page's, `corrected`);
+- a figure is neither in the quote nor in the passage around it.
+
+And where in the page: a locator must name a section, table, figure, page, line, appendix or equation
+("§4.1", "Table 5", "p. 12"), or a heading the page has ("Quickstart"); "the report" or "p." names
+nothing a reader can turn to (`vague_locator`).
+
+Pure functions over the page's text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from claimsdb.figures import Context, FigureError, Quantity, match, parse, scan
+from claimsdb.locating.locate import locate
+from claimsdb.locating.page import _WORD, normalize
+
+_SAID = Context(subject=True)  # the page is the claim's own: its subject counts as named
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    """Whether the page holds the quote and the claim's figures; `findings` says why not, for people."""
+
+    outcome: str  # locate's outcome for the quote and figures
+    passage: str | None  # where the quote stands, or the page's nearest passage when it does not
+    changes: tuple[
+        tuple[str, str], ...
+    ] = ()  # (the claim's figure, the page's figure in its place)
+    missing: tuple[str, ...] = ()  # claim figures with no counterpart in the quote or its passage
+    findings: tuple[str, ...] = ()
+
+    @property
+    def holds(self) -> bool:
+        return not self.findings
+
+
+def check_page(
+    text: str, quote: str, figures: list[Quantity], hint: str | None = None
+) -> PageCheck:
+    """Check a re-read's quote and the claim's figures against the page's text."""
+    found = locate(text, quote=quote, figures=figures, hint=hint)
+    if found.outcome == "confirmed":
+        return PageCheck(found.outcome, found.passage)
+    if found.outcome == "not-found" or found.passage is None:
+        near = nearest_passage(text, quote)
+        return PageCheck(
+            "not-found",
+            near,
+            findings=("the quote is not on the page",),
+        )
+    changes = found.changes + _changed_in(quote, found.missing, figures)
+    missing = tuple(m for m in found.missing if m not in {c for c, _p in changes})
+    findings = []
+    if found.score < 1.0:
+        findings.append("the quote is not on the page word for word (it quotes other words)")
+    findings += [f"the page says {page} where the claim says {claim}" for claim, page in changes]
+    findings += [f"{raw} is neither in the quote nor in the passage around it" for raw in missing]
+    if not findings:  # reworded and nothing else to say
+        findings.append("the quote is not on the page word for word (it quotes other words)")
+    return PageCheck(found.outcome, found.passage, changes, missing, tuple(findings))
+
+
+def _changed_in(
+    quote: str, missing: tuple[str, ...], figures: list[Quantity]
+) -> tuple[tuple[str, str], ...]:
+    """A claim figure missing from the page whose place the quote (the page's words) fills with another
+    value of the same measure: "2,048 H800 GPUs" quoted for a claim of 4,096 H800."""
+    out = []
+    stated = scan(quote)
+    for q in figures:
+        if q.raw not in missing:
+            continue
+        for f in stated:
+            verdict = match(q, f.quantity, _SAID)
+            if verdict.verdict == "different" and verdict.measure == "agree":
+                out.append((q.raw, f.raw))
+                break
+    return tuple(out)
+
+
+_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|\n|$)")
+_NEAR_WORDS = 60  # the nearest passage shown is at most this many words
+
+
+def nearest_passage(text: str, quote: str) -> str | None:
+    """The sentence of the page sharing the most words with the quote (however few), to show what the
+    page says where the person thought the quote was. One pass over the page."""
+    wanted = {w.lower() for w in _WORD.findall(normalize(quote or ""))}
+    if not wanted or not text:
+        return None
+    best, best_score = None, 0
+    for m in _SENTENCE.finditer(text):
+        words = _WORD.findall(m.group())
+        score = len(wanted & {w.lower() for w in words})
+        if score > best_score:
+            best, best_score = words, score
+    if best is None:
+        return None
+    return " ".join(best[:_NEAR_WORDS])
+
+
+def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, str]:
+    """The change a person's correction names: (the claim's figure, the correction as given), when the
+    correction states what the page says in place of one of the claim's figures. Raises ValueError
+    saying what the page does say otherwise."""
+    try:
+        wanted = parse(given)
+    except FigureError as exc:
+        raise ValueError(f"{given!r} is not a figure: {exc}") from None
+    for claim, page in changes:
+        try:
+            on_page = parse(page)
+        except FigureError:
+            continue
+        if match(on_page, wanted, _SAID).verdict == "same" == match(wanted, on_page, _SAID).verdict:
+            return claim, given.strip()
+    said = "; ".join(f"{page} (where the claim says {claim})" for claim, page in changes)
+    raise ValueError(
+        f"{given!r} is not what the page says in place of a claim figure"
+        + (f": the page says {said}" if said else ": the page states no other value")
+    )
+
+
+# A place a reader can turn to: a section, table, figure, page, line, appendix, equation, listing...
+_PLACE = re.compile(
+    r"(§\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
+    r"|line|lines|l|ll|appendix|app|eq(?:uation)?|alg(?:orithm)?|listing|box|footnote|fn|slide|step"
+    r"|item|row|col(?:umn)?|part|article|art|clause|exhibit|theorem|lemma|def(?:inition)?)\.?\s*"
+    r"[\(\[]?[A-Z]?\d|\b(?:appendix|app\.?|annex)\s+[A-Z]\b|#L?\d|\bL\d+\b|\b\d+(?:\.\d+)+\b)",
+    re.I,
+)
+_HEADING_WORDS = 12  # a heading longer than this is a sentence, not a heading
+
+
+def vague_locator(locator: str | None, page_text: str | None = None) -> bool:
+    """Whether a locator names no place a reader can turn to: no section, table, figure, page, line,
+    appendix or equation with its number, and (given the page) no heading of the page."""
+    if locator is None or not locator.strip():
+        return True
+    if _PLACE.search(locator):
+        return False
+    return not (page_text and _is_heading(locator, page_text))
+
+
+def _is_heading(locator: str, page_text: str) -> bool:
+    """The locator is a short line of the page (a heading, as Markdown, HTML or a PDF sets it apart)."""
+    wanted = " ".join(_WORD.findall(normalize(locator).lower()))
+    if not wanted:
+        return False
+    for line in page_text.splitlines():
+        words = _WORD.findall(normalize(line).lower())
+        while words and words[0][:1].isdigit():  # a numbered heading: "4.1 Environments"
+            words = words[1:]
+        if 0 < len(words) <= _HEADING_WORDS and " ".join(words) == wanted:
+            return True
+    return False
