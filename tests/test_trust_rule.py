@@ -29,6 +29,12 @@ def varied(claims, store, write_json, tmp_path):
             "pipelines.llama3.pretrain",
             "--source",
             "llama3-report",
+            "--locator",
+            "§3.3.1",
+            "--quote",
+            "16K H100 GPUs",
+            "--attest",  # no copy of the page here: what is judged is the claim's state after it
+            "read in the printed report",
             "--by",
             "Ada",
             "--yes",

@@ -21,6 +21,11 @@ on every claim of its stores:
 - integrity (a claim that disagrees with its history): not in SQL, since it takes each event's hash.
   A page says that its counts leave those out; the re-read queue passes over them as it reads them.
 
+The re-read queue's order (READINESS): by the outcome of each claim's latest conclusive verification
+(an unreachable fetch never hides an earlier confirmed, reworded or figure-changed result), the located
+claims first; a located claim whose cited locator names no place in the page ("the report") is not
+ready, and waits after them.
+
 Domain reads only: no HTTP, no output.
 """
 
@@ -33,7 +38,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, case, false, func, or_, select
 from sqlalchemy.orm import aliased
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from claimsdb import paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
@@ -141,6 +146,7 @@ class Facts:
     head: tuple[int, str] | None
     outdated: frozenset[int]
     stages: tuple[str, ...]
+    vague: frozenset[int] = frozenset()  # claims whose cited locators name no place (vague_ids)
 
 
 class Memo:
@@ -170,16 +176,25 @@ class Memo:
             or head is None
             or not self._extends(session, known.head)
         ):
-            facts = Facts(head, frozenset(outdated_ids(session)), tuple(stages(session)))
+            facts = Facts(
+                head,
+                frozenset(outdated_ids(session)),
+                tuple(stages(session)),
+                frozenset(vague_ids(session)),
+            )
         else:
             new = session.execute(
                 select(Event.claim_id, Event.kind).where(Event.id > known.head[0])
             ).all()
             touched = sorted({claim_id for claim_id, _ in new})
             outdated = (known.outdated - set(touched)) | outdated_ids(session, touched)
+            vague = (known.vague - set(touched)) | vague_ids(session, touched)
             imported = any(kind in IMPORT_KINDS for _, kind in new)  # only an import sets a stage
             facts = Facts(
-                head, frozenset(outdated), tuple(stages(session)) if imported else known.stages
+                head,
+                frozenset(outdated),
+                tuple(stages(session)) if imported else known.stages,
+                frozenset(vague),
             )
         self._facts = facts
         return facts
@@ -270,8 +285,10 @@ class Selection:
 
 
 QUEUE_BATCHES = (20, 200, views.BATCH)  # views read at a time while looking for the queue's claim
-# The queue's readiness groups, by the claim's latest verification (whatever its source): the passage
-# located with its figures first, then the rest by how much a person can still read off the page.
+NOT_READY = "vague-locator"  # a located claim whose cited locator names no place in the page
+# The queue's readiness groups, by the claim's latest conclusive verification (whatever its source; an
+# unreachable fetch never hides an earlier result): the passage located with its figures first, then
+# the rest by how much a person can still read off the page.
 READINESS = (
     ("confirmed",),  # the quote and every figure are on the page
     (
@@ -280,38 +297,81 @@ READINESS = (
         "partial",
     ),  # the figures are there, in other words, more precisely, or some
     ("figure-changed",),  # the passage is there, a figure differs: the page's value is shown
+    (NOT_READY,),  # located, but the locator it cites ("the report") says not where: not ready
     (
         None,
         "nothing-to-check",
     ),  # never verified (no snapshot yet), or nothing on a page could confirm it
     ("not-found", "unreachable"),  # the page was read and has none of it, or could not be read
 )
+VAGUE_RANK = next(rank for rank, outcomes in enumerate(READINESS) if NOT_READY in outcomes)
 NEVER_VERIFIED = next(rank for rank, outcomes in enumerate(READINESS) if None in outcomes)
 
 
 def latest_outcome():
-    """The outcome of the claim's latest verification (NULL when it was never verified)."""
+    """The outcome of the claim's latest conclusive verification (any source), else `unreachable` when
+    every fetch failed, else NULL (never verified): views._latest_verifications' rule, per claim."""
     return (
         select(Verification.outcome)
         .where(Verification.claim_id == Claim.id)
-        .order_by(Verification.id.desc())
+        .order_by(
+            case((col(Verification.outcome) == UNREACHABLE, 1), else_=0), Verification.id.desc()
+        )
         .limit(1)
         .scalar_subquery()
     )
 
 
-def readiness():
-    """The claim's readiness group (READINESS), 0 first: one CASE over its latest verification's outcome."""
-    return case(
-        {
-            outcome: rank
-            for rank, outcomes in enumerate(READINESS)
-            for outcome in outcomes
-            if outcome
-        },
-        value=latest_outcome(),
-        else_=NEVER_VERIFIED,
+def readiness(vague: Iterable[int] = ()):
+    """The claim's readiness group (READINESS), 0 first: one CASE over its latest conclusive outcome; a
+    claim of `vague` (its cited locator names no place: `vague_ids`) is not ready, never located-first."""
+
+    def ranks(not_ready: bool):
+        return case(
+            {
+                outcome: VAGUE_RANK if not_ready and rank < VAGUE_RANK else rank
+                for rank, outcomes in enumerate(READINESS)
+                for outcome in outcomes
+                if outcome and outcome != NOT_READY
+            },
+            value=latest_outcome(),
+            else_=NEVER_VERIFIED,
+        )
+
+    vague = frozenset(vague)
+    if not vague:
+        return ranks(False)
+    return case((ids_in(vague), ranks(True)), else_=ranks(False))
+
+
+def vague_ids(session: Session, among: Sequence[int] | None = None) -> set[int]:
+    """The claims (of the store, or `among` these ids) whose cited locators on their primary pages all
+    name no place a reader can turn to (locating.reread.vague_locator: "the report", "opening
+    paragraph"), judged on the locators alone; a claim citing no locator there is not among them. The
+    claim's own evidence only: a person's re-read links a locator of its own, which leaves the claim's
+    place in the queue as it was (what "after" it means)."""
+    from claimsdb.locating.reread import vague_locator
+    from claimsdb.models import Evidence, Source
+
+    if among is not None and len(among) > views.BATCH:
+        chunks = (among[i : i + views.BATCH] for i in range(0, len(among), views.BATCH))
+        return set().union(*(vague_ids(session, chunk) for chunk in chunks))
+    stmt = (
+        select(col(Evidence.claim_id), col(Evidence.locator))
+        .join(Source, col(Source.id) == col(Evidence.source_id))
+        .where(
+            col(Source.kind) != "note",
+            col(Evidence.locator).is_not(None),
+            col(Evidence.event_id).is_(None),  # the claim's own, not a person's re-read's
+        )
     )
+    if among is not None:
+        stmt = stmt.where(col(Evidence.claim_id).in_(sorted(among)))
+    precise: dict[int, bool] = {}
+    for claim_id, locator in session.execute(stmt):
+        if locator.strip():
+            precise[claim_id] = precise.get(claim_id, False) or not vague_locator(locator)
+    return {claim_id for claim_id, any_precise in precise.items() if not any_precise}
 
 
 @dataclass(frozen=True)
@@ -338,11 +398,21 @@ class Queue:
     was read and whose figures were found there first), in key order within each group. A claim's place
     is (readiness, key): `after` a claim means after its place as its verifications stand now."""
 
-    def __init__(self, session: Session, filters: ClaimFilter, policy: Policy, **among: Any):
-        """`among`: the Selection's `outdated` and `stale`, over the active claims the filters select."""
+    def __init__(
+        self,
+        session: Session,
+        filters: ClaimFilter,
+        policy: Policy,
+        *,
+        vague: Iterable[int] = (),
+        **among: Any,
+    ):
+        """`among`: the Selection's `outdated` and `stale`, over the active claims the filters select;
+        `vague`: the claims not ready for their vague locators (Facts.vague)."""
         active = replace(filters, status=EXPORTABLE_STATUS)
         self.selection = Selection(session, active, policy, **among)
         self.session, self.policy = session, policy
+        self.vague = frozenset(vague)
 
     def waiting(self, stmt):
         return self.selection.where(stmt).where(self.selection.unsafe())
@@ -352,7 +422,7 @@ class Queue:
 
     def place(self, key: str) -> tuple[int, str] | None:
         """Where the claim named `key` stands in the queue's order (whether it waits or not); None: no such claim."""
-        rank = self.session.execute(select(readiness()).where(Claim.key == key)).first()
+        rank = self.session.execute(select(readiness(self.vague)).where(Claim.key == key)).first()
         return (rank[0], key) if rank is not None else None
 
     def find(self, *, key: str | None = None, after: str | None = None) -> Found:
@@ -383,7 +453,8 @@ class Queue:
     def _numbered(self):
         """The waiting claims with their readiness, their place in the queue's order (from 1) and how many
         wait: one pass over them, the readiness of each computed once (a window over a subquery)."""
-        q = self.waiting(select(Claim.id, Claim.key, readiness().label("ready"))).subquery("ranked")
+        ready = readiness(self.vague).label("ready")
+        q = self.waiting(select(Claim.id, Claim.key, ready)).subquery("ranked")
         return select(
             q.c.id,
             q.c.key,

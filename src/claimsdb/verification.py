@@ -23,7 +23,7 @@ from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.fetching.text import UnsupportedContent, extract_text
 from claimsdb.figures import Quantity, as_quantity, figure_dict
-from claimsdb.locating.locate import locate
+from claimsdb.locating.locate import Location, locate
 from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
 from claimsdb.queries import claim_views
 
@@ -463,6 +463,23 @@ def _text(
         return None, f"unsupported content: {exc.reason}"
 
 
+def locate_claim(
+    session: Session, claim: Claim, source_id: int | None, text: str, *, cited: bool = True
+) -> Location:
+    """Where the claim's evidence (the quote it cites from the page, and its figures) stands in a page's
+    text, as `claims verify` locates it; `cited` False: its figures alone, whatever quote it cites."""
+    quote = session.scalars(
+        select(Evidence.quote).where(Evidence.claim_id == claim.id, Evidence.source_id == source_id)
+    ).first()
+    return locate(
+        text,
+        quote=quote if cited else None,
+        figures=quantities(session, [claim.id]).get(claim.id, []),
+        hint=f"{claim.subject} {claim.statement}",
+        names=figure_names(session, [claim.id]).get(claim.id),
+    )
+
+
 def passage_for(
     session: Session, claim: Claim, source: Source, store: SnapshotStore
 ) -> dict[str, Any] | None:
@@ -473,16 +490,7 @@ def passage_for(
     text, error = _text(store, snap.content_sha256, snap.content_type, snap.url or source.key)
     if text is None:
         return {"snapshot": snap.content_sha256, "fetched_at": snap.fetched_at, "error": error}
-    quote = session.scalars(
-        select(Evidence.quote).where(Evidence.claim_id == claim.id, Evidence.source_id == source.id)
-    ).first()
-    found = locate(
-        text,
-        quote=quote,
-        figures=quantities(session, [claim.id]).get(claim.id, []),
-        hint=f"{claim.subject} {claim.statement}",
-        names=figure_names(session, [claim.id]).get(claim.id),
-    )
+    found = locate_claim(session, claim, source.id, text)
     return {
         "snapshot": snap.content_sha256,
         "fetched_at": snap.fetched_at,

@@ -50,14 +50,13 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
             "gadget.pretrain": "Gadget was pretrained on 2,048 H800 GPUs, says the new report.",
         },
     )
-    verified_tag = write_json(
-        {
-            "tags": [
-                {"name": "double-checked", "trust": "verified", "description": "Checked twice."}
-            ]
-        },
-        "tag.json",
-    )
+    double = {"name": "double-checked", "trust": "verified", "description": "Checked twice."}
+    verified_tag = write_json({"tags": [double]}, "tag.json")
+    # checked against the page's snapshot, which the web store keeps beside its template
+    reread = lambda: cli(  # noqa: E731
+        "reread", "gadget.pretrain", "--source", "gadget-report", "--locator", "§2",
+        "--quote", "2,048 H800 GPUs", "--yes", "--sources-dir", web_template.sources, "--db", web_db,
+    )  # fmt: skip
     steps = [
         (
             "the bundled data beside the web data",
@@ -77,36 +76,12 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
         ),
         (
             "a person's re-read",
-            lambda: cli(
-                "reread",
-                "gadget.pretrain",
-                "--source",
-                "gadget-report",
-                "--locator",
-                "§2",
-                "--quote",
-                "2,048 H800 GPUs",
-                "--yes",
-                "--db",
-                web_db,
-            ),
+            reread,
         ),
         ("content changed after the re-reads", lambda: cli("import", changed, "--db", web_db)),
         (
             "re-read again",
-            lambda: cli(
-                "reread",
-                "gadget.pretrain",
-                "--source",
-                "gadget-report",
-                "--locator",
-                "§2",
-                "--quote",
-                "2,048 H800 GPUs",
-                "--yes",
-                "--db",
-                web_db,
-            ),
+            reread,
         ),
         ("content changed back", lambda: cli("import", original, "--db", web_db)),
         ("changed again", lambda: cli("import", changed, "--db", web_db)),

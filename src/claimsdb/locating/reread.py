@@ -76,7 +76,11 @@ def _changed_in(
     """A claim figure missing from the page whose place the quote (the page's words) fills with another
     value of the same measure: "2,048 H800 GPUs" quoted for a claim of 4,096 H800."""
     out = []
-    stated = scan(quote)
+    # a figure of the quote that states another of the claim's figures is that one, never a change
+    # ("4 nodes" quoted for a claim of 4 nodes and 40 nodes does not replace the 40)
+    stated = [
+        f for f in scan(quote) if not any(match(o, f.quantity, _SAID).states for o in figures)
+    ]
     for q in figures:
         if q.raw not in missing:
             continue
@@ -95,18 +99,31 @@ _NEAR_WORDS = 60  # the nearest passage shown is at most this many words
 def nearest_passage(text: str, quote: str) -> str | None:
     """The sentence of the page sharing the most words with the quote (however few), to show what the
     page says where the person thought the quote was. One pass over the page."""
+    span = nearest_sentence(text, quote)
+    if span is None:
+        return None
+    return " ".join(_WORD.findall(text[span[0] : span[1]])[:_NEAR_WORDS])
+
+
+def nearest_sentence(text: str, quote: str) -> tuple[int, int] | None:
+    """Where in the page's text (start, end) the sentence sharing the most words with the quote stands,
+    as the page writes it; None when no sentence shares a word."""
     wanted = {w.lower() for w in _WORD.findall(normalize(quote or ""))}
     if not wanted or not text:
         return None
     best, best_score = None, 0
     for m in _SENTENCE.finditer(text):
-        words = _WORD.findall(m.group())
-        score = len(wanted & {w.lower() for w in words})
+        score = len(wanted & {w.lower() for w in _WORD.findall(m.group())})
         if score > best_score:
-            best, best_score = words, score
+            best, best_score = m, score
     if best is None:
         return None
-    return " ".join(best[:_NEAR_WORDS])
+    start, end = best.span()
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while start < end and text[start].isspace():
+        start += 1
+    return start, end
 
 
 def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, str]:
@@ -164,3 +181,20 @@ def _is_heading(locator: str, page_text: str) -> bool:
         if 0 < len(words) <= _HEADING_WORDS and " ".join(words) == wanted:
             return True
     return False
+
+
+_SECTION = re.compile(r"^\s*§\s*(\d+(?:\.\d+)*)\s*$")
+
+
+def locator_on_page(locator: str | None, page_text: str | None) -> bool:
+    """Whether the page's text holds the locator: its words as written ("Table 5", "Quickstart"), or for
+    a section ("§3.5") a line of the page that starts with its number (a numbered heading)."""
+    if not locator or not locator.strip() or not page_text:
+        return False
+    if normalize(locator) in normalize(page_text):
+        return True
+    section = _SECTION.match(locator)
+    if section is None:
+        return False
+    number = re.compile(rf"^[#\s]*{re.escape(section.group(1))}\.?\s+\S", re.M)
+    return number.search(page_text) is not None
