@@ -24,10 +24,18 @@ from tests.web.live import LiveServer
 GADGET_PAGE = (
     "<html><head><title>Gadget technical report</title></head><body><h1>Gadget at scale</h1>"
     "<p>This report describes how Gadget was built.</p>"
-    "<p>Gadget's agentic RL runs 40–60K sandboxes at once on preemptible CPUs. "
-    "Its pretraining used 2,048 H800 GPUs for 54 days.</p>"
+    "<p>Gadget's agentic RL runs 40–60K sandboxes at once on preemptible CPUs.</p>"
+    "<h2>2 Pretraining</h2><p>Its pretraining used 2,048 H800 GPUs for 54 days.</p>"
     "<p>Serving uses a prefill unit of 4 nodes.</p></body></html>"
 )
+# A re-read of gadget.pretrain as the queue offers it: the page, its section "2" (a heading of the page),
+# and the sentence of the page's text that holds the figure.
+HONEST = {
+    "key": "gadget.pretrain",
+    "source": "gadget-report",
+    "locator": "§2",
+    "quote": "Its pretraining used 2,048 H800 GPUs for 54 days.",
+}
 WIDGET_PAGE = (
     "<html><body><p>Widget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens.</p></body></html>"
 )

@@ -47,6 +47,12 @@ PAGES = [
     ("queue without a reader", "/queue?key=gadget.pretrain", None, 200),
     ("queue with a reader", "/queue?key=gadget.pretrain", "Ada", 200),
     ("queue of a claim citing no page", "/queue?key=gadget.serve", "Ada", 200),
+    (
+        "queue with a sentence picked as the quote",
+        "/queue?key=gadget.fleet&quote=Its+pretraining+used+2%2C048+H800+GPUs+for+54+days.",
+        "Ada",
+        200,
+    ),
     ("queue with nothing to re-read", "/queue?trust=verified", "Ada", 200),
     ("reader form", "/reader", None, 200),
     ("reader fixed by the server", "/reader", "Ada", 200),
@@ -83,4 +89,24 @@ def test_the_html_export_passes_axe(web_db, page, tmp_path, mode):
     assert done.exit_code == 0, done.output
     page.set_viewport_size(SIZE)
     page.goto((out / "index.html").as_uri())
+    assert serious_violations(page) == []
+
+
+def test_the_queue_of_a_claim_the_page_contradicts_passes_axe(serve, web_db, page):
+    """The page's verdict and its correction box, before and after a refused re-read."""
+    added = CliRunner().invoke(
+        app,
+        ["add", "--key", "gadget.gpus-wrong", "--subject", "Gadget", "--statement",
+         "Gadget was pretrained on 4,096 H800 GPUs.", "--figure", "4,096 H800",
+         "--source", "gadget-report", "--locator", "the report", "--db", str(web_db)],
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    page.set_viewport_size(SIZE)
+    page.goto(serve(reader="Ada").url + "/queue?key=gadget.gpus-wrong")
+    assert page.get_by_label("Correct the claim's 4,096 H800 to 2,048 H800 GPUs").count() == 1
+    assert serious_violations(page) == []
+    page.fill("#locator", "§2")
+    with page.expect_response(lambda r: r.request.method == "POST") as sent:
+        page.get_by_role("button", name="Record re-read as Ada").click()
+    assert sent.value.status == 400 and page.get_by_role("alert").count() == 1
     assert serious_violations(page) == []

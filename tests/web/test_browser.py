@@ -79,6 +79,32 @@ def test_a_reread_through_the_queue_lands_in_claims_history(serve, page, history
     assert last["detail"]["source"] == "gadget-report"
 
 
+def test_a_quote_is_picked_from_the_pages_sentences_with_the_keyboard(serve, page, history):
+    """No script: each sentence of the passage is a link; Shift+Tab reaches it, Enter makes it the quote
+    and the locator has the focus again."""
+    server = serve(reader="Ada")
+    wrong = "This report describes how Gadget was built."
+    page.goto(server.url + "/queue?key=gadget.fleet&quote=" + wrong.replace(" ", "+"))
+    expect(page.locator("#quote")).to_have_value(wrong)  # picked by a link, from the page's text
+    wanted = "Gadget's agentic RL runs 40–60K sandboxes at once on preemptible CPUs."
+    expect(page.locator("#locator")).to_be_focused()
+    for _ in range(12):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("document.activeElement.textContent") == wanted:
+            break
+    assert page.evaluate("document.activeElement.className") == "pick"
+    page.keyboard.press("Enter")
+    expect(page.locator("#quote")).to_have_value(wanted)
+    expect(page.locator("a.pick[aria-current]")).to_have_text(wanted)
+    expect(page.locator(".verdict.holds")).to_have_count(1)
+    expect(page.locator("#locator")).to_be_focused()
+    page.keyboard.type("§1")
+    page.keyboard.press("Enter")
+    expect(page.locator(".flash")).to_contain_text("Recorded: gadget.fleet")
+    last = history("gadget.fleet")["events"][-1]
+    assert (last["kind"], last["detail"]["quote"]) == ("reread", wanted)
+
+
 ATTACK = """<html><body><h1>You won a prize</h1>
 <form id="f" method="post" action="{target}">
 <input type="hidden" name="csrf" value="{token}"><input type="hidden" name="key" value="gadget.pretrain">

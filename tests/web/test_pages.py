@@ -8,7 +8,7 @@ import pytest
 from claimsdb.web.app import local_path, reader_name
 from claimsdb.web.drawing import highlight
 from tests.names import REFUSED_PARAMS
-from tests.web.conftest import FILTERS, XSS, csrf_token
+from tests.web.conftest import FILTERS, HONEST, XSS, csrf_token
 from tests.web.markup import by_key, parse
 
 
@@ -114,7 +114,7 @@ def test_a_mistyped_claims_404_links_to_the_closest_keys(serve, client):
     assert offered.text().split() == ["Did", "you", "mean", "gadget.pretrain?"]
 
 
-def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(serve, client):
+def test_queue_walks_the_blocked_claims_with_the_pages_own_words(serve, client):
     c = client(serve(reader="Ada"))
     first = parse(c.get("/queue").text)
     assert "Claim 1 of 5 not paper-safe" in first.text()
@@ -122,12 +122,14 @@ def test_queue_walks_the_blocked_claims_with_fields_prefilled_from_the_passage(s
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
     assert (
         fields["source"] == "gadget-report"
-        and fields["locator"] == "§2"
+        and fields["locator"] == "§2"  # cited, and a heading of the page: "2 Pretraining"
         and fields["key"] == "gadget.pretrain"
     )
-    assert (
-        page.find_all("textarea")[0].text() == "Its pretraining used 2,048 H800 GPUs for 54 days."
-    )
+    assert page.find_all("textarea")[0].text() == HONEST["quote"]  # the sentence of the page's text
+    (said,) = [lb.text() for lb in page.find_all("label") if lb.attrs.get("for") == "quote"]
+    assert ": filled from the page's text (snapshot of " in said
+    assert "attesting" in fields  # offered, never ticked before the person ticks it
+    assert not [i for i in page.find_all("input") if "checked" in i.attrs]
     skip = [a for a in page.find_all("a") if a.text() == "Skip"]
     assert skip[0].attrs["href"] == "/queue?after=gadget.pretrain"
     after = parse(
@@ -172,6 +174,8 @@ def test_a_reread_through_the_queue_lands_in_the_history(serve, client, history)
         and last["detail"]["quote"] == "Its pretraining used 2,048 H800 GPUs"
     )
     assert last["detail"]["source"] == "gadget-report"
+    checked = last["detail"]["checked"]  # checked against the page's latest snapshot
+    assert (checked["how"], checked["outcome"]) == ("snapshot", "confirmed") and checked["sha256"]
     after = c.get(answer.headers["location"]).text
     assert "re-read by Ada Lovelace" in after and "Claim 1 of 4" not in after
     assert "gadget.pretrain" not in {k for k in by_key(c.get("/queue").text)}
@@ -187,8 +191,8 @@ def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
             "csrf": token,
             "key": "gadget.fleet",
             "source": "lab-notes",
-            "locator": "",
-            "quote": "",
+            "locator": "p. 3",
+            "quote": "40–60K sandboxes",
             "note": "",
         },
         headers={"origin": str(c.base_url)},
@@ -197,24 +201,44 @@ def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
     assert history("gadget.fleet")["events"] == before
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in parse(note.text).find_all("input")}
     assert fields["source"] == "lab-notes"  # what the person typed comes back to be corrected
+    assert fields["locator"] == "p. 3"
     no_page = c.post(
         "/queue",
-        data={"csrf": token, "key": "gadget.serve", "source": ""},
+        data={"csrf": token, "key": "gadget.serve", "source": "", "locator": "§5", "quote": "x"},
         headers={"origin": str(c.base_url)},
     )
-    assert no_page.status_code == 400 and "cites no primary page" in no_page.text
-    by_url = c.post(
-        "/queue",
-        data={
-            "csrf": token,
-            "key": "gadget.serve",
-            "source": "https://example.org/gadget/serving",
-            "locator": "§5.4",
-        },
-        headers={"origin": str(c.base_url)},
-    )
-    assert by_url.status_code == 303
-    assert history("gadget.serve")["events"][-1]["detail"]["source"] == "example-org-gadget-serving"
+    assert no_page.status_code == 400 and "Page re-read is needed" in no_page.text
+
+
+def test_a_page_named_by_its_url_is_read_and_registered(serve, client, history):
+    """A claim citing no primary page: the person names the page by its URL; it is fetched now (under
+    the server's fetch policy), the quote checked on it, and the page registered as a source."""
+    from claimsdb.fetching.targets import FetchPolicy
+    from tests.httpserver import LocalHTTPServer
+
+    with LocalHTTPServer() as pages:
+        pages.add(
+            "/gadget/serving",
+            b"<h2>5.4 Serving</h2><p>Gadget's serving stage uses a prefill unit of 4 nodes.</p>",
+            content_type="text/html; charset=utf-8",
+        )
+        c = client(serve(fetch_policy=FetchPolicy(allow_local=True)))
+        token = _say_who(c)
+        by_url = c.post(
+            "/queue",
+            data={
+                "csrf": token,
+                "key": "gadget.serve",
+                "source": pages.url("/gadget/serving"),
+                "locator": "§5.4",
+                "quote": "Gadget's serving stage uses a prefill unit of 4 nodes.",
+            },
+            headers={"origin": str(c.base_url)},
+        )
+    assert by_url.status_code == 303, by_url.text
+    last = history("gadget.serve")["events"][-1]
+    assert last["kind"] == "reread" and last["detail"]["checked"]["how"] == "fetched"
+    assert last["detail"]["source"].startswith("127-0-0-1")  # registered from its URL
 
 
 @pytest.mark.parametrize(
@@ -228,6 +252,8 @@ def test_the_queue_applies_the_rules_of_claims_reread(serve, client, history):
             "source",
             {"source": "   ", "key": "gadget.serve"},
         ),  # cites no primary page: the page must be named
+        ("attest", {"attesting": "1", "attest": "paywalled\x07"}),
+        ("attest", {"attesting": "1", "attest": "  "}),  # ticked: the reason is needed
     ],
 )
 def test_a_refused_field_is_named_by_its_label_never_by_a_flag(serve, client, history, field, sent):
@@ -238,7 +264,7 @@ def test_a_refused_field_is_named_by_its_label_never_by_a_flag(serve, client, hi
         "key": "gadget.pretrain",
         "source": "gadget-report",
         "locator": "§2",
-        "quote": "",
+        "quote": "Its pretraining used 2,048 H800 GPUs",
         "note": "",
         **sent,
     }
@@ -302,7 +328,7 @@ def test_a_name_in_a_cookie_is_checked_again(serve, client, history, cookie):
     server = serve()
     c = client(server)
     token = csrf_token(c.get("/reader").text)
-    sent = {"csrf": token, "key": "gadget.pretrain", "source": "gadget-report"}
+    sent = {"csrf": token, **HONEST}
     c.cookies.set("claims_reader", cookie, domain="127.0.0.1")
     answer = c.post("/queue", data=sent, headers={"origin": server.url})
     assert answer.status_code == 303 and answer.headers["location"].startswith("/reader?")
@@ -331,6 +357,7 @@ def test_a_name_given_at_start_is_used_and_cannot_be_changed_in_the_browser(serv
             "csrf": token,
             "key": "gadget.fleet",
             "source": "gadget-report",
+            "locator": "§1",
             "quote": "40–60K sandboxes",
         },
         headers={"origin": str(c.base_url)},

@@ -49,6 +49,7 @@ def test_the_queue_and_claims_reread_record_the_same_events(
         if asked:
             monkeypatch.setattr("claimsdb.cli.output.stdin_is_terminal", lambda: True)
         argv = ["reread", SENT["key"], "--by", "Ada Lovelace", "--db", other]
+        argv += ["--sources-dir", str(web_template.sources)]  # the snapshots the server reads
         for flag in ("source", "locator", "quote", "note"):
             argv += [f"--{flag}", SENT[flag]]
         result = CliRunner().invoke(

@@ -33,10 +33,11 @@ PAGES = {
     "/hotel.html": "<html><body><p>Hotel was served on 96 GPUs.</p></body></html>",  # never fetched until the button
     "/india.html": "<html><body><p>India runs 8,192 GPUs &lt;script&gt;alert('page')&lt;/script&gt; all day.</p></body></html>",
     "/safe.html": "<html><body><p>Kilo used 300 GPUs.</p></body></html>",
-    "/juliet.html": "<html><body><p>Juliet ran 4,000 tasks at once.</p></body></html>",  # its second page
+    "/juliet.html": "<html><body><h2>4 Scale</h2><p>Juliet ran 4,000 tasks at once.</p></body></html>",  # its second page
+    "/lima.html": "<html><body><p>Lima ran on 640 GPUs in its main run.</p></body></html>",  # a vague locator
 }
 # The queue after `claims verify --unverified` and a second check of golf: by readiness (confirmed; rounded
-# or partial; never verified; not-found or unreachable), then by key.
+# or partial; located but citing a vague locator; never verified; not-found or unreachable), then by key.
 ORDER = [
     "d.confirmed",
     "h.later",
@@ -44,6 +45,7 @@ ORDER = [
     "j.second-page",
     "c.partial",
     "f.rounded",
+    "l.vague",
     "b.never",
     "a.not-found",
     "e.unreachable",
@@ -56,6 +58,23 @@ WITH_AN_O = {
     "g.changed",
     "h.later",
 }  # subject=o: Bravo, Echo, Foxtrot, ...
+
+
+# Each claim's page: its source key and the path it is served at (None: no URL).
+PAGE_OF = {
+    "alpha": "/alpha.html",
+    "charlie": "/charlie.html",
+    "delta": "/delta.html",
+    "echo": "/gone.html",
+    "foxtrot": "/foxtrot.html",
+    "golf": "/golf.html",
+    "hotel": "/hotel.html",
+    "india": "/india.html",
+    "kilo": "/safe.html",
+    "juliet-blog": None,
+    "juliet": "/juliet.html",
+    "lima": "/lima.html",
+}
 
 
 def triage_data(base: str) -> dict:
@@ -83,20 +102,8 @@ def triage_data(base: str) -> dict:
         }
 
     return {
-        "sources": [
-            src("notes", None) | {"kind": "note"},
-            src("alpha", "/alpha.html"),
-            src("charlie", "/charlie.html"),
-            src("delta", "/delta.html"),
-            src("echo", "/gone.html"),
-            src("foxtrot", "/foxtrot.html"),
-            src("golf", "/golf.html"),
-            src("hotel", "/hotel.html"),
-            src("india", "/india.html"),
-            src("kilo", "/safe.html"),
-            src("juliet-blog", None),
-            src("juliet", "/juliet.html"),
-        ],
+        "sources": [src("notes", None) | {"kind": "note"}]
+        + [src(key, path) for key, path in PAGE_OF.items()],
         "claims": [
             claim("a.not-found", "Alpha", "Alpha ran on 2,222 nodes.", ["2,222 nodes"], "alpha"),
             claim(
@@ -131,6 +138,10 @@ def triage_data(base: str) -> dict:
                     },  # no URL: nothing to fetch
                     {"source": "juliet", "locator": "§4", "quote": None},
                 ],
+            },
+            {
+                **claim("l.vague", "Lima", "Lima ran on 640 GPUs.", ["640 GPUs"], "lima"),
+                "evidence": [{"source": "lima", "locator": "the report", "quote": None}],
             },
             {
                 **claim("k.safe", "Kilo", "Kilo used 300 GPUs.", ["300 GPUs"], "kilo"),
@@ -258,6 +269,7 @@ def test_verify_unverified_found_each_kind_of_page(triage):
         "h.later": "confirmed",
         "i.hostile": "confirmed",
         "j.second-page": "confirmed",
+        "l.vague": "confirmed",
     }  # b.never cites a note; k.safe waits not
 
 
@@ -280,7 +292,7 @@ def test_the_queue_shows_the_page_that_located_the_claim(start, client):
         "4,000 tasks"
     ]  # not its first page, which has no URL
     fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
-    assert fields["source"] == "juliet" and fields["locator"] == "§4"
+    assert fields["source"] == "juliet" and fields["locator"] == "§4"  # its heading "4 Scale"
 
 
 def test_before_any_verification_the_queue_runs_in_key_order(start, client):
@@ -291,7 +303,7 @@ def test_before_any_verification_the_queue_runs_in_key_order(start, client):
 def test_a_claim_named_or_skipped_keeps_its_place(start, client):
     c = client(start())
     page = c.get("/queue?key=b.never").text
-    assert shown_key(page) == "b.never" and "Claim 7 of 10" in " ".join(parse(page).text().split())
+    assert shown_key(page) == "b.never" and "Claim 8 of 11" in " ".join(parse(page).text().split())
     assert shown_key(c.get("/queue?after=b.never").text) == "a.not-found"
     assert shown_key(c.get("/queue?after=g.changed").text) == "d.confirmed"  # round again
     assert (
@@ -345,6 +357,32 @@ def test_fetch_follows_the_servers_fetch_policy(start, client):
     assert "Could not fetch delta" in page.text() and "loopback address: refused" in page.text()
     assert page.find_all("mark") == []
     assert [v["outcome"] for v in verifications_of(server.db, "d.confirmed")] == ["unreachable"]
+
+
+def test_an_unreachable_fetch_never_costs_a_claim_its_place(start, client):
+    """Confirmed, then a fetch that fails (the server's policy refuses the loopback page): the queue's
+    order keeps the confirmed result, as `claims show` keeps it."""
+    server = start("verified", fetch_policy=None)
+    c = client(server)
+    page = parse(c.get(_fetch(c, "d.confirmed").headers["location"]).text)
+    assert "Could not fetch delta" in page.text()
+    outcomes = [v["outcome"] for v in verifications_of(server.db, "d.confirmed")]
+    assert outcomes == ["confirmed"]  # the conclusive result; the failed fetch is its last attempt
+    assert walk(c) == ORDER  # still first
+    first = parse(c.get("/queue").text)
+    assert shown_key(c.get("/queue").text) == "d.confirmed"
+    assert [m.text() for m in first.find_all("mark")] == ["1,024 GPUs"]  # its page, as last read
+
+
+def test_a_vague_locator_is_flagged_and_waits_after_the_located_claims(start, client):
+    c = client(start())
+    assert ORDER.index("l.vague") > ORDER.index("f.rounded")  # confirmed, yet not ready
+    page = parse(c.get("/queue?key=l.vague").text)
+    (flag,) = [d.text() for d in page.find_all("dd", "vague")]
+    assert "the claim's locator “the report” names no section" in flag
+    fields = {i.attrs["name"]: i.attrs.get("value", "") for i in page.find_all("input")}
+    assert fields["locator"] == ""  # never offered as the person's
+    assert page.find_all("textarea")[0].text() == "Lima ran on 640 GPUs in its main run."
 
 
 def test_fetch_is_bounded_in_time(start, client, pages_server):

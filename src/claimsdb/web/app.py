@@ -5,9 +5,12 @@ errors become pages.
     GET  /claims           the claims as a list, a page at a time, filterable (tag, trust, stage, subject, status,
                            stale); both take ?page=N&size=K
     GET  /claims/{key}     one claim: figures, sources, located passages, verification, competing values, history
-    GET  /queue            the re-read queue: one claim that is not paper-safe beside its located passage,
-                           filterable like the list
-    POST /queue            record the re-read (provenance.reread), then the next claim
+    GET  /queue            the re-read queue: one claim that is not paper-safe beside its page's located
+                           passage, filterable like the list; ?quote=SENTENCE picks the quote from the
+                           page's text
+    POST /queue            record the re-read (provenance.reread), checked against the page's text (its
+                           latest snapshot, else fetched now under the server's fetch policy), then the
+                           next claim; a refusal comes back with the form and what the page says
     POST /queue/fetch      "Fetch the page now": `claims verify` of one claim (verification.run, under the
                            server's fetch policy), then the same claim with its passage
     GET  /reader, POST /reader   who is recording (unless the server was started with --by)
@@ -33,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from claimsdb import db, verification
+from claimsdb import db, reread_page, verification
 from claimsdb.errors import (
     ClaimsError,
     FieldError,
@@ -47,7 +50,7 @@ from claimsdb.figures.quantity import FIELDS as FIGURE_FIELDS
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.selection import Memo
 from claimsdb.trust_rule import Policy
-from claimsdb.web import drawing, pages
+from claimsdb.web import drawing, pages, queue_page
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
@@ -59,6 +62,7 @@ LABELS = {
     "locator": "Locator",
     "quote": "Quote",
     "note": "Note",
+    "attest": "Attestation",
     "trust": "Trust",
     "status": "Status",
 }
@@ -151,7 +155,7 @@ class Site:
 
     async def form(self, request: Request) -> dict[str, str]:
         """The posted form, after the same-origin check and the token check."""
-        form = await request.form(max_files=0, max_fields=20)
+        form = await request.form(max_files=0, max_fields=32)
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
         host, server = request.headers.get("host"), request.scope.get("server")
         port = server[1] if server else None
@@ -257,7 +261,7 @@ class Site:
         """The queue page's claim (by key, after a key, or the first waiting) and its counts."""
         return await run_in_threadpool(
             self.read,
-            pages.queue_item,
+            queue_page.queue_item,
             self.memo,
             self.policy,
             self.store,
@@ -268,14 +272,16 @@ class Site:
     async def queue(self, request: Request) -> Response:
         params = request.query_params
         filters = pages.Filters.from_query(params)
-        data = await self.queue_item(filters, key=params.get("key"), after=params.get("after"))
+        data = await self.queue_item(
+            filters, key=params.get("key"), after=params.get("after"), picked=params.get("quote")
+        )
         done = (
-            await run_in_threadpool(self.read, pages.recorded, params["done"])
+            await run_in_threadpool(self.read, queue_page.recorded, params["done"])
             if params.get("done")
             else None
         )
         fetched = (
-            await run_in_threadpool(self.read, pages.last_check, params["fetched"])
+            await run_in_threadpool(self.read, queue_page.last_check, params["fetched"])
             if params.get("fetched")
             else None
         )
@@ -311,11 +317,26 @@ class Site:
                 "/reader?" + urlencode({"next": pages.href("/queue", [("key", key), *kept])}),
                 status_code=303,
             )
-        entered = pages.Entered(
-            **{k: fields.get(k, "") for k in ("source", "locator", "quote", "note")}
-        )
+        entered = queue_page.Entered(
+            **{k: fields.get(k, "") for k in ("source", "locator", "quote", "note", "attest")},
+            correct=tuple(
+                v for v in (await request.form()).getlist("correct") if isinstance(v, str)
+            ),
+            attesting=bool(fields.get("attesting")),
+        )  # request.form() again: the form read once (cached), its repeated field as a list
         try:
-            await run_in_threadpool(self.read, pages.record_reread, key, reader, entered)
+            entered.required()
+            read = None
+            if not entered.attesting:  # no session is held while the page is fetched
+                read = await run_in_threadpool(
+                    reread_page.read_page,
+                    self.engine,
+                    key,
+                    entered.source.strip() or None,
+                    self.store,
+                    self.fetch_limits,
+                )
+            await run_in_threadpool(self.read, queue_page.record_reread, key, reader, entered, read)
         except ClaimsError as exc:
             if status_for(exc) == 404:
                 raise

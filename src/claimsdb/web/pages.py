@@ -5,7 +5,6 @@ result into a page; a domain error (UnknownClaim, BadQuery...) goes up to app.py
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -13,24 +12,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
-from claimsdb import paper_safe, provenance, queries, verification, views
-from claimsdb.errors import BadQuery, ClaimsError
+from claimsdb import paper_safe, queries, verification, views
+from claimsdb.errors import BadQuery
 from claimsdb.escaping import http_url
 from claimsdb.fetching.snapshots import SnapshotStore
-from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Evidence, Source, Verification
-from claimsdb.selection import Facts, Memo, Queue, Selection
+from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Source
+from claimsdb.selection import Facts, Memo, Selection
 from claimsdb.sources import get_source
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust_rule import Policy
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
 
-QUOTE_CHARS = 300  # the longest quote prefilled from a passage
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+|\n\s*"
-)  # "14.8T" has no space after its point: not an end
 _WHOLE = re.compile(r"[0-9]{1,9}")  # a page number or size as a query string gives it
 # Claims a page of the list draws, and subjects a page of the grid (sizes: by default, at most).
 LIST_SIZE, LIST_MOST = 50, 500
@@ -183,16 +177,6 @@ class Passage:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class Entered:
-    """The re-read form's fields: prefilled, or as the person sent them back."""
-
-    source: str = ""
-    locator: str = ""
-    quote: str = ""
-    note: str = ""
-
-
 def choices(session: Session, facts: Facts) -> dict[str, list[str]]:
     return {
         "stages": list(facts.stages),
@@ -316,171 +300,3 @@ def competing(session: Session, view: ClaimView, policy: Policy) -> list[Drawn]:
     """The other claims on the same quantity (its competing values, each drawn with its tag)."""
     others = [queries.get_claim(session, c["key"]).id for c in view.competitors]
     return [Drawn.from_view(v, policy) for v in queries.claim_views(session, others, events=0)]
-
-
-def _sentence_with_figure(segments: list[tuple[str, bool]]) -> str:
-    """The sentence of the passage around its first highlighted figure, as a quote to start from."""
-    text, start = "", None
-    for piece, is_figure in segments:
-        if is_figure and start is None:
-            start = len(text)
-        text += piece
-    if start is None:
-        return ""
-    begin = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
-    end = next((m.start() for m in _SENTENCE_END.finditer(text, start)), len(text))
-    return " ".join(text[begin:end].split())[:QUOTE_CHARS]
-
-
-def queue_item(
-    session: Session,
-    memo: Memo,
-    policy: Policy,
-    store: SnapshotStore,
-    *,
-    filters: Filters | None = None,
-    key: str | None = None,
-    after: str | None = None,
-    entered: Entered | None = None,
-) -> dict[str, Any]:
-    """One claim of the re-read queue (the active claims the filters select that the export gate would
-    block, the located ones first: selection.Queue) beside its located passage, with the form's fields prefilled: the claim named by
-    `key`, else the first after `after` (wrapping round), else the first. A claim that disagrees with its
-    history is passed over: a re-read is refused on it, so it is left to `claims db check`."""
-    filters = replace(filters or Filters(), status=EXPORTABLE_STATUS)
-    facts = memo.facts(session)
-    queue = Queue(
-        session, filters.claim_filter(), policy, outdated=facts.outdated, stale=filters.stale
-    )
-    found = queue.find(key=key, after=after)
-    total = found.total if found.total is not None else queue.total()
-    page: dict[str, Any] = {
-        "item": None,
-        "total": total,
-        "passed_over": found.passed_over,
-        "position": 0,
-        "f": filters,
-        "choices": choices(session, facts),
-    }
-    view = found.view
-    if view is None:
-        return page
-    claim = queries.get_claim(session, view.key)
-    checked = last_checked_page(session, claim)
-    shown_page = checked or view.primary_source
-    source = get_source(session, shown_page) if shown_page else None
-    shown = (
-        passage(session, claim, source, store, list(view.figures)) if source is not None else None
-    )
-    if entered is None:
-        cited = (
-            next((s for s in view.sources if source is not None and s["key"] == source.key), None)
-            or {}
-        )
-        from_passage = _sentence_with_figure(shown.segments or []) if shown is not None else ""
-        entered = Entered(
-            source=source.key if source is not None else "",
-            locator=cited.get("locator") or "",
-            quote=from_passage or cited.get("quote") or "",
-        )
-    pages = session.execute(
-        select(Source.key, Source.title).where(Source.kind != "note").order_by(Source.key)
-    ).all()
-    return {
-        **page,
-        "item": Drawn.from_view(view, policy),
-        "view": view,
-        "passage": shown,
-        "entered": entered,
-        "position": found.position,
-        "pages": pages,
-        "fetchable": fetchable(session, claim),
-        "preview": reread_preview(session, view.key, entered),
-    }
-
-
-def last_checked_page(session: Session, claim: Claim) -> str | None:
-    """The page of the claim's latest verification (what placed it in the queue), when it is one of its
-    primary pages: the queue shows that page's passage, which need not be the first page the claim cites."""
-    row = session.execute(
-        select(Source.key)
-        .join(Verification, Verification.source_id == Source.id)
-        .join(Evidence, and_(Evidence.source_id == Source.id, Evidence.claim_id == claim.id))
-        .where(Verification.claim_id == claim.id, Source.kind != "note")
-        .order_by(Verification.id.desc())
-        .limit(1)
-    ).first()
-    return row[0] if row else None
-
-
-def fetchable(session: Session, claim: Claim) -> bool:
-    """Whether `claims verify` has a page of this claim to fetch: a primary page with a URL or a local copy."""
-    stmt = (
-        select(Source.id)
-        .join(Evidence, Evidence.source_id == Source.id)
-        .where(
-            Evidence.claim_id == claim.id,
-            Source.kind != "note",
-            or_(Source.url.is_not(None), Source.path.is_not(None)),
-        )
-    )
-    return session.execute(stmt.limit(1)).first() is not None
-
-
-@dataclass(frozen=True)
-class Checked:
-    """One page of the claim's latest verification run: its outcome, and why it could not be read."""
-
-    source: str
-    outcome: str
-    at: str
-    error: str | None = None
-
-
-def last_check(session: Session, key: str) -> list[Checked]:
-    """The claim's latest verification run (`claims verify` or "Fetch the page now"): each page checked, in
-    the order checked; empty when it was never verified."""
-    claim = queries.get_claim(session, key)
-    latest = (
-        select(func.max(Verification.at)).where(Verification.claim_id == claim.id).scalar_subquery()
-    )
-    rows = session.execute(
-        select(Source.key, Verification.outcome, Verification.at, Verification.detail)
-        .join(Source, Source.id == Verification.source_id)
-        .where(Verification.claim_id == claim.id, Verification.at == latest)
-        .order_by(Verification.id)
-    )
-    return [
-        Checked(source, outcome, str(at), (json.loads(detail) if detail else {}).get("error"))
-        for source, outcome, at, detail in rows
-    ]
-
-
-def _fields(entered: Entered) -> dict[str, str | None]:
-    """The form's fields as a re-read takes them (an empty page or note: none given)."""
-    return {
-        "source": entered.source.strip() or None,
-        "locator": entered.locator,
-        "quote": entered.quote,
-        "note": entered.note.strip() or None,
-    }
-
-
-def reread_preview(session: Session, key: str, entered: Entered) -> provenance.RereadPreview | None:
-    """What recording the form as filled in would change (what `claims reread` asks about); None while
-    the form holds what a re-read refuses (the error says why when it is sent)."""
-    try:
-        return provenance.preview_reread(session, key, **_fields(entered))
-    except ClaimsError:
-        return None
-
-
-def record_reread(session: Session, key: str, reader: str, entered: Entered) -> dict[str, Any]:
-    """Record the re-read under every rule of `claims reread` (provenance.reread: previewed and recorded
-    in one transaction, as `claims reread --yes` records it)."""
-    return provenance.reread(session, key, actor=reader, **_fields(entered))
-
-
-def recorded(session: Session, key: str) -> dict[str, str]:
-    """What the latest re-read recorded, in the words `claims show` uses."""
-    return {"key": key, "reason": queries.show(session, key)["tag_reason"]}
