@@ -1,6 +1,7 @@
 """Benchmark: clearing ten claims of the bundled data through the re-read queue of `claims serve`, before and
 after queue triage, in Chromium driven by Playwright. Prints seconds, clicks and keystrokes; asserts only
-that each way recorded ten re-reads. Run from the repository root:
+that each way recorded the re-reads it counts (before: ten; after: those the pages hold, at most ten).
+Run from the repository root:
 
     .venv/bin/python tests/benchmarks/bench_queue.py [--claims 10] [--corpus ../shared/corpus]
 
@@ -10,7 +11,8 @@ page the corpus holds a public copy of (`../shared/corpus`, see its MANIFEST.md)
 secondary claims wait too), since most of the bundled agent-reported claims cite only the note.
 
 - before: the code before queue triage (`--before REV`, by default the commit this work started from,
-  run from `git archive REV src` first on PYTHONPATH, as bench_scale's --src): no snapshot yet, the
+  run from `git archive REV src migrations data`, its `src` first on PYTHONPATH, as bench_scale's --src,
+  over a store it imports from its own data files, since the schema and the data moved on): no snapshot yet, the
   queue in key order, no fetch button. A claim that cites no primary page is skipped at sight (a click on
   Skip); for the others the person runs `claims verify KEY` in a terminal (a click into it, the command
   and Enter, a click back into the browser, F5), then, when it located the claim, clicks into the locator,
@@ -19,11 +21,17 @@ secondary claims wait too), since most of the bundled agent-reported claims cite
   The name: a click on "Say who you are", the name, a click on Continue.
 - after: this checkout. `claims verify --unverified --strict` once (the command and Enter), then the
   queue from the keyboard alone: the name asked inline (the name, Enter), the located claims first, the
-  locator has the focus (Control+A, the locator, Alt+R records).
+  quote filled from the page's text (the located passage's sentences holding the claim's figures, from
+  its latest snapshot), the locator has the focus (Control+A, the locator, Alt+R records; the re-read is
+  checked against the snapshot, as `claims reread` checks it). A claim whose quote the page does not
+  hold as filled in (its figures stand in several places of the page, or the page states another value)
+  is skipped (Alt+S); the walk ends after the n-th re-read or at the first claim with no located passage.
 
-Every way records the same locator for the n-th re-read; the page and the quote come prefilled. A keystroke is a key pressed (Alt+R is two). The seconds are the
-machine's, from opening the queue to the tenth re-read, including each `claims verify` process; what a
-person takes to read a passage is the same for all and is not measured.
+Every way records the same locator for the n-th re-read; the page (and, after, the quote) come prefilled.
+A keystroke is a key pressed (Alt+R is two). The seconds are the machine's, from opening the queue to the
+last re-read, including each `claims verify` process; what a person takes to read a passage is the same
+for all and is not measured. After, the script checks that each quote recorded is the one the queue
+filled from the page's text and that the re-read was checked against its snapshot.
 """
 
 from __future__ import annotations
@@ -84,6 +92,20 @@ def claims(env: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([CLAIMS, *args], env=env, capture_output=True, text=True, check=False)
 
 
+def pointed(files: tuple[Path, ...], base: str, folder: Path) -> list[Path]:
+    """Copies of the data files in `folder`, each source's URL pointed at the loopback folder."""
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for data in files:
+        doc = json.loads(data.read_text(encoding="utf-8"))
+        for source in doc.get("sources", []):
+            if source.get("url"):
+                source["url"] = f"{base}/{source['key']}.md"  # a 404 unless the folder holds it
+        paths.append(folder / data.name)
+        paths[-1].write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return paths
+
+
 def prepare(tmp: Path, corpus: Path, server: LocalHTTPServer) -> dict:
     """The loopback folder, served; the bundled data pointed at it and imported (no snapshot yet)."""
     folder = tmp / "pages"
@@ -94,15 +116,7 @@ def prepare(tmp: Path, corpus: Path, server: LocalHTTPServer) -> dict:
         )
     for page in folder.iterdir():
         server.add(f"/{page.name}", page.read_bytes(), content_type="text/markdown; charset=utf-8")
-    base = server.url("").rstrip("/")
-    paths = []
-    for data in BUNDLED:
-        doc = json.loads(data.read_text(encoding="utf-8"))
-        for source in doc.get("sources", []):
-            if source.get("url"):
-                source["url"] = f"{base}/{source['key']}.md"  # a 404 unless the folder holds it
-        paths.append(tmp / data.name)
-        paths[-1].write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    paths = pointed(BUNDLED, server.url("").rstrip("/"), tmp)
     env = {
         **os.environ,
         "CLAIMS_DB": str(tmp / "claims.db"),
@@ -127,6 +141,8 @@ class Count:
         self.clicks = self.keys = 0
         self.recorded: list[str] = []
         self.visited = 0
+        self.skipped: list[str] = []
+        self.quotes: dict[str, str] = {}  # the quote recorded, as the form was filled in
 
 
 def shown(page) -> str:
@@ -208,20 +224,34 @@ def walk_before(page, env: dict, n: int, count: Count) -> None:
 
 
 def walk_after(page, n: int, count: Count) -> None:
-    """Located claims first: the locator has the focus; type it, Alt+R."""
+    """Located claims first, the quote filled from the page's text: where the page holds it (the verdict
+    under the quote), the locator has the focus: Control+A, type it, Alt+R; where it does not (the claim's
+    figures stand in several places of its page), Alt+S. The walk ends after n re-reads, or at the first
+    claim with no located passage (the rest of the queue has no page to read)."""
     while len(count.recorded) < n:
         key = shown(page)
+        if not located(page) or key in count.skipped:  # the located claims are behind
+            print(f"after: the walk ends at {key} ({page.url})", file=sys.stderr)
+            break
         count.visited += 1
-        assert located(page), (
-            f"{key}: the {len(count.recorded) + 1}th claim of the queue has no located passage"
-        )
+        if not page.locator(".verdict.holds").count():  # the page does not hold the quote filled in
+            with page.expect_navigation():
+                access_key(page, "s")
+            count.keys += 2
+            count.skipped.append(key)
+            continue
+        quote = page.locator("#quote").input_value()
         locator = f"§{len(count.recorded) + 1}"
-        page.keyboard.press("Control+A")  # the locator may come prefilled from the data
+        page.locator("#locator:focus").wait_for()  # the page has given the locator the focus
+        page.keyboard.press("Control+A")  # the locator may come prefilled from the page
         page.keyboard.type(locator)
         with page.expect_navigation():
             access_key(page, "r")
         count.keys += 2 + len(locator) + 2
+        refused = page.locator("p.error").all_inner_texts()
+        assert page.locator(".flash").count(), f"{key}: refused: {refused}"
         count.recorded.append(key)
+        count.quotes[key] = quote
 
 
 def through_queue(env: dict, n: int, way: str) -> tuple[Count, float]:
@@ -274,12 +304,28 @@ def rereads(env: dict, keys: list[str]) -> int:
     )
 
 
+def checked_on_the_page(env: dict, count: Count) -> int:
+    """The re-reads recorded with the quote as the queue filled it from the page's text, checked on the
+    page (the event records the snapshot it was checked against)."""
+    mine = 0
+    for key in count.recorded:
+        detail = json.loads(claims(env, "history", key, "--format", "json").stdout)["events"][-1][
+            "detail"
+        ]
+        checked = detail.get("checked") or {}
+        mine += detail.get("quote") == count.quotes.get(key) and checked.get("how") == "snapshot"
+    return mine
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=10)
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     parser.add_argument(
         "--before", default=BEFORE, help=f"the revision to measure as before (default {BEFORE})"
+    )
+    parser.add_argument(
+        "--only", choices=("before", "after"), help="measure one way only (default: both)"
     )
     args = parser.parse_args()
     n = args.claims
@@ -298,17 +344,29 @@ def main() -> None:
         old = tmp / "before"
         old.mkdir()
         archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", args.before, "src"], capture_output=True, check=True
+            ["git", "-C", str(REPO), "archive", args.before, "src", "migrations", "data"],
+            capture_output=True,
+            check=True,
         )
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         for label, way in ((f"before ({args.before})", "before"), ("after", "after")):
+            if args.only not in (None, way):
+                continue
             mine = copy(env, tmp, f"{way}.db")
-            if way == "before":
+            if way == "before":  # its own store, of its own data: the schema has moved on since
                 mine["PYTHONPATH"] = os.pathsep.join(
                     [str(old / "src"), *filter(None, [env.get("PYTHONPATH")])]
                 )
+                Path(mine["CLAIMS_DB"]).unlink()
+                files = tuple(old / "data" / p.name for p in BUNDLED)
+                data = pointed(files, server.url("").rstrip("/"), old / "pointed")
+                done = claims(mine, "import", *map(str, data))
+                assert done.returncode == 0, done.stderr
             count, elapsed = through_queue(mine, n, way)
-            assert rereads(mine, count.recorded) == n, f"{label}: not every re-read was recorded"
+            asked = n if way == "before" else len(count.recorded)
+            assert rereads(mine, count.recorded) == asked, f"{label}: a re-read is missing"
+            if way == "after":
+                from_page = checked_on_the_page(mine, count)
             rows.append((label, count, elapsed))
     print(
         f"clearing {n} claims of the bundled data through the strict re-read queue (pages on 127.0.0.1)"
@@ -318,6 +376,14 @@ def main() -> None:
         print(f"{label:<22}{count.clicks:>8}{count.keys:>12}{elapsed:>10.2f}{count.visited:>13}")
     for label, count, _ in rows:
         print(f"{label}: recorded {', '.join(count.recorded)}")
+        if count.skipped:
+            skipped = ", ".join(count.skipped)
+            print(f"{label}: skipped {skipped} (the page does not hold the quote filled in)")
+        if count.quotes:
+            print(
+                f"{label}: {from_page} of {len(count.recorded)} quotes filled from the page's text "
+                "and checked on its snapshot"
+            )
 
 
 if __name__ == "__main__":
