@@ -1,7 +1,8 @@
 """Which figures are paper-safe.
 
 By default a claim whose tag is `verified` or `secondary` passes and `unverified` is blocked;
-`strict` passes `verified` only. A verified tag counts only while the re-read behind it still covers
+`strict` passes `verified` only, and not where the re-read behind it is an attestation (a person said
+why the page could not be checked, so nothing checked the quote against the page). A verified tag counts only while the re-read behind it still covers
 the claim (history.derive): a claim changed since its re-read is blocked until re-read again.
 Only active claims are ever exported: withdrawn and superseded claims are left out of every export,
 whatever their tag.
@@ -20,8 +21,8 @@ EXPORTABLE_STATUS = "active"
 
 @dataclass(frozen=True)
 class Blocker:
-    """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated" or
-    "stale"; `reason` says it for people."""
+    """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated",
+    "stale" or "attested"; `reason` says it for people."""
 
     kind: str
     reason: str
@@ -79,6 +80,14 @@ class Policy:
             out.append(Blocker("outdated", view.outdated_reason or "changed since it was re-read"))
         if self.strict and view.stale:
             out.append(Blocker("stale", f"stale: the latest verification was {view.stale_outcome}"))
+        if self.strict and view.attested is not None and self.passes(view.trust):
+            out.append(
+                Blocker(
+                    "attested",
+                    f"re-read on an attestation, not checked against the page ({view.attested}): "
+                    f"the {self.describe()} counts only re-reads checked on the page",
+                )
+            )
         return out
 
     def allows(self, view: ClaimView) -> bool:

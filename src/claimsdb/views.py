@@ -141,10 +141,25 @@ class ClaimView(NamedTuple):
     tag_event: dict[str, Any] | None  # the event that set the tag, as stored (its detail JSON text)
     rank_event: dict[str, Any] | None  # the event that set the rank, as stored
     label: str | None = None  # the short phrase its grid cell shows instead of the figures
+    vouched_event: dict[str, Any] | None = None  # the event its verified tag stands on, as stored
 
     @property
     def tag_reason(self) -> str:
         return tag_reason(_shown(self.tag_event), self.basis)
+
+    @property
+    def reread_check(self) -> str | None:
+        """How the re-read its verified tag stands on met the page: "checked" (the quote was found on the
+        page), "attested" (a person said why the page could not be checked), "unchecked" (recorded by an
+        earlier release, before re-reads were checked); None when no re-read vouches for it."""
+        return reread_check(self.vouched_event)
+
+    @property
+    def attested(self) -> str | None:
+        """The reason of the attestation its verified tag stands on (None: none does)."""
+        if self.reread_check != "attested":
+            return None
+        return str(_detail(self.vouched_event).get("attested"))
 
     @property
     def rank_reason(self) -> str | None:
@@ -191,6 +206,8 @@ class ClaimView(NamedTuple):
             "reread_outdated": self.reread_outdated,
             "outdated_reason": self.outdated_reason,
             "integrity": list(self.integrity),
+            "reread_check": self.reread_check,
+            "attested": self.attested,
         }
 
 
@@ -411,7 +428,26 @@ def _view(
         tag_event,
         rank_event,
         label,
+        dict(state.vouched_by) if verified and state.vouched_by is not None else None,
     )
+
+
+def _detail(event: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored event's detail, decoded (empty for none)."""
+    detail = (event or {}).get("detail")
+    if isinstance(detail, str):
+        detail = json.loads(detail)
+    return detail if isinstance(detail, dict) else {}
+
+
+def reread_check(event: dict[str, Any] | None) -> str | None:
+    """How a re-read event met the page: "checked", "attested" or "unchecked" (None: not a re-read)."""
+    if event is None or event.get("kind") != "reread":
+        return None
+    detail = _detail(event)
+    if detail.get("attested"):
+        return "attested"
+    return "checked" if detail.get("checked") else "unchecked"
 
 
 def _shown(e: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -540,7 +576,11 @@ def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
         if detail.get("locator"):
             where += f", {detail['locator']}"
         seen = f": “{detail['quote']}”" if detail.get("quote") else ""
-        return f"re-read by {event['actor']} on {when} in {where}{seen}"
+        how = {
+            "attested": f" (attested, not checked against the page: {detail.get('attested')})",
+            "unchecked": " (not checked against the page: recorded before re-reads were checked)",
+        }.get(reread_check(event) or "", "")
+        return f"re-read by {event['actor']} on {when} in {where}{seen}{how}"
     if event["kind"] == "retagged":
         return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
     if isinstance(detail, dict) and detail.get(

@@ -362,6 +362,8 @@ def _reread_event(
         "linked": not cited,
         "data_file": rec.file,
         "record": rec.record_name,
+        # nothing here read the page: the data file says a person did, so it is an attestation
+        "attested": DATA_FILE_ATTESTATION,
     }
     event = {
         "claim": rec.key,
@@ -384,6 +386,9 @@ def _reread_event(
         ),
     }
     return event, cited
+
+
+DATA_FILE_ATTESTATION = "recorded in a data file; the page was not checked"
 
 
 @lru_cache(maxsize=4096)

@@ -34,6 +34,7 @@ class IndexedClaim:
     statement: str = ""
     aliases: tuple[str, ...] = ()  # other names of its subject
     paper_safe: bool = False  # Policy.allows: the one paper-safe rule (its status aside)
+    attested: str | None = None  # its re-read is an attestation (not checked on the page): why
 
     @property
     def active(self) -> bool:
@@ -139,6 +140,7 @@ def subject_index(session: Session) -> SubjectIndex:
 # the fields of a claim's view that an indexed claim holds under the same name
 _AS_VIEWED = (
     "key subject tag trust status stale stale_outcome status_reason superseded_by rank statement aliases"
+    " attested"
 ).split()
 
 

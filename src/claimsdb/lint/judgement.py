@@ -72,11 +72,13 @@ def decide(store: Store, judged: list[Judged], tiers: dict[int, int], say: Say) 
     ]
     # a paper-safe, current claim states it (a step of its change: "up to 128K" of 32K → 128K), and it is
     # the value its quantity uses
-    if any(
-        store.claims[ci].rank != "deprecated" and store.claims[ci].preferred is None
-        for ci, _, _ in stating
-    ):
-        return True, None
+    used = [
+        j
+        for j in stating
+        if store.claims[j[0]].rank != "deprecated" and store.claims[j[0]].preferred is None
+    ]
+    if used:
+        return True, _attested(store, used, say)
     if stating:  # only values the store keeps but does not use
         return _not_preferred(store, stating, say)
     # A value inside a stored range does not state the range, and does not differ from it either.
@@ -87,6 +89,16 @@ def decide(store: Store, judged: list[Judged], tiers: dict[int, int], say: Say) 
         or _stated(store, states, say)
         or _different(store, judged, say)
     )
+
+
+def _attested(store: Store, used: list[Judged], say: Say) -> Finding | None:
+    """A note when every claim that makes the figure pass stands on an attested re-read (a person said
+    why the page could not be checked): it passes, and the report says on what."""
+    if any(store.claims[ci].attested is None for ci, _, _ in used):
+        return None
+    reasons = "; ".join(f"{store.claims[ci].key}: {store.claims[ci].attested}" for ci, _, _ in used)
+    message = f"passes on an attested re-read, not checked against the page ({reasons})"
+    return say("note", message, used, used[0][2].verdict)
 
 
 def _not_preferred(store: Store, stating: list[Judged], say: Say) -> Outcome:
