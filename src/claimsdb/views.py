@@ -32,6 +32,7 @@ from sqlmodel import Session
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
+from claimsdb.reasons import _detail, rank_reason, reread_check, tag_reason
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -432,24 +433,6 @@ def _view(
     )
 
 
-def _detail(event: dict[str, Any] | None) -> dict[str, Any]:
-    """A stored event's detail, decoded (empty for none)."""
-    detail = (event or {}).get("detail")
-    if isinstance(detail, str):
-        detail = json.loads(detail)
-    return detail if isinstance(detail, dict) else {}
-
-
-def reread_check(event: dict[str, Any] | None) -> str | None:
-    """How a re-read event met the page: "checked", "attested" or "unchecked" (None: not a re-read)."""
-    if event is None or event.get("kind") != "reread":
-        return None
-    detail = _detail(event)
-    if detail.get("attested"):
-        return "attested"
-    return "checked" if detail.get("checked") else "unchecked"
-
-
 def _shown(e: dict[str, Any] | None) -> dict[str, Any] | None:
     """An event as a view shows it: its fields for people, the detail decoded."""
     if e is None:
@@ -563,41 +546,3 @@ def _competition(
             }
         )
     return quantities, competitors
-
-
-def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
-    """Why the claim has its current tag, from the event that set it."""
-    if event is None:
-        return basis
-    when = f"{event['at'][:10]}"
-    detail = event.get("detail") or {}
-    if event["kind"] == "reread":
-        where = detail.get("source", event.get("origin"))
-        if detail.get("locator"):
-            where += f", {detail['locator']}"
-        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
-        how = {
-            "attested": f" (attested, not checked against the page: {detail.get('attested')})",
-            "unchecked": " (not checked against the page: recorded before re-reads were checked)",
-        }.get(reread_check(event) or "", "")
-        return f"re-read by {event['actor']} on {when} in {where}{seen}{how}"
-    if event["kind"] == "retagged":
-        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
-    if isinstance(detail, dict) and detail.get(
-        "agent"
-    ):  # an agent door's (claims mcp): no data file
-        return f"reported by {event['actor']} on {when}: {basis}"
-    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
-
-
-def rank_reason(event: dict[str, Any] | None) -> str | None:
-    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
-    if event is None:
-        return None
-    detail = event.get("detail") or {}
-    if event["kind"] == "ranked":
-        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
-        return why + (f" ({detail['because']})" if detail.get("because") else "")
-    return f"from the data file {event['origin']}" + (
-        f": {detail['rank_reason']}" if detail.get("rank_reason") else ""
-    )
