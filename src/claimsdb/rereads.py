@@ -66,6 +66,7 @@ class RereadPreview:
     corrections: tuple[tuple[str, str], ...] = ()  # (the claim's figure, the page's) corrected
     attested: str | None = None  # why the page could not be checked (an attestation)
     refusal: str | None = None  # why nothing can be recorded as filled in (None: it can)
+    corrected_statement: str | None = None  # the statement once the corrections are made
 
     @property
     def page(self) -> str:
@@ -187,7 +188,7 @@ def _preview(
         from claimsdb.verification import passage_for  # the snapshots' reader: only when shown
 
         passage = passage_for(session, claim, src, store)
-    check, corrections, refusal = _checked_on_page(session, claim, asked, locator or "", attest)
+    verdict = _checked_on_page(session, claim, asked, locator or "", attest)
     preview = RereadPreview(
         claim_id=view.id,
         key=claim.key,
@@ -203,77 +204,98 @@ def _preview(
         trust_before=view.trust,
         status=claim.status,
         linked=src is None or not _cited(view, src.key, locator, quote),
-        vouched=() if vouched and not corrections else figures,
+        vouched=() if vouched and not verdict.corrections else figures,
         passage=passage,
         read=asked.read,
-        check=check,
-        corrections=corrections,
+        check=verdict.check,
+        corrections=verdict.corrections,
         attested=attest,
-        refusal=refusal,
+        refusal=verdict.refusal,
+        corrected_statement=verdict.statement if verdict.corrections else None,
     )
     return preview, src
 
 
+@dataclass(frozen=True)
+class _Verdict:
+    """The page's verdict on a re-read as filled in: the check, the corrections it accepts and the
+    statement they make, and why nothing can be recorded (None: it can)."""
+
+    check: PageCheck | None = None
+    corrections: tuple[tuple[str, str], ...] = ()
+    statement: str | None = None
+    refusal: str | None = None
+
+
 def _checked_on_page(
     session: Session, claim: Claim, asked: _Asked, locator: str, attest: str | None
-) -> tuple[PageCheck | None, tuple[tuple[str, str], ...], str | None]:
-    """The page's verdict on the quote and the claim's figures (after the person's corrections), the
-    corrections it accepts, and why nothing can be recorded (None: it can)."""
-    from claimsdb.figures import parse
-    from claimsdb.locating.reread import check_page, corrected, vague_locator
-    from claimsdb.verification import quantities
+) -> _Verdict:
+    """Check the re-read's locator, then its quote and the claim's figures (after the person's
+    corrections) against the page's text; an attestation is checked for its locator alone."""
+    from claimsdb.locating.reread import too_short, vague_locator
 
     read = asked.read
     text = read.text if read is not None else None
     if vague_locator(locator, text):
-        return (
-            None,
-            (),
-            (
-                f"the locator {locator!r} names no section, table, figure, page or heading of the page: "
-                "say where in the page a reader finds the quote"
-            ),
+        return _Verdict(
+            refusal=f"the locator {locator!r} names no section, table, figure, page or heading of "
+            "the page: say where in the page a reader finds the quote"
+        )
+    if too_short(asked.quote or ""):
+        return _Verdict(
+            refusal=f"the quote {asked.quote!r} is one word: quote the page's words around the "
+            "figure or the fact, so that a reader finds them"
         )
     if attest:
-        return None, (), None
+        return _Verdict()
     if read is None:
-        return None, (), "the page was not read: a re-read is checked against the page's text"
+        return _Verdict(refusal="the page was not read: a re-read is checked against its text")
     if text is None:
         why = "no snapshot, and the fetch failed" if read.how == "fetched" else "it cannot be read"
-        return (
-            None,
-            (),
-            (
-                f"the page cannot be had ({why}: {read.error}); name a local copy of it, or attest "
-                "with the reason it cannot be checked"
-            ),
+        return _Verdict(
+            refusal=f"the page cannot be had ({why}: {read.error}); name a local copy of it, or "
+            "attest with the reason it cannot be checked"
         )
+    return _on_text(session, claim, asked, text, read)
+
+
+def _on_text(session: Session, claim: Claim, asked: _Asked, text: str, read: PageRead) -> _Verdict:
+    from claimsdb.figures import parse
+    from claimsdb.locating.reread import check_page, corrected, rewritten
+    from claimsdb.verification import quantities
+
     assert claim.id is not None  # a stored claim
     figures = quantities(session, [claim.id]).get(claim.id, [])
     hint = f"{claim.subject} {claim.statement}"
     check = check_page(text, asked.quote or "", figures, hint)
     corrections: list[tuple[str, str]] = []
+    statement: str | None = claim.statement
     for given in asked.correct:
         try:
-            corrections.append(corrected(check.changes, given))
+            old, new = corrected(check.changes, given)
         except ValueError as exc:
-            return check, (), str(exc)
+            return _Verdict(check, refusal=str(exc))
+        corrections.append((old, new))
+        statement = rewritten(statement, old, new) if statement is not None else None
+        if statement is None:
+            return _Verdict(
+                check,
+                refusal=f"the statement does not write {old} where it could say {new}: "
+                "correct the claim's data, then re-read it",
+            )
     if corrections:
         fixed = dict(corrections)
         figures = [parse(fixed[q.raw]) if q.raw in fixed else q for q in figures]
         check = check_page(text, asked.quote or "", figures, hint)
     if check.holds:
-        return check, tuple(corrections), None
+        return _Verdict(check, tuple(corrections), statement)
     said = f"; the page says there: “{' '.join(check.passage.split())}”" if check.passage else ""
     if check.changes:
         said += "; if the page is right, correct the claim: " + ", ".join(
             repr(page) for _claim, page in check.changes
         )
-    return (
-        check,
-        tuple(corrections),
-        f"checked against {read.describe()}: " + "; ".join(check.findings) + said,
-    )
+    why = f"checked against {read.describe()}: " + "; ".join(check.findings) + said
+    return _Verdict(check, tuple(corrections), statement, why)
 
 
 def reread(
@@ -323,7 +345,7 @@ def reread(
         src, registered = sources.resolve(session, what.page)
         _refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)
-    statement, stored = _apply_corrections(session, claim, what.corrections)
+    statement, stored = _apply_corrections(session, claim, what)
     event = _record(
         session,
         claim,
@@ -373,19 +395,19 @@ def reread(
 
 
 def _apply_corrections(
-    session: Session, claim: Claim, corrections: tuple[tuple[str, str], ...]
+    session: Session, claim: Claim, what: RereadPreview
 ) -> tuple[str, str | None]:
     """Correct each of the claim's figures to what the page says (its row, its trace index, and the
     figure as the statement writes it); returns the statement and the stored record's new digest (None
     when nothing was corrected)."""
-    if not corrections:
+    corrections = what.corrections
+    if not corrections or what.corrected_statement is None:
         return claim.statement, None
     from sqlalchemy import delete
 
     from claimsdb.figures import figure_columns, parse, reach
     from claimsdb.models import FIGURE_COLUMNS, FigureNumber
 
-    statement = claim.statement
     assert claim.id is not None  # a stored claim
     for old, new in corrections:
         q = parse(new)
@@ -406,7 +428,6 @@ def _apply_corrections(
             session.add(
                 FigureNumber(claim_id=claim.id, position=figure.position, lo=lo, hi=hi, tier=tier)
             )
-        statement = statement.replace(old, new.strip(), 1)
     session.flush()
     rows = session.scalars(
         select(Figure).where(col(Figure.claim_id) == claim.id).order_by(col(Figure.position))
@@ -418,7 +439,7 @@ def _apply_corrections(
         claim.quantity_id,
         [{c: getattr(r, c) for c in FIGURE_COLUMNS} for r in rows],
     )
-    return statement, stored
+    return what.corrected_statement, stored
 
 
 @dataclass(frozen=True)

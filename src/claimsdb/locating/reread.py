@@ -131,6 +131,32 @@ def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, st
     )
 
 
+def rewritten(statement: str, old: str, new: str) -> str | None:
+    """The statement with a corrected figure: `old` as the claim's figure writes it replaced by `new`,
+    else the figure of the statement that states the same value as `old` ("4,096 GPUs" for a figure
+    written "4,096 H800"); None when the statement writes no such figure (it cannot be corrected in it)."""
+    if old in statement:
+        return statement.replace(old, new, 1)
+    try:
+        wanted = parse(old)
+    except FigureError:
+        return None
+    for f in scan(statement):
+        if match(wanted, f.quantity, _SAID).verdict == "same":
+            return statement[: f.start] + new + statement[f.end :]
+    return None
+
+
+_MIN_QUOTE_WORDS = 2
+
+
+def too_short(quote: str) -> bool:
+    """A quote of one word without a digit ("the", "SampleQueue") says nothing about where the page
+    says it: any page may hold it."""
+    words = _WORD.findall(normalize(quote))
+    return len(words) < _MIN_QUOTE_WORDS and not any(ch.isdigit() for ch in quote)
+
+
 # A place a reader can turn to: a section, table, figure, page, line, appendix, equation, listing...
 _PLACE = re.compile(
     r"(§\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
