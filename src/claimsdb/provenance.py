@@ -30,6 +30,7 @@ from claimsdb.escaping import FORBIDDEN_CHARS, http_url
 from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source, Tag, utcnow
 from claimsdb.queries import claim_views, get_claim
+from claimsdb.trust_rule import page_to_reread
 from claimsdb.views import ClaimView
 
 if TYPE_CHECKING:
@@ -553,6 +554,7 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
             key,
             f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
             f"({target.trust}): only a re-read raises trust",
+            page_to_reread(view.sources),
         )
     reason = _required(reason, "reason")
     before = claim.tag
