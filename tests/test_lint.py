@@ -73,8 +73,10 @@ def test_kimi_k25_concurrent_tasks_is_an_error_naming_the_agent_reported_claim(r
     )
     assert "agent-reported (unverified)" in f.message
     assert (
-        "claims reread rl.fleet.kimi-k25-tasks --source PAGE" in f.message
+        "a person re-reads rl.fleet.kimi-k25-tasks in the page its figure comes from (it cites none"
+        in f.message
     )  # it cites only the note
+    assert "`claims reread rl.fleet.kimi-k25-tasks`" in f.message and "--yes" not in f.message
     assert (
         "stored as up to, written as exact" in f.message
     )  # the comparator differs; it still matches
@@ -105,7 +107,10 @@ def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(ru
         ("54-day run", "error", ("pipelines.obs.llama3-failures",)),
         ("466 interruptions", "error", ("pipelines.obs.llama3-failures",)),
     ]
-    assert "claims reread pipelines.obs.llama3-failures --source llama3-report" in errors[1].message
+    assert (
+        "a person re-reads pipelines.obs.llama3-failures in llama3-report <https://"
+        in errors[1].message
+    )
     reread = claims(
         "reread",
         "pipelines.obs.llama3-failures",

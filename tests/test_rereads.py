@@ -13,7 +13,18 @@ import pytest
 from claimsdb.locating.reread import vague_locator
 from tests.httpserver import LocalHTTPServer
 
-SYSTEMS = ["Aster", "Birch", "Cobalt", "Dune", "Ember", "Fjord", "Garnet", "Harbor", "Iris", "Juniper"]
+SYSTEMS = [
+    "Aster",
+    "Birch",
+    "Cobalt",
+    "Dune",
+    "Ember",
+    "Fjord",
+    "Garnet",
+    "Harbor",
+    "Iris",
+    "Juniper",
+]
 # Each page: a heading per section and one sentence a figure each (the page's own words).
 GPUS = [512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288]
 ENVS = [1200, 2400, 3600, 4800, 6000, 7200, 8400, 9600, 10800, 12000]
@@ -53,7 +64,6 @@ def _claims() -> tuple[list[dict], list[dict], list[dict], list[dict]]:
     """(honest, changed, invented, vague) claims, as the agent reported them."""
     honest, changed, invented, vague = [], [], [], []
     for i in range(10):
-        n = SYSTEMS[i]
         honest.append(
             _claim(i, "tokens", "ok", f"{TOKENS[i]}T tokens", f"holds {TOKENS[i]}T tokens", "§3.2")
         )
@@ -148,7 +158,9 @@ def _reread(claims, claim: dict, *extra: str):
 
 
 def _events(claims, key: str) -> list[str]:
-    return [e["kind"] for e in json.loads(claims("history", key, "--format", "json").stdout)["events"]]
+    return [
+        e["kind"] for e in json.loads(claims("history", key, "--format", "json").stdout)["events"]
+    ]
 
 
 def test_thirty_agent_claims_against_ten_pages(claims, pages):

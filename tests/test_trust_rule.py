@@ -12,7 +12,7 @@ from claimsdb import db, paper_safe, views
 from claimsdb.lint import build_store
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Queue
-from claimsdb.trust_rule import Policy, reread_command
+from claimsdb.trust_rule import Policy, RereadPage, page_to_reread, reread_hint
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
 from tests.conftest import DATA_FILES, run_sql
@@ -95,10 +95,29 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
     )  # stale: blocked only when strict
 
 
-def test_the_reread_hint_is_one_command():
-    assert (
-        reread_command("a.b", "llama3-report", "team.db")
-        == "claims reread a.b --source llama3-report --db team.db"
+def test_the_reread_hint_names_the_page_and_the_place_and_never_a_command_to_run():
+    page = RereadPage("llama3-report", "https://arxiv.org/abs/2407.21783", "Table 5")
+    hint = reread_hint("a.b", page, "team.db")
+    assert hint.startswith(
+        "a person re-reads a.b in llama3-report <https://arxiv.org/abs/2407.21783>, at Table 5, "
+        "and records it with the page's own words"
     )
-    hint = reread_command("a.b", None)
-    assert hint.startswith("claims reread a.b --source PAGE (it cites no primary page yet")
+    assert "(`claims serve --db team.db`, then /queue?key=a.b)" in hint
+    assert "(`claims reread a.b --db team.db`, naming the page, the place and the quote)" in hint
+    assert not {"--yes", "--quote", "--locator", "--source"} & set(hint.split())
+    cites_none = reread_hint("a.b", None)
+    assert cites_none.startswith(
+        "a person re-reads a.b in the page its figure comes from (it cites none"
+    )
+    assert "(it cites no place in it yet)" in reread_hint("a.b", RereadPage("llama3-report"))
+    assert reread_hint("a b&c", None).count("/queue?key=a%20b%26c") == 1
+
+
+def test_the_page_to_reread_is_the_first_cited_page_that_is_not_a_note():
+    cited = [
+        {"key": "note-x", "kind": "note", "url": None, "locator": "§2"},
+        {"key": "report", "kind": "report", "url": "https://example.org/r", "locator": "§4.1"},
+        {"key": "other", "kind": "paper", "url": None, "locator": None},
+    ]
+    assert page_to_reread(cited) == RereadPage("report", "https://example.org/r", "§4.1")
+    assert page_to_reread(cited[:1]) is None

@@ -30,7 +30,7 @@ from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 from claimsdb.views import ClaimView
 
 MODES = ("gate", "skip-unsafe", "draft", "guarded")
@@ -55,7 +55,7 @@ class ExportRow:
     tag: str
     trust: str | None
     paper_safe: bool
-    reread_source: str | None = None  # the source a person should re-read to clear it
+    reread_page: RereadPage | None = None  # the page a person should re-read to clear it
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
     outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
@@ -169,7 +169,7 @@ class Blocked(NamedTuple):
     trust: str | None
     outdated: str | None
     stale: bool
-    reread_source: str | None
+    reread_page: RereadPage | None
 
 
 @dataclass
@@ -294,7 +294,7 @@ def prepare(
                         row.trust,
                         row.outdated,
                         row.stale,
-                        row.reread_source,
+                        row.reread_page,
                     )
                 )
         if row.paper_safe or mode in ("draft", "guarded"):
@@ -328,7 +328,7 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         tag=view.tag,
         trust=view.trust,
         paper_safe=safe,
-        reread_source=None if safe else view.primary_source,
+        reread_page=None if safe else page_to_reread(view.sources),
         stale=view.stale,
         outdated=view.outdated_reason,
         figure_names=[f["name"] for f in view.figures],

@@ -23,6 +23,7 @@ from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.recording import required as _required
 from claimsdb.rereads import RereadPreview, preview_reread, required_fields, reread
+from claimsdb.trust_rule import page_to_reread
 
 __all__ = [
     "REREAD_TAG",
@@ -57,6 +58,7 @@ def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> d
             key,
             f"retag cannot raise {key} from {claim.tag} ({current}) to {tag} "
             f"({target.trust}): only a re-read raises trust",
+            page_to_reread(view.sources),
         )
     reason = _required(reason, "reason")
     before = claim.tag

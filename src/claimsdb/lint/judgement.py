@@ -10,7 +10,7 @@ from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdi
 from claimsdb.lint.claims_read import DIGIT, IndexedClaim, Store
 from claimsdb.lint.filter import small_bare
 from claimsdb.lint.report import SKIPPED, Finding
-from claimsdb.trust_rule import reread_command
+from claimsdb.trust_rule import reread_hint
 
 Judged = tuple[int, Quantity, Verdict]  # a claim's index, its stored figure, the matcher's verdict
 Say = Callable[[str, str, list, str | None], Finding]  # severity, message, claims chosen, verdict
@@ -27,8 +27,8 @@ UNTRACKED_HINT = {
 # --- messages ------------------------------------------------------------------------------------------
 
 
-def _reread_command(claim: IndexedClaim) -> str:
-    return reread_command(claim.key, claim.reread_source)
+def _reread_hint(claim: IndexedClaim) -> str:
+    return reread_hint(claim.key, claim.reread_page)
 
 
 def describe(claim: IndexedClaim, stored: Quantity, verdict: Verdict) -> str:
@@ -149,14 +149,14 @@ def _stated(store: Store, states: list[Judged], say: Say) -> Outcome | None:
         return False, say("warning", message, stale_ok, stale_ok[0][2].verdict)
     if active:
         fixes = "; ".join(
-            _reread_command(store.claims[ci])
+            _reread_hint(store.claims[ci])
             if not store.claims[ci].stale
-            else f"claims verify {store.claims[ci].key}"
+            else f"check {store.claims[ci].key} against its page again: claims verify {store.claims[ci].key}"
             for ci in sorted({j[0] for j in active}, key=lambda ci: store.claims[ci].key)
         )
         message = (
             f"not paper-safe under the {policy.describe()}: {described(store, active)}; "
-            f"clear it: {fixes}"
+            f"to clear it, {fixes}"
         )
         return False, say("error", message, active, active[0][2].verdict)
     if states:
