@@ -19,22 +19,32 @@ from tests.conftest import DATA_FILES, run_sql
 
 
 @pytest.fixture
-def varied(claims, store, write_json, tmp_path):
-    """The bundled data, plus: a spot-checked claim whose latest verification no longer finds it (stale),
-    one changed since its re-read, and a withdrawn one."""
+def varied(claims, store, write_json, tmp_path, page):
+    """The bundled data (whose data-file re-reads are attestations), plus: a spot-checked claim whose
+    latest verification no longer finds it (stale), one changed since its re-read (checked against a
+    local copy of its page), and a withdrawn one."""
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    assert (
-        claims(
-            "reread",
-            "pipelines.llama3.pretrain",
-            "--source",
-            "llama3-report",
-            "--by",
-            "Ada",
-            "--yes",
-        ).exit_code
-        == 0
+    # "4D" is stored with the unit "dimensions", which the page's "4D" does not match: it says both
+    copy = page(
+        "## 3.3.1 Compute",
+        "Llama 3 is trained on up to 16K H100 GPUs with parallelism in 4 dimensions (4D parallelism).",
     )
+    reread = claims(
+        "reread",
+        "pipelines.llama3.pretrain",
+        "--source",
+        "llama3-report",
+        "--locator",
+        "§3.3.1",
+        "--quote",
+        "trained on up to 16K H100 GPUs with parallelism in 4 dimensions",
+        "--copy",
+        copy,
+        "--by",
+        "Ada",
+        "--yes",
+    )
+    assert reread.exit_code == 0, reread.output
     assert (
         claims("withdraw", "rl.bench.weirdml", "--reason", "dropped", "--by", "Ada").exit_code == 0
     )
@@ -54,8 +64,19 @@ def varied(claims, store, write_json, tmp_path):
     return db.open_engine(store)
 
 
+# The web grid's count and the re-read queue judge paper-safety in SQL (selection.Selection.unsafe),
+# which does not know that the strict policy refuses an attested re-read: rl.buffer.slime (re-read in
+# its data file, so an attestation) is blocked by Policy.blockers but neither counted nor queued.
+SQL_MISSES_ATTESTED = pytest.mark.xfail(
+    strict=True,
+    reason="src bug: selection.Selection.unsafe leaves out the strict policy's 'attested' blocker",
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+@pytest.mark.parametrize(
+    "strict", [False, pytest.param(True, marks=SQL_MISSES_ATTESTED)], ids=["default", "strict"]
+)
 def test_every_caller_reaches_the_policys_verdict(varied, strict):
     policy = Policy(strict=strict)
     with db.session_scope(varied) as session:
@@ -64,7 +85,9 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
         reasons = {b.kind for v in read for b in policy.blockers(v)}
         # every reason a claim can be blocked for is among these claims (the fixture made sure)
         assert reasons >= (
-            {"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"}
+            {"status", "trust", "outdated", "stale", "attested"}
+            if strict
+            else {"status", "trust", "outdated"}
         )
         drafted = paper_safe.prepare(session, ClaimFilter(), policy=policy, mode="draft")
         exported = {r.key: r.paper_safe for r in drafted.rows}
@@ -93,6 +116,9 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
     assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (
         not strict
     )  # stale: blocked only when strict
+    if strict:  # stale, and its re-read is the data file's (an attestation): both are said
+        (engine_view,) = [v for v in read if v.key == "rl.weight-sync.kimi-checkpoint-engine"]
+        assert {b.kind for b in policy.blockers(engine_view)} == {"stale", "attested"}
 
 
 def test_the_reread_hint_names_the_page_and_the_place_and_never_a_command_to_run():
