@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
@@ -127,6 +128,22 @@ def no_reader(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     monkeypatch.chdir(tmp_path)
     return home
+
+
+@pytest.fixture
+def page(tmp_path: Path):
+    """Write a local copy of a page (Markdown) for a re-read to check its quote against:
+    `page(*paragraphs, name=None) -> Path`, then `claims reread KEY --source S --locator L --quote Q
+    --copy PATH` (the quote must be on it word for word, with the claim's figures in or around it)."""
+    made = itertools.count()
+
+    def write(*paragraphs: str, name: str | None = None) -> Path:
+        path = tmp_path / "pages" / (name or f"page-{next(made)}.md")
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+        return path
+
+    return write
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Several processes recording re-reads into one store at once (a test and a benchmark use it).
 
 `python -m tests.rereaders DB WORKER COUNT KEY...` records COUNT re-reads, round-robin over the keys,
-each in its own transaction through the domain layer, and prints how many it recorded.
+each in its own transaction through the domain layer, checked against the widget report's words
+(tests.pages), and prints how many it recorded.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 import time
 
 from claimsdb import db, provenance
+from tests.pages import reread_of
 
 
 def work(url: str, worker: int, count: int, keys: list[str]) -> int:
@@ -21,8 +23,8 @@ def work(url: str, worker: int, count: int, keys: list[str]) -> int:
                 session,
                 keys[i % len(keys)],
                 actor=f"reader-{worker}",
-                source="widget-report",
-                quote=f"seen by {worker} at {i}",
+                note=f"seen by {worker} at {i}",
+                **reread_of(keys[i % len(keys)]),
             )
     return count
 

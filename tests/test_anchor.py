@@ -14,12 +14,31 @@ KEY = "pipelines.obs.llama3-failures"
 
 
 @pytest.fixture
-def anchored(claims, tmp_path, monkeypatch):
-    """The bundled data, a person's re-read and a retag back to agent-reported, then an anchor taken in
-    the paper's folder (the test's working directory)."""
+def anchored(claims, tmp_path, monkeypatch, page):
+    """The bundled data, a person's re-read (checked against a local copy of the page) and a retag back
+    to agent-reported, then an anchor taken in the paper's folder (the test's working directory)."""
     monkeypatch.chdir(tmp_path)
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    assert claims("reread", KEY, "--source", "llama3-report", "--by", "Ada", "--yes").exit_code == 0
+    copy = page(
+        "## 3.3.4 Reliability",
+        "Over 54 days, Llama 3 saw 466 interruptions, with > 90% effective time.",
+    )
+    reread = claims(
+        "reread",
+        KEY,
+        "--source",
+        "llama3-report",
+        "--locator",
+        "§3.3.4",
+        "--quote",
+        "466 interruptions",
+        "--copy",
+        copy,
+        "--by",
+        "Ada",
+        "--yes",
+    )
+    assert reread.exit_code == 0, reread.output
     assert (
         claims(
             "retag", KEY, "agent-reported", "--reason", "not sure after all", "--by", "Ada"

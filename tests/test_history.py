@@ -14,6 +14,9 @@ from sqlalchemy import select
 from claimsdb import db, history, provenance, queries, store
 from claimsdb.models import Event
 from tests.conftest import file_digest, run_sql, sqlite_only
+from tests.pages import GADGET, read, reread_of
+
+GADGET_REREAD = reread_of("gadget.fleet")  # in the widget report, Table 2
 
 
 def do(engine, fn, *args, **kwargs):
@@ -85,7 +88,7 @@ def test_the_content_digest_is_what_a_reader_reads():
 
 
 def test_every_event_extends_the_chain_in_order(engine):
-    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", **GADGET_REREAD)
     do(
         engine,
         provenance.retag,
@@ -109,11 +112,9 @@ def test_a_reread_links_its_page_and_vouches_for_what_it_read(engine):
         provenance.reread,
         "gadget.fleet",
         actor="ada",
-        source="widget-report",
-        locator="Table 2",
-        quote="40–60K sandboxes",
+        **GADGET_REREAD,
     )
-    assert result["linked"] is True
+    assert result["linked"] is True and result["checked"]["outcome"] == "confirmed"
     v = view(engine, "gadget.fleet")
     assert [(s["key"], s["locator"], s["quote"], s["added_by"]) for s in v["sources"]] == [
         ("lab-notes", None, None, None),
@@ -132,16 +133,15 @@ def test_a_reread_links_its_page_and_vouches_for_what_it_read(engine):
 
 
 def test_a_second_reread_of_a_page_already_cited_adds_no_evidence(engine):
-    do(
-        engine, provenance.reread, "widget.pretrain", actor="ada"
-    )  # the data file cites widget-report already
+    # the data file cites widget-report, §3.1, "3,072 H100 GPUs" already
+    do(engine, provenance.reread, "widget.pretrain", actor="ada", **reread_of("widget.pretrain"))
     assert [s["key"] for s in view(engine, "widget.pretrain")["sources"]] == ["widget-report"]
 
 
 def test_an_import_that_changes_reread_content_voids_the_reread_but_keeps_it(
     engine, write_json, sample
 ):
-    do(engine, provenance.reread, "gadget.fleet", actor="ada", source="widget-report")
+    do(engine, provenance.reread, "gadget.fleet", actor="ada", **GADGET_REREAD)
     sample["claims"][2]["figures"] = ["40–90K sandboxes"]
     with db.session_scope(engine) as session:
         plan = store.import_files(session, [str(write_json(sample))])
@@ -160,7 +160,14 @@ def test_an_import_that_changes_reread_content_voids_the_reread_but_keeps_it(
         assert [
             c["key"] for c in queries.list_claims(session, queries.ClaimFilter(), stale=True)
         ] == ["gadget.fleet"]
-    do(engine, provenance.reread, "gadget.fleet", actor="bo")
+    revised = read(GADGET[0], "Gadget runs 40–90K sandboxes at once.")
+    do(  # the page as it now reads states the new figure
+        engine,
+        provenance.reread,
+        "gadget.fleet",
+        actor="bo",
+        **{**GADGET_REREAD, "quote": "40–90K sandboxes", "read": revised},
+    )
     assert not view(engine, "gadget.fleet")["reread_outdated"]
 
 

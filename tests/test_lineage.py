@@ -53,7 +53,7 @@ def attrs(record) -> dict:
 
 
 @pytest.fixture
-def history_doc(loaded, claims, tmp_path):
+def history_doc(loaded, claims, tmp_path, page):
     assert (
         claims(
             "sources",
@@ -78,6 +78,8 @@ def history_doc(loaded, claims, tmp_path):
             "§4",
             "--quote",
             "40–60K",
+            "--copy",
+            page("## 4 Fleet", "Gadget runs 40–60K sandboxes at once."),
             "--by",
             "Ada Lovelace",
             "--yes",
@@ -231,6 +233,8 @@ def test_a_verification_uses_the_snapshot_of_the_page(loaded, claims, tmp_path, 
                 "widget.pretrain",
                 "--source",
                 "widget-mirror",
+                "--locator",
+                "§3.1",
                 "--quote",
                 "3,072 H100 GPUs",
                 "--by",

@@ -20,6 +20,7 @@ from claimsdb.queries import ClaimFilter
 from claimsdb.trust_rule import Policy
 from tests.conftest import reread
 from tests.latex import needs_tex
+from tests.pages import read, reread_of
 
 
 def prepare(engine, mode="gate", layout="list", strict=False, **filters):
@@ -37,6 +38,14 @@ def test_gate_refuses_when_any_selected_claim_is_unsafe(engine):
 
 def test_gate_passes_a_safe_selection_and_strict_blocks_secondary(engine):
     assert not prepare(engine, subject="widget").refused
+    strict = prepare(engine, subject="widget", strict=True)
+    # widget.pretrain's re-read is its data file's: an attestation, which the strict policy does not count
+    assert strict.refused and [r.key for r in strict.blocked] == [
+        "widget.pretrain",
+        "widget.context",
+    ]
+    with db.session_scope(engine) as session:  # a person re-reads it, checked against the page
+        provenance.reread(session, "widget.pretrain", actor="ada", **reread_of("widget.pretrain"))
     strict = prepare(engine, subject="widget", strict=True)
     assert strict.refused and [r.key for r in strict.blocked] == ["widget.context"]
 
@@ -66,7 +75,7 @@ def test_withdrawn_and_superseded_claims_are_never_exported(engine):
 
 def test_reread_clears_the_gate(engine):
     with db.session_scope(engine) as session:
-        provenance.reread(session, "gadget.fleet", actor="ada", source="widget-report")
+        provenance.reread(session, "gadget.fleet", actor="ada", **reread_of("gadget.fleet"))
     result = prepare(engine)
     assert not result.refused and "gadget.fleet" in [r.key for r in result.rows]
 
@@ -334,8 +343,20 @@ claim_strategy = st.fixed_dictionaries(
         "subject": st.sampled_from(["Alpha", "Beta", "Gamma"]),
         "stage": st.sampled_from(["Pretrain", "Serve", "weight sync", None]),
         "has_figure": st.booleans(),
+        # a verified claim's re-read: the data file's (an attestation) or a person's, checked on the page
+        "reread": st.sampled_from(["data file", "on the page"]),
     }
 )
+
+
+def unsafe_under(policy: Policy, record: dict) -> bool:
+    """What the policy blocks: a trust it does not pass; under the strict policy, also a re-read that
+    is an attestation (a data file's)."""
+    trust = TAG_TRUST[record["tag"]]
+    attested = trust == "verified" and record["reread"] == "data file"
+    return not policy.passes(trust) or (policy.strict and attested)
+
+
 MARK = {"markdown": "†", "latex": "\\dag", "quarto": "[unverified]"}
 SEPARATORS = {
     "markdown": re.compile(r"\||; |\n"),
@@ -375,9 +396,9 @@ def build_database(
         }
         if c["status"] == "superseded":
             record["superseded_by"] = "replacement"
-        if TAG_TRUST[c["tag"]] == "verified":
-            record["reread"] = reread("src")
-        records.append({**record, "token": token if c["has_figure"] else f"token{i}z"})
+        records.append(
+            {**record, "reread": c["reread"], "token": token if c["has_figure"] else f"token{i}z"}
+        )
     replacement = {
         "key": "replacement",
         "subject": "Other",
@@ -390,15 +411,42 @@ def build_database(
     }
     doc = {
         "sources": [{"key": "src", "title": "A source", "kind": "report", "cite_key": "src2026"}],
-        "claims": [{k: v for k, v in r.items() if k != "token"} for r in records] + [replacement],
+        "claims": [file_record(r) for r in records] + [replacement],
     }
     data = workdir / "data.json"
     data.write_text(json.dumps(doc), encoding="utf-8")
     engine = db.open_engine(path)
     with db.session_scope(engine) as session:
         store.import_files(session, [str(data)])
+    for r in records:  # a person's re-reads, each checked against the page
+        if re_read_on_page(r):
+            with db.session_scope(engine) as session:
+                provenance.reread(
+                    session,
+                    r["key"],
+                    actor="Ada",
+                    source="src",
+                    locator="§1",
+                    quote=r["statement"],
+                    read=read("## 1 Claims", r["statement"], page="src"),
+                )
     engine.dispose()
     return path, records
+
+
+def re_read_on_page(record: dict) -> bool:
+    return TAG_TRUST[record["tag"]] == "verified" and record["reread"] == "on the page"
+
+
+def file_record(record: dict) -> dict:
+    """A generated claim as its data file holds it: a verified one with the data file's re-read, or
+    imported unverified when a person re-reads it on the page afterwards."""
+    out = {k: v for k, v in record.items() if k not in ("token", "reread")}
+    if re_read_on_page(record):
+        out["tag"] = "agent-reported"
+    elif TAG_TRUST[record["tag"]] == "verified":
+        out["reread"] = reread("src")
+    return out
 
 
 def by_key_only(fmt: str, layout: str, record: dict) -> bool:
@@ -475,7 +523,7 @@ def test_no_format_layout_or_flag_lets_an_unsafe_figure_out_unmarked(template_db
         for strict in (False, True):
             policy = Policy(strict=strict)
             active = [r for r in records if r["status"] == "active"]
-            unsafe = [r for r in active if not policy.passes(TAG_TRUST[r["tag"]])]
+            unsafe = [r for r in active if unsafe_under(policy, r)]
             gone = [r for r in records if r["status"] != "active"]
             for mode in paper_safe.MODES:
                 for layout in paper_safe.LAYOUTS:

@@ -13,6 +13,7 @@ from claimsdb.importer import stream as importer
 from claimsdb.models import Claim, Event, Figure
 from claimsdb.records import reading
 from tests.conftest import show_json, store_digest
+from tests.pages import reread_of
 
 
 @pytest.fixture
@@ -120,11 +121,10 @@ def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sa
 
 
 def record_person_reread(engine, key, actor="ada"):
-    """A person's re-read of the claim in the widget report (which becomes evidence of it)."""
+    """A person's re-read of the claim in the widget report (which becomes evidence of it), checked
+    against the report's words."""
     with db.session_scope(engine) as session:
-        provenance.reread(
-            session, key, actor=actor, source="widget-report", note="seen on the page"
-        )
+        provenance.reread(session, key, actor=actor, note="seen on the page", **reread_of(key))
 
 
 def test_an_import_never_overrides_a_tag_a_person_set(engine, write_json, sample):

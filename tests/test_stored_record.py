@@ -20,6 +20,7 @@ from claimsdb.importer import write as import_write
 from claimsdb.records import figures as record_figures
 from claimsdb.records import reading as records
 from tests.conftest import DATA_FILES, SAMPLE, run_sql
+from tests.pages import WIDGET
 
 DATA = copy.deepcopy(SAMPLE)
 DATA["quantities"] = [{"key": "widget.size", "subject": "Widget-7", "measure": "parameters"}]
@@ -167,7 +168,7 @@ def test_an_edit_made_with_the_triggers_off_and_an_event_forged_to_match_is_stil
 
 
 def test_the_import_records_the_rows_it_writes_and_a_reread_records_none(
-    claims, write_json, engine_with_data
+    claims, write_json, engine_with_data, page
 ):
     with db.session_scope(engine_with_data) as session:
         rows = session.execute(
@@ -177,7 +178,24 @@ def test_the_import_records_the_rows_it_writes_and_a_reread_records_none(
             )
         ).all()
     assert [k for k, _ in rows] == ["imported"] and rows[0][1] is not None
-    assert claims("reread", "widget.arch", "--yes", "--by", "Ada").exit_code == 0
+    # the page says it so; "triple" (stored as 3 x) is found on a page only written as a number
+    copy = page("## 2 Architecture", DATA["claims"][-1]["statement"] + " That is 3x the speed.")
+    reread = claims(
+        "reread",
+        "widget.arch",
+        "--source",
+        "widget-report",
+        "--locator",
+        "§2",
+        "--quote",
+        "355B-A32B model",
+        "--copy",
+        copy,
+        "--yes",
+        "--by",
+        "Ada",
+    )
+    assert reread.exit_code == 0, reread.output
     with db.session_scope(engine_with_data) as session:
         kinds = session.execute(
             sa.text(
@@ -239,10 +257,25 @@ def test_the_stored_digest_reads_a_row_and_a_view_alike():
 
 
 def test_a_better_parser_rewrites_the_rows_with_an_event_and_the_reread_still_vouches(
-    claims, write_json, monkeypatch
+    claims, write_json, monkeypatch, page
 ):
     assert claims("import", write_json(DATA)).exit_code == 0
-    assert claims("reread", "widget.pretrain", "--yes", "--by", "Ada").exit_code == 0
+    reread = claims(
+        "reread",
+        "widget.pretrain",
+        "--source",
+        "widget-report",
+        "--locator",
+        "§3.1",
+        "--quote",
+        "3,072 H100 GPUs",
+        "--copy",
+        page(*WIDGET),
+        "--yes",
+        "--by",
+        "Ada",
+    )
+    assert reread.exit_code == 0, reread.output
 
     # another reading of "3,072 H100" (a later parser's), and the rules' digest a changed parser gives
     def better(raw):

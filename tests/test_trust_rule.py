@@ -12,35 +12,39 @@ from claimsdb import db, paper_safe, views
 from claimsdb.lint import build_store
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Queue
-from claimsdb.trust_rule import Policy, reread_command
+from claimsdb.trust_rule import Policy, RereadPage, page_to_reread, reread_hint
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
 from tests.conftest import DATA_FILES, run_sql
 
 
 @pytest.fixture
-def varied(claims, store, write_json, tmp_path):
-    """The bundled data, plus: a spot-checked claim whose latest verification no longer finds it (stale),
-    one changed since its re-read, and a withdrawn one."""
+def varied(claims, store, write_json, tmp_path, page):
+    """The bundled data (whose data-file re-reads are attestations), plus: a spot-checked claim whose
+    latest verification no longer finds it (stale), one changed since its re-read (checked against a
+    local copy of its page), and a withdrawn one."""
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    assert (
-        claims(
-            "reread",
-            "pipelines.llama3.pretrain",
-            "--source",
-            "llama3-report",
-            "--locator",
-            "§3.3.1",
-            "--quote",
-            "16K H100 GPUs",
-            "--attest",  # no copy of the page here: what is judged is the claim's state after it
-            "read in the printed report",
-            "--by",
-            "Ada",
-            "--yes",
-        ).exit_code
-        == 0
+    # "4D" is stored with the unit "dimensions", which the page's "4D" does not match: it says both
+    copy = page(
+        "## 3.3.1 Compute",
+        "Llama 3 is trained on up to 16K H100 GPUs with parallelism in 4 dimensions (4D parallelism).",
     )
+    reread = claims(
+        "reread",
+        "pipelines.llama3.pretrain",
+        "--source",
+        "llama3-report",
+        "--locator",
+        "§3.3.1",
+        "--quote",
+        "trained on up to 16K H100 GPUs with parallelism in 4 dimensions",
+        "--copy",
+        copy,
+        "--by",
+        "Ada",
+        "--yes",
+    )
+    assert reread.exit_code == 0, reread.output
     assert (
         claims("withdraw", "rl.bench.weirdml", "--reason", "dropped", "--by", "Ada").exit_code == 0
     )
@@ -60,8 +64,19 @@ def varied(claims, store, write_json, tmp_path):
     return db.open_engine(store)
 
 
+# The web grid's count and the re-read queue judge paper-safety in SQL (selection.Selection.unsafe),
+# which does not know that the strict policy refuses an attested re-read: rl.buffer.slime (re-read in
+# its data file, so an attestation) is blocked by Policy.blockers but neither counted nor queued.
+SQL_MISSES_ATTESTED = pytest.mark.xfail(
+    strict=True,
+    reason="src bug: selection.Selection.unsafe leaves out the strict policy's 'attested' blocker",
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+@pytest.mark.parametrize(
+    "strict", [False, pytest.param(True, marks=SQL_MISSES_ATTESTED)], ids=["default", "strict"]
+)
 def test_every_caller_reaches_the_policys_verdict(varied, strict):
     policy = Policy(strict=strict)
     with db.session_scope(varied) as session:
@@ -70,7 +85,9 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
         reasons = {b.kind for v in read for b in policy.blockers(v)}
         # every reason a claim can be blocked for is among these claims (the fixture made sure)
         assert reasons >= (
-            {"status", "trust", "outdated", "stale"} if strict else {"status", "trust", "outdated"}
+            {"status", "trust", "outdated", "stale", "attested"}
+            if strict
+            else {"status", "trust", "outdated"}
         )
         drafted = paper_safe.prepare(session, ClaimFilter(), policy=policy, mode="draft")
         exported = {r.key: r.paper_safe for r in drafted.rows}
@@ -99,12 +116,34 @@ def test_every_caller_reaches_the_policys_verdict(varied, strict):
     assert verdict["rl.weight-sync.kimi-checkpoint-engine"] is (
         not strict
     )  # stale: blocked only when strict
+    if strict:  # stale, and its re-read is the data file's (an attestation): both are said
+        (engine_view,) = [v for v in read if v.key == "rl.weight-sync.kimi-checkpoint-engine"]
+        assert {b.kind for b in policy.blockers(engine_view)} == {"stale", "attested"}
 
 
-def test_the_reread_hint_is_one_command():
-    assert (
-        reread_command("a.b", "llama3-report", "team.db")
-        == "claims reread a.b --source llama3-report --db team.db"
+def test_the_reread_hint_names_the_page_and_the_place_and_never_a_command_to_run():
+    page = RereadPage("llama3-report", "https://arxiv.org/abs/2407.21783", "Table 5")
+    hint = reread_hint("a.b", page, "team.db")
+    assert hint.startswith(
+        "a person re-reads a.b in llama3-report <https://arxiv.org/abs/2407.21783>, at Table 5, "
+        "and records it with the page's own words"
     )
-    hint = reread_command("a.b", None)
-    assert hint.startswith("claims reread a.b --source PAGE (it cites no primary page yet")
+    assert "(`claims serve --db team.db`, then /queue?key=a.b)" in hint
+    assert "(`claims reread a.b --db team.db`, naming the page, the place and the quote)" in hint
+    assert not {"--yes", "--quote", "--locator", "--source"} & set(hint.split())
+    cites_none = reread_hint("a.b", None)
+    assert cites_none.startswith(
+        "a person re-reads a.b in the page its figure comes from (it cites none"
+    )
+    assert "(it cites no place in it yet)" in reread_hint("a.b", RereadPage("llama3-report"))
+    assert reread_hint("a b&c", None).count("/queue?key=a%20b%26c") == 1
+
+
+def test_the_page_to_reread_is_the_first_cited_page_that_is_not_a_note():
+    cited = [
+        {"key": "note-x", "kind": "note", "url": None, "locator": "§2"},
+        {"key": "report", "kind": "report", "url": "https://example.org/r", "locator": "§4.1"},
+        {"key": "other", "kind": "paper", "url": None, "locator": None},
+    ]
+    assert page_to_reread(cited) == RereadPage("report", "https://example.org/r", "§4.1")
+    assert page_to_reread(cited[:1]) is None

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claimsdb.trust_rule import RereadPage
 
 
 class ExitCode(IntEnum):
@@ -69,7 +73,8 @@ class AgentCannotVouch(InvalidRecord):
     """A record from an agent channel (`claims add`, JSON Lines, any later agent interface) that would
     vouch for something: a tag above unverified trust, a tag definition, a re-read, or a change to a
     claim or source that a person or a data file vouches for. `key` is the claim a person may re-read
-    instead (None when the record is not a claim)."""
+    instead (None when the record is not a claim), `page` the page the record cites for it
+    (trust_rule.RereadPage; None when it names none)."""
 
     def __init__(
         self,
@@ -79,20 +84,22 @@ class AgentCannotVouch(InvalidRecord):
         reason: str,
         *,
         key: str | None = None,
+        page: RereadPage | None = None,
     ):
-        self.key = key
+        self.key, self.page = key, page
         super().__init__(file, record, field, reason)
 
     def with_reread(self) -> str:
-        """The message, followed by the way a person raises the claim instead (when it names one)."""
+        """The message, followed by how a person raises the claim instead (when it names one)."""
         if self.key is None:
             return self.message
-        return f"{self.message}; record it unverified, and once a person has re-read the page: {reread_line(self.key)}"
+        return f"{self.message}; record it unverified: {_reread_hint(self.key, self.page)}"
 
 
-def reread_line(key: str) -> str:
-    """The command a person runs to raise a claim's trust (the command line's and an agent's hint)."""
-    return f"claims reread {key} --source PAGE --locator WHERE --quote TEXT"
+def _reread_hint(key: str, page: RereadPage | None) -> str:
+    from claimsdb.trust_rule import reread_hint  # the one wording of it, for every door
+
+    return reread_hint(key, page)
 
 
 class ReadOnly(ClaimsError):
@@ -160,15 +167,15 @@ class InvalidField(FieldError, BadQuery):
 
 
 class RetagRaisesTrust(BadQuery):
-    """A retag that would raise a claim's trust: only a person's re-read does. `key`: the claim, for the
-    door to say how to re-read it (`with_reread`)."""
+    """A retag that would raise a claim's trust: only a person's re-read does. `key` and `page` (the
+    claim's primary page, trust_rule.RereadPage): for the door to say what to re-read (`with_reread`)."""
 
-    def __init__(self, key: str, message: str):
-        self.key = key
+    def __init__(self, key: str, message: str, page: RereadPage | None = None):
+        self.key, self.page = key, page
         super().__init__(message)
 
     def with_reread(self) -> str:
-        return f"{self.message}; if you re-read the page: {reread_line(self.key)}"
+        return f"{self.message}; {_reread_hint(self.key, self.page)}"
 
 
 class DatabaseProblem(ClaimsError):

@@ -46,6 +46,7 @@ from claimsdb.figures import as_quantity
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim
 from claimsdb.queries import ClaimFilter
 from claimsdb.records import types as record_types
+from claimsdb.trust_rule import page_to_reread, reread_doors, reread_hint
 
 ORIGIN = "claims mcp"  # the door's name: an added claim's origin in its history, and where errors say they arose
 AGENT_TAG = "agent-reported"  # the one tag an agent over MCP records
@@ -64,12 +65,15 @@ BASIS = (
 # What an agent may never set, and why: each would vouch for the claim (store.AGENT's rules, by field).
 _TAG_WHY = (
     "an agent over MCP records every claim as agent-reported (unverified trust): a tag above that "
-    "rests on a person's re-read of the page, which that person records"
+    f"rests on a person's re-read of the page, which that person records {reread_doors()}"
 )
 VOUCHING = {
     "tag": _TAG_WHY,
     "trust": _TAG_WHY,
-    "reread": "an agent channel cannot record a re-read: the person who re-read the page records it",
+    "reread": (
+        "an agent channel cannot record a re-read: the person who re-read the page records it "
+        + reread_doors()
+    ),
     "tags": "an agent channel cannot define tags: a data file read from a path defines them",
     "tag_definition": "an agent channel cannot define tags: a data file read from a path defines them",
     "rank": (
@@ -220,7 +224,8 @@ TOOLS = (
             "registered on the spot), where in it (locator) and the page's own words (quote). The answer gives the "
             "new key and the stored claims of the same subject that already state the figure (duplicates) or "
             "another value of what it measures (contradictions), the first 20 in `existing` and all counted: trace "
-            "the figure first to avoid duplicates."
+            "the figure first to avoid duplicates. `reread` says which page a person re-reads to raise it, "
+            "and where they record that: tell the person; you cannot record it."
         ),
         _schema(
             {
@@ -400,6 +405,7 @@ class ClaimsTools:
             "duplicates": sum(e["relation"] == queries.DUPLICATE for e in existing),
             "contradictions": sum(e["relation"] == queries.CONTRADICTION for e in existing),
             "existing": existing[:PAGE],
+            "reread": reread_hint(view.key, page_to_reread(view.sources)),
         }
 
     def _check_rate(self) -> None:

@@ -30,7 +30,7 @@ from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 from claimsdb.views import ClaimView
 
 MODES = ("gate", "skip-unsafe", "draft", "guarded")
@@ -55,12 +55,16 @@ class ExportRow:
     tag: str
     trust: str | None
     paper_safe: bool
-    reread_source: str | None = None  # the source a person should re-read to clear it
+    reread_page: RereadPage | None = None  # the page a person should re-read to clear it
     stale: bool = False  # verified, but the latest verification no longer finds it as recorded
     outdated: str | None = None  # verified, but changed since the re-read: why
     figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
     quantity: str | None = None  # the quantity it states, when several claims compete on it
     label: str | None = None  # the short phrase a grid cell shows instead of the figures
+    reread_check: str | None = None  # how its re-read met the page (views.ClaimView.reread_check)
+    attested: str | None = (
+        None  # its re-read is an attestation: the reason the page was not checked
+    )
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -75,6 +79,9 @@ class ExportRow:
             "trust": self.trust,
             "paper_safe": self.paper_safe,
         }
+
+
+NAMED_ATTESTED = 1000  # attested rows a manifest names, with their reasons (all are counted)
 
 
 class Rows:
@@ -95,6 +102,11 @@ class Rows:
         ] = []  # written rows the latest verification no longer finds: few
         self.notes_only: list[str] = []  # the first few written claims whose only sources are notes
         self.notes_only_count = 0
+        # written rows whose re-read is an attestation (key, reason), and how many rest on a re-read
+        # recorded before re-reads were checked against the page
+        self.attested: list[dict[str, str]] = []  # the first NAMED_ATTESTED
+        self.attested_count = 0
+        self.unchecked = 0
         self._canonical = hashlib.sha256()
 
     def append(self, row: ExportRow) -> None:
@@ -110,6 +122,11 @@ class Rows:
         self.not_re_read += not row.paper_safe
         if row.stale:
             self.stale.append(row)
+        if row.attested is not None:
+            self.attested_count += 1
+            if len(self.attested) < NAMED_ATTESTED:
+                self.attested.append({"key": row.key, "reason": row.attested})
+        self.unchecked += row.reread_check == "unchecked"
         if row.citations and not references(row):
             self.notes_only_count += 1
             if len(self.notes_only) < NAMED_NOTES_ONLY:
@@ -152,7 +169,7 @@ class Blocked(NamedTuple):
     trust: str | None
     outdated: str | None
     stale: bool
-    reread_source: str | None
+    reread_page: RereadPage | None
 
 
 @dataclass
@@ -277,7 +294,7 @@ def prepare(
                         row.trust,
                         row.outdated,
                         row.stale,
-                        row.reread_source,
+                        row.reread_page,
                     )
                 )
         if row.paper_safe or mode in ("draft", "guarded"):
@@ -311,12 +328,14 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         tag=view.tag,
         trust=view.trust,
         paper_safe=safe,
-        reread_source=None if safe else view.primary_source,
+        reread_page=None if safe else page_to_reread(view.sources),
         stale=view.stale,
         outdated=view.outdated_reason,
         figure_names=[f["name"] for f in view.figures],
         quantity=view.quantity["key"] if view.quantity else None,
         label=view.label,
+        reread_check=view.reread_check,
+        attested=view.attested,
     )
 
 
@@ -388,6 +407,11 @@ def manifest(
         "rows": len(export.rows),
         "not_re_read": export.rows.not_re_read,
         "stale": len(export.rows.stale),
+        # Re-reads that vouch for written rows without the quote checked on the page: attestations
+        # (each with its reason) and re-reads recorded before re-reads were checked.
+        "attested_rereads": export.rows.attested_count,
+        "attested": export.rows.attested,  # the first 1,000, with their reasons
+        "rereads_not_checked_on_page": export.rows.unchecked,
         "left_out_unsafe": 0 if export.mode in ("draft", "guarded") else export.blocked_count,
         "left_out_withdrawn_or_superseded": excluded,
         "counts_by_tag": dict(sorted(export.rows.counts_by_tag.items())),

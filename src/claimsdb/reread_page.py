@@ -57,6 +57,7 @@ def read_snapshot(session: Session, source: Source, store: SnapshotStore) -> Pag
     """The latest snapshot of a source with its text, or None when there is none (or its body is gone)."""
     from claimsdb.verification import _text, latest_snapshot
 
+    assert source.id is not None  # a stored source
     snap = latest_snapshot(session, source.id)
     if snap is None or snap.content_sha256 is None or not store.has(snap.content_sha256):
         return None
@@ -79,13 +80,13 @@ def read_page(
     read for the check: the local copy named, else the latest snapshot, else fetched now (`limits`: verify's
     fetch limits and policy). Refuses (BadQuery) a claim or page that cannot be named; a page that cannot
     be had is returned with `text` None and the reason."""
-    from claimsdb import db, provenance
+    from claimsdb import db, rereads
     from claimsdb.queries import claim_views, get_claim
 
     with db.session_scope(engine) as session:
         claim = get_claim(session, key)
         view = claim_views(session, [claim], events=0)[0]
-        src, named = provenance._named_page(session, view, page)
+        src, named = rereads._named_page(session, view, page)
         if copy is None and src is not None:
             kept = read_snapshot(session, src, store)
             if kept is not None:

@@ -1,7 +1,8 @@
 """Which figures are paper-safe.
 
 By default a claim whose tag is `verified` or `secondary` passes and `unverified` is blocked;
-`strict` passes `verified` only. A verified tag counts only while the re-read behind it still covers
+`strict` passes `verified` only, and not where the re-read behind it is an attestation (a person said
+why the page could not be checked, so nothing checked the quote against the page). A verified tag counts only while the re-read behind it still covers
 the claim (history.derive): a claim changed since its re-read is blocked until re-read again.
 Only active claims are ever exported: withdrawn and superseded claims are left out of every export,
 whatever their tag.
@@ -9,8 +10,9 @@ whatever their tag.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from claimsdb.views import ClaimView
@@ -20,25 +22,59 @@ EXPORTABLE_STATUS = "active"
 
 @dataclass(frozen=True)
 class Blocker:
-    """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated" or
-    "stale"; `reason` says it for people."""
+    """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated",
+    "stale" or "attested"; `reason` says it for people."""
 
     kind: str
     reason: str
 
 
-def reread_command(key: str, primary_source: str | None, db: str | None = None) -> str:
-    """The exact command that clears a claim blocked for its trust: a person's re-read of its primary
-    page (PAGE when it cites none yet). Export, lint and the web say it the same way."""
-    import shlex
+@dataclass(frozen=True)
+class RereadPage:
+    """The page a person re-reads to raise a claim: its key (or the URL it cites), its address, and
+    where the claim says the figure stands in it."""
 
-    parts = ["claims", "reread", key, "--source", primary_source or "PAGE"]
-    if db:
-        parts += ["--db", db]
-    command = shlex.join(parts)
-    if primary_source is None:
-        command += " (it cites no primary page yet: PAGE is the URL you re-read, or a key from `claims sources add`)"
-    return command
+    key: str
+    url: str | None = None
+    locator: str | None = None
+
+
+def page_to_reread(sources: Iterable[Mapping[str, Any]]) -> RereadPage | None:
+    """The claim's primary page (its first cited source that is not a note: views.ClaimView.primary_source)
+    with its address and locator; None when it cites none."""
+    for s in sources:
+        if s.get("kind") != "note":
+            return RereadPage(s["key"], s.get("url"), s.get("locator"))
+    return None
+
+
+def reread_hint(key: str, page: RereadPage | None, db: str | None = None) -> str:
+    """What a person re-reads to raise a claim, and where they record it: the page with its address and
+    the place the claim cites, then the doors a person records a re-read through. Every door says it so
+    (export, lint, the agent doors' refusals, retag, the import's report)."""
+    if page is None:
+        where = "the page its figure comes from (it cites none yet: name the page you read)"
+    else:
+        where = page.key + (f" <{page.url}>" if page.url and page.url != page.key else "")
+        where += f", at {page.locator}," if page.locator else " (it cites no place in it yet)"
+    return f"a person re-reads {key} in {where} and records it {reread_doors(key, db)}"
+
+
+def reread_doors(key: str | None = None, db: str | None = None) -> str:
+    """Where a person records a re-read: the browser's re-read queue or `claims reread KEY` at a terminal.
+    Never a whole command to run: a re-read quotes the page's own words, which only the person who read
+    the page has, and it is recorded as theirs (so no --yes, and no quote or locator to fill in)."""
+    import shlex
+    from urllib.parse import quote
+
+    on_db = ["--db", db] if db else []
+    serve = shlex.join(["claims", "serve", *on_db])
+    queue = f"/queue?key={quote(key, safe='')}" if key else "/queue"
+    reread = shlex.join(["claims", "reread", key or "KEY", *on_db])
+    return (
+        f"with the page's own words, in the browser's re-read queue (`{serve}`, then {queue}) or at "
+        f"a terminal (`{reread}`, naming the page, the place and the quote)"
+    )
 
 
 @dataclass(frozen=True)
@@ -79,6 +115,14 @@ class Policy:
             out.append(Blocker("outdated", view.outdated_reason or "changed since it was re-read"))
         if self.strict and view.stale:
             out.append(Blocker("stale", f"stale: the latest verification was {view.stale_outcome}"))
+        if self.strict and view.attested is not None and self.passes(view.trust):
+            out.append(
+                Blocker(
+                    "attested",
+                    f"re-read on an attestation, not checked against the page ({view.attested}): "
+                    f"the {self.describe()} counts only re-reads checked on the page",
+                )
+            )
         return out
 
     def allows(self, view: ClaimView) -> bool:

@@ -32,6 +32,7 @@ from sqlmodel import Session
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
+from claimsdb.reasons import _detail, rank_reason, reread_check, tag_reason
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -141,10 +142,25 @@ class ClaimView(NamedTuple):
     tag_event: dict[str, Any] | None  # the event that set the tag, as stored (its detail JSON text)
     rank_event: dict[str, Any] | None  # the event that set the rank, as stored
     label: str | None = None  # the short phrase its grid cell shows instead of the figures
+    vouched_event: dict[str, Any] | None = None  # the event its verified tag stands on, as stored
 
     @property
     def tag_reason(self) -> str:
         return tag_reason(_shown(self.tag_event), self.basis)
+
+    @property
+    def reread_check(self) -> str | None:
+        """How the re-read its verified tag stands on met the page: "checked" (the quote was found on the
+        page), "attested" (a person said why the page could not be checked), "unchecked" (recorded by an
+        earlier release, before re-reads were checked); None when no re-read vouches for it."""
+        return reread_check(self.vouched_event)
+
+    @property
+    def attested(self) -> str | None:
+        """The reason of the attestation its verified tag stands on (None: none does)."""
+        if self.reread_check != "attested":
+            return None
+        return str(_detail(self.vouched_event).get("attested"))
 
     @property
     def rank_reason(self) -> str | None:
@@ -191,6 +207,8 @@ class ClaimView(NamedTuple):
             "reread_outdated": self.reread_outdated,
             "outdated_reason": self.outdated_reason,
             "integrity": list(self.integrity),
+            "reread_check": self.reread_check,
+            "attested": self.attested,
         }
 
 
@@ -411,6 +429,7 @@ def _view(
         tag_event,
         rank_event,
         label,
+        dict(state.vouched_by) if verified and state.vouched_by is not None else None,
     )
 
 
@@ -527,37 +546,3 @@ def _competition(
             }
         )
     return quantities, competitors
-
-
-def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
-    """Why the claim has its current tag, from the event that set it."""
-    if event is None:
-        return basis
-    when = f"{event['at'][:10]}"
-    detail = event.get("detail") or {}
-    if event["kind"] == "reread":
-        where = detail.get("source", event.get("origin"))
-        if detail.get("locator"):
-            where += f", {detail['locator']}"
-        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
-        return f"re-read by {event['actor']} on {when} in {where}{seen}"
-    if event["kind"] == "retagged":
-        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
-    if isinstance(detail, dict) and detail.get(
-        "agent"
-    ):  # an agent door's (claims mcp): no data file
-        return f"reported by {event['actor']} on {when}: {basis}"
-    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
-
-
-def rank_reason(event: dict[str, Any] | None) -> str | None:
-    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
-    if event is None:
-        return None
-    detail = event.get("detail") or {}
-    if event["kind"] == "ranked":
-        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
-        return why + (f" ({detail['because']})" if detail.get("because") else "")
-    return f"from the data file {event['origin']}" + (
-        f": {detail['rank_reason']}" if detail.get("rank_reason") else ""
-    )

@@ -15,7 +15,10 @@ from tests.conftest import SAMPLE, show_json, store_digest
 
 pytestmark = pytest.mark.slow  # every agent channel tried with every vouching field
 
-REREAD_HINT = "--source PAGE --locator WHERE --quote TEXT"
+REREAD_HINT = (
+    "and records it with the page's own words, in the browser's re-read queue (`claims serve`, then "
+    "/queue?key={key}) or at a terminal (`claims reread {key}`, naming the page, the place and the quote)"
+)
 LINE = {
     "key": "probe.line",
     "subject": "Probe",
@@ -79,7 +82,9 @@ def test_add_refuses_every_tag_above_unverified_with_the_reread_to_use(
         err.startswith("error: claims add, record 'gadget.")
         and f"field 'tag': tag '{tag}' is of {trust} trust" in err
     )
-    assert "agent-reported" in err and "claims reread gadget." in err and err.endswith(REREAD_HINT)
+    key = err.split("record '", 1)[1].split("'", 1)[0]
+    assert "agent-reported" in err and f"; record it unverified: a person re-reads {key} in " in err
+    assert err.endswith(REREAD_HINT.format(key=key)) and "--yes" not in err
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.output
     assert store_digest(store) == before  # not even the URL was registered
 
@@ -135,7 +140,11 @@ def test_a_json_line_above_unverified_is_refused_naming_the_line(
         f"error: {name}, record 'probe.two' (line 2), field 'tag': tag '{tag}' is of "
         f"{trust} trust: an agent channel records what was reported"
     )
-    assert "claims reread probe.two " + REREAD_HINT in result.stderr
+    assert (
+        "a person re-reads probe.two in widget-report (it cites no place in it yet) "
+        + REREAD_HINT.format(key="probe.two")
+        in result.stderr
+    )
     assert store_digest(store) == before
 
 

@@ -39,7 +39,7 @@ def test_the_example_in_the_help_exports_the_bundled_data(claims, tmp_path, monk
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
-def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):
+def test_blocked_export_writes_nothing_and_exits_1(claims, store, tmp_path):
     out = tmp_path / "table.tex"
     result = claims("export", "--format", "latex", "-o", out)
     assert result.exit_code == 1
@@ -47,7 +47,14 @@ def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):
     assert (
         "gadget.fleet: 40–60K sandboxes (Gadget) tag agent-reported (unverified)" in result.stderr
     )
-    assert "clear it: claims reread gadget.fleet --source PAGE" in result.stderr
+    assert (
+        "to clear it, a person re-reads gadget.fleet in the page its figure comes from (it cites "
+        "none yet: name the page you read) and records it with the page's own words, in the "
+        f"browser's re-read queue (`claims serve --db {store}`, then /queue?key=gadget.fleet) or at a "
+        f"terminal (`claims reread gadget.fleet --db {store}`, naming the page, the place and the "
+        "quote)" in result.stderr
+    )
+    assert "--yes" not in result.stderr
 
 
 @pytest.mark.usefixtures("loaded")
@@ -65,7 +72,7 @@ def test_a_long_list_of_blocked_claims_is_cut_but_every_one_is_counted(claims, m
     monkeypatch.setattr("claimsdb.paper_safe.LISTED_BLOCKED", 1)
     refused = claims("export", "--strict")
     assert refused.exit_code == 1 and "export blocked: 2 selected claim(s)" in refused.stderr
-    assert refused.stderr.count("clear it: claims reread") == 1
+    assert refused.stderr.count("to clear it, a person re-reads") == 1
     assert "... and 1 more (the first 1 are listed)" in refused.stderr
     skipped = claims("export", "--strict", "--skip-unsafe", "--format", "csv")
     assert skipped.exit_code == 0 and "left out 2 claim(s)" in skipped.stderr
@@ -102,7 +109,7 @@ def test_bundled_data_gate_reread_and_reimport(claims):
     assert "rl.fleet.kimi-k25-tasks: up to 100,000 tasks (Kimi K2.5)" in blocked.stderr
     assert "rl.fleet.longcat-environments: 32,000 environments (LongCat)" in blocked.stderr
     key = "pipelines.obs.llama3-failures"
-    assert f"claims reread {key} --source llama3-report" in blocked.stderr
+    assert f"a person re-reads {key} in llama3-report <https://" in blocked.stderr
     assert claims("export", "--search", "466 interruptions").exit_code == 1
 
     assert claims("reread", key, "--by", "Ada", "--locator", "Table 5", "--yes").exit_code == 0

@@ -68,8 +68,10 @@ def test_retag_withdraw_supersede_and_history(claims):
         "error: retag cannot raise gadget.fleet"
     )
     assert raised.stderr.endswith(
-        "only a re-read raises trust; if you re-read the page: claims reread gadget.fleet "
-        "--source PAGE --locator WHERE --quote TEXT\n"
+        "only a re-read raises trust; a person re-reads gadget.fleet in the page its figure comes "
+        "from (it cites none yet: name the page you read) and records it with the page's own "
+        "words, in the browser's re-read queue (`claims serve`, then /queue?key=gadget.fleet) or "
+        "at a terminal (`claims reread gadget.fleet`, naming the page, the place and the quote)\n"
     )
     assert claims(
         "withdraw", "widget.pretrain", "--reason", "wrong system", "--by", "Bo"

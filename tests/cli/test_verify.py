@@ -240,7 +240,7 @@ def test_verify_needs_a_selection_and_skips_claims_without_a_page(
     result = claims("verify")
     assert (
         result.exit_code == 2
-        and "name claim keys, a --source, --unverified or --all" in result.stderr
+        and "name claim keys, a --source, --unverified, --all or --rereads" in result.stderr
     )
     code, report = verify("gadget.fleet")
     assert code == 0 and report["results"] == []

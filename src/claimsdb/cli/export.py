@@ -46,22 +46,22 @@ CITING_FORMATS = ("latex", "bibtex", "biblatex")
 STDOUT = Path("-")
 
 
-def reread_command(row: Blocked, db_: str | None) -> str:
-    """The exact command that clears a blocked claim (policy.reread_command)."""
-    from claimsdb.trust_rule import reread_command as command
+def reread_hint(row: Blocked, db_: str | None) -> str:
+    """What a person re-reads to clear a blocked claim, and where they record it (trust_rule.reread_hint)."""
+    from claimsdb.trust_rule import reread_hint as hint
 
-    return command(row.key, row.reread_source, db_)
+    return hint(row.key, row.reread_page, db_)
 
 
 def describe_blocked(result, db_: str | None) -> list[str]:
-    """Each listed blocked claim with the command that clears it, then how many more there are."""
+    """Each listed blocked claim with the re-read that clears it, then how many more there are."""
     lines = []
     for r in result.blocked:
         figure = ", ".join(r.figures) or "(no figure)"
         stale = "; STALE: the latest verification no longer finds it" if r.stale else ""
         outdated = f"; {r.outdated}" if r.outdated else ""
         lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){outdated}{stale}")
-        lines.append(f"    clear it: {reread_command(r, db_)}")
+        lines.append(f"    to clear it, {reread_hint(r, db_)}")
     more = result.blocked_count - len(result.blocked)
     if more > 0:
         lines.append(
@@ -128,7 +128,7 @@ def export(
     """Export the selected claims for a paper, behind the paper-safe gate.
 
     If any selected claim is not paper-safe, nothing is written and the command exits 1, listing each
-    blocked claim and the `claims reread` command that would clear it. --skip-unsafe exports the rest;
+    blocked claim with the page a person re-reads to clear it. --skip-unsafe exports the rest;
     --draft includes them, visibly marked. Withdrawn and superseded claims are never exported.
 
     Some formats carry the gate in another way. bibtex (and biblatex, for biber) writes the entries of the

@@ -407,6 +407,11 @@ QueueStrictOption = _switch(
     "--strict",
     "With --unverified: the queue of `claims serve --strict` (secondary tags and stale claims too).",
 )
+RereadsOption = _switch(
+    "--rereads",
+    "Check each recorded re-read (the one behind each active claim's tag) against the latest snapshot "
+    "of its page; fetches nothing, records nothing.",
+)
 OfflineOption = _switch("--offline", "Use the latest snapshots only; fetch nothing.")
 ConcurrencyOption = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, help="Fetches at once.")

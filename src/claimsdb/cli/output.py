@@ -211,6 +211,10 @@ def describe_event(e: dict[str, Any]) -> str:
     detail = e.get("detail") or {}
     if isinstance(detail, dict) and detail.get("changes"):
         what += f" ({', '.join(sorted(detail['changes']))})"
+    if isinstance(detail, dict) and detail.get("corrected"):
+        what += ", corrected " + ", ".join(f"{old} → {new}" for old, new in detail["corrected"])
+    if isinstance(detail, dict) and detail.get("attested"):
+        what += " (attested, not checked against the page)"
     origin = f" from {e['origin']}" if e.get("origin") else ""
     return f"{e['at'][:19].replace('T', ' ')}Z  {what}{origin}  by {e['actor']}"
 
@@ -284,7 +288,8 @@ def _print_warnings(view: dict[str, Any]) -> None:
     if view.get("outdated_reason"):
         console.print(
             Text(
-                f"  NOT PAPER-SAFE: {view['outdated_reason']}; re-read it: claims reread {view['key']}",
+                f"  NOT PAPER-SAFE: {view['outdated_reason']}; a person re-reads it in its page "
+                f"(the re-read queue of `claims serve`, or `claims reread {view['key']}` at a terminal)",
                 style="bold red",
             )
         )

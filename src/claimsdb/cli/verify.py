@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
 import typer
 
@@ -19,6 +20,7 @@ from claimsdb.cli.options import (
     OfflineOption,
     OutputFormat,
     QueueStrictOption,
+    RereadsOption,
     SourcesDirOption,
     TimeoutOption,
     UnverifiedOption,
@@ -60,6 +62,7 @@ def verify(
     everything: CheckAllOption = False,
     unverified: UnverifiedOption = False,
     strict: QueueStrictOption = False,
+    rereads: RereadsOption = False,
     offline: OfflineOption = False,
     concurrency: ConcurrencyOption = 8,
     timeout: TimeoutOption = 20.0,
@@ -88,6 +91,12 @@ def verify(
     --unverified checks the claims the browser's re-read queue holds, so that the queue can show each
     one's passage: claims verify --unverified --allow-local  (pages on a local mirror).
 
+    --rereads checks the re-reads themselves: the one that set each active claim's tag, against the
+    latest snapshot of the page it names (nothing is fetched). It lists each re-read whose quote or
+    figure that snapshot does not hold, each with no snapshot to check against or no quote, and each
+    attestation; exit 1 when it lists any. Re-reads from earlier releases, recorded without a page
+    check, get checked this way.
+
     Example: claims verify --all
     """
     from claimsdb import verification
@@ -96,7 +105,10 @@ def verify(
     from claimsdb.fetching.targets import FetchPolicy
     from claimsdb.trust_rule import Policy
 
-    _check_selection(keys, source, everything, unverified, strict)
+    _check_selection(keys, source, everything, unverified, strict, rereads)
+    if rereads:
+        _audit_rereads(snapshots_root(sources_dir, db_), db_, fmt)
+        return
     policy = FetchPolicy(allow_local=allow_local, local_root=_local_root(local_root, db_))
     engine = db.open_engine(db_, create=False)
     limits = FetchLimits(
@@ -125,11 +137,21 @@ def verify(
 
 
 def _check_selection(
-    keys: list[str] | None, source: str | None, everything: bool, unverified: bool, strict: bool
+    keys: list[str] | None,
+    source: str | None,
+    everything: bool,
+    unverified: bool,
+    strict: bool,
+    rereads: bool = False,
 ) -> None:
     """The command line's rules for what to check, in its flags' words."""
-    if not keys and source is None and not everything and not unverified:
-        raise BadQuery("name claim keys, a --source, --unverified or --all")
+    if rereads and (keys or source is not None or everything or unverified or strict):
+        raise BadQuery(
+            "--rereads selects the re-reads itself: name no claim keys, no --source, --all, "
+            "--unverified or --strict with it"
+        )
+    if not keys and source is None and not everything and not unverified and not rereads:
+        raise BadQuery("name claim keys, a --source, --unverified, --all or --rereads")
     if unverified and (keys or everything):
         raise BadQuery(
             "--unverified selects the claims itself: name no claim keys and no --all with it"
@@ -195,3 +217,75 @@ def _what_changed(r) -> str:
     if r.error:
         parts.append(r.error)
     return "; ".join(parts)
+
+
+AUDIT_COLUMNS = (
+    "claim",
+    "outcome",
+    "page",
+    "locator",
+    "quote",
+    "actor",
+    "at",
+    "checked",
+    "findings",
+    "snapshot",
+    "passage",
+)
+
+
+def _audit_rereads(root: Path, db_: str | None, fmt: OutputFormat) -> None:
+    """`--rereads`: the re-reads the latest snapshots do not bear out, listed; exit 1 when any is."""
+    from claimsdb import reread_audit
+    from claimsdb.fetching.snapshots import SnapshotStore
+
+    store = SnapshotStore(root)
+    with db.session_of(db_) as session:
+        audited = reread_audit.audit(session, store)
+    listed = [a for a in audited if a.listed]
+    counts = {o: n for o in reread_audit.OUTCOMES if (n := sum(a.outcome == o for a in audited))}
+    data = {
+        "ok": not listed,
+        "snapshots": str(store.dir),
+        "checked": len(audited),
+        "counts": counts,
+        "rereads": [a.to_json() for a in listed],
+    }
+    rows = [{**a.to_json(), "findings": " | ".join(a.findings)} for a in listed]
+    emit(fmt, Output(data, AUDIT_COLUMNS, rows, lambda: _print_audit(listed, len(audited), counts)))
+    err_console.print(f"snapshots read from {store.dir}", markup=False)
+    if listed:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _print_audit(listed, checked: int, counts: dict[str, int]) -> None:
+    summary = ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) or "no re-read to check"
+    if not listed:
+        held = ": each page's latest snapshot bears out its re-read" if checked else ""
+        console.print(f"summary: {summary}{held}", markup=False)
+        return
+    emit_table(
+        f"{len(listed)} of {checked} re-read(s) to look at",
+        ("claim", "outcome", "re-read", "what the page's latest snapshot says"),
+        [
+            (
+                a.claim,
+                a.outcome,
+                f"{a.actor}, {a.at[:10]}, {a.page}"
+                + (f", {a.locator}" if a.locator else "")
+                + (
+                    ""
+                    if a.checked or a.outcome == "attested"
+                    else " (not checked against the page)"
+                ),
+                "; ".join(a.findings)
+                + (
+                    f": “{' '.join(a.passage.split())}”"
+                    if a.passage and a.outcome == "not-held"
+                    else ""
+                ),
+            )
+            for a in listed
+        ],
+    )
+    console.print(f"summary: {summary}", markup=False)

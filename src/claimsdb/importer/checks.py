@@ -8,6 +8,7 @@ from claimsdb.errors import AgentCannotVouch, InvalidRecord
 from claimsdb.importer.known import VERIFIED, Known
 from claimsdb.records.types import ClaimRecord
 from claimsdb.records.validation import REREAD_FIELDS
+from claimsdb.trust_rule import RereadPage
 
 
 def check_claim(rec: ClaimRecord, known: Known) -> None:
@@ -41,7 +42,7 @@ def check_claim(rec: ClaimRecord, known: Known) -> None:
 
 def _check_agent(rec: ClaimRecord, known: Known) -> None:
     """What an agent channel may not record: a tag above unverified, a re-read, a preferred value."""
-    known.check_agent_tag(rec.file, rec.record_name, rec.key, rec.tag)
+    known.check_agent_tag(rec.file, rec.record_name, rec.key, rec.tag, page_of(rec, known))
     if rec.reread is not None:
         raise AgentCannotVouch(
             rec.file,
@@ -49,6 +50,7 @@ def _check_agent(rec: ClaimRecord, known: Known) -> None:
             "reread",
             "an agent channel cannot record a re-read: the person who re-read the page records it",
             key=rec.key,
+            page=RereadPage(rec.reread.source, locator=rec.reread.locator),
         )
     if rec.rank == "preferred":  # it would stand in exports for the quantity's other values
         raise AgentCannotVouch(
@@ -58,6 +60,18 @@ def _check_agent(rec: ClaimRecord, known: Known) -> None:
             "an agent channel cannot prefer a value: which "
             "value of a quantity to use is a person's call, or a data file's",
         )
+
+
+def page_of(rec: ClaimRecord, known: Known) -> RereadPage | None:
+    """The page the record cites for a person to re-read: its first source that is not a note."""
+    return next(
+        (
+            RereadPage(e.source, locator=e.locator)
+            for e in rec.evidence
+            if known.source_kinds.get(e.source) != "note"
+        ),
+        None,
+    )
 
 
 def _check_reread(rec: ClaimRecord, known: Known) -> None:

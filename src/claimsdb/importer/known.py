@@ -9,6 +9,7 @@ from claimsdb import history, records
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import Quantity, figure_columns
 from claimsdb.records.types import FigureRecord
+from claimsdb.trust_rule import RereadPage
 
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
 DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "label")
@@ -58,8 +59,11 @@ class Known:
     def unverified_tags(self) -> str:
         return ", ".join(sorted(t for t, trust in self.tags.items() if trust == UNVERIFIED))
 
-    def check_agent_tag(self, file: str, label: str, key: str, tag: str) -> None:
-        """The rule of agent channels for a claim's tag: unverified trust only."""
+    def check_agent_tag(
+        self, file: str, label: str, key: str, tag: str, page: RereadPage | None = None
+    ) -> None:
+        """The rule of agent channels for a claim's tag: unverified trust only. `page`: the page the
+        record cites, for the refusal to say what a person re-reads instead."""
         trust = self.tags.get(tag)
         if trust is not None and trust != UNVERIFIED:
             raise AgentCannotVouch(
@@ -70,4 +74,5 @@ class Known:
                 f"so only tags of unverified trust ({self.unverified_tags()}); only a person's "
                 "re-read raises a claim above that",
                 key=key,
+                page=page,
             )

@@ -19,7 +19,7 @@ from sqlmodel import Session, col
 from claimsdb import history
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import figure_columns
-from claimsdb.importer.checks import check_claim
+from claimsdb.importer.checks import check_claim, page_of
 from claimsdb.importer.known import (
     CONTENT_FIELDS,
     DATA_FIELDS,
@@ -31,6 +31,7 @@ from claimsdb.importer.known import (
 from claimsdb.importer.read import StoredClaims, read_stored
 from claimsdb.models import Claim, Event
 from claimsdb.records.types import ClaimRecord
+from claimsdb.trust_rule import RereadPage, reread_hint
 
 # A piece of evidence as a claim's content holds it: (source key, locator, quote).
 Cited = tuple[str, str | None, str | None]
@@ -257,7 +258,7 @@ def _plan_stored(
     state = batch.stored.state(claim.id)
     _keep_persons(rec, claim, state, diff, plan)
     content = batch.contents[key] = content_of(rec, compared.person_evidence)
-    _outdated_rereads(rec, state, diff, content, compared.old_content, plan)
+    _outdated_rereads(rec, state, diff, (content, compared.old_content), known, plan)
     tag_after = rec.tag if "tag" in diff else claim.tag
     if diff and known.agent(rec.file) and known.tags.get(tag_after) != UNVERIFIED:
         raise AgentCannotVouch(
@@ -319,20 +320,21 @@ def _outdated_rereads(
     rec: ClaimRecord,
     state: history.ClaimState,
     diff: dict[str, tuple[Any, Any]],
-    content: str,
-    old_content: str,
+    contents: tuple[str, str],
+    known: Known,
     plan: ImportPlan,
 ) -> None:
-    """Content applied over a person's re-read that covered the old content: reported, since the claim
-    is not paper-safe until re-read again."""
+    """Content applied over a person's re-read that covered the old content (`contents`: new, old):
+    reported, with the page to re-read, since the claim is not paper-safe until re-read again."""
+    content, old_content = contents
     reread = state.vouched_by
     if reread is None or reread["kind"] != history.REREAD_KIND:
         return
     if content == old_content or not state.vouches_for(old_content):
         return
     why = (
-        f"the re-read by {_who(reread)} covered the old value; not paper-safe until re-read again: "
-        f"claims reread {rec.key}"
+        f"the re-read by {_who(reread)} covered the old value; not paper-safe until "
+        + reread_hint(rec.key, page_of(rec, known))
     )
     for name in ("subject", "statement", "label", "figures", "evidence"):
         if name in diff:
@@ -366,7 +368,7 @@ def _plan_reread(
                 None,
                 f"{r.by} ({r.at})",
                 f"not recorded: the tag {tag_after!r} was set by {setter}; if the re-read stands, "
-                f"record it: claims reread {rec.key}",
+                + reread_hint(rec.key, RereadPage(r.source, locator=r.locator)),
             )
         )
         return

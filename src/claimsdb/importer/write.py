@@ -5,6 +5,7 @@ changed columns and rows, then the re-reads the batch records as the people's ev
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,6 +16,7 @@ from sqlmodel import Session, col
 
 from claimsdb import history, models
 from claimsdb.db import insert_rows
+from claimsdb.errors import InvalidRecord
 from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.importer.known import DATA_FIELDS, FIGURE_COLUMNS, Known
 from claimsdb.importer.plan import Cited, ClaimBatch, PendingReread
@@ -281,9 +283,13 @@ class Writer:
                 )
             ).all()
         }
+        copies = _local_copies(session, pages)
         events, links = [], []
         for pending in rereads:
-            event, cited = _reread_event(pending, ids[pending.rec.key], urls)
+            assert pending.rec.reread is not None
+            copy = copies.get(pending.rec.reread.source)
+            checked = _checked_on_copy(pending.rec, copy) if copy is not None else None
+            event, cited = _reread_event(pending, ids[pending.rec.key], urls, checked)
             events.append(event)
             if not cited:
                 links.append(len(events) - 1)
@@ -345,10 +351,71 @@ class Writer:
         insert_rows(session, table_of(models.Evidence), rows, (*EVIDENCE_ROW, "event_id"))
 
 
+def _local_copies(session: Session, pages: list[str]) -> dict[str, Any]:
+    """The local copies (a source's `path`) of the pages re-read, read under `claims verify`'s rule for
+    them: a regular file inside the database's folder (none for a server database), so that a data file
+    cannot have any other file read. A copy that cannot be read is left out (its re-reads are then
+    attestations)."""
+    from claimsdb.db import sqlite_file
+    from claimsdb.fetching.fetch import FetchLimits, FetchRequest, fetch_all
+    from claimsdb.fetching.targets import FetchPolicy
+    from claimsdb.fetching.text import UnsupportedContent, extract_text
+
+    database = sqlite_file(str(session.get_bind().engine.url))
+    if database is None or not pages:
+        return {}
+    paths = session.execute(
+        select(col(models.Source.key), col(models.Source.path)).where(
+            col(models.Source.key).in_(pages), col(models.Source.path).is_not(None)
+        )
+    ).all()
+    if not paths:
+        return {}
+    limits = FetchLimits(policy=FetchPolicy(local_root=database.resolve().parent))
+    fetched = fetch_all([FetchRequest(source=key, path=path) for key, path in paths], limits)
+    out = {}
+    for (key, path), result in zip(paths, fetched):
+        if result.outcome != "fetched" or result.content is None:
+            continue
+        try:
+            text = extract_text(result.content, result.content_type, path)
+        except UnsupportedContent:
+            continue
+        sha = hashlib.sha256(result.content).hexdigest()
+        out[key] = (text, {"how": "copy", "sha256": sha, "at": result.fetched_at, "where": path})
+    return out
+
+
+def _checked_on_copy(rec: ClaimRecord, copy: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """A data file's re-read checked against its page's local copy, as `claims reread` checks one;
+    a page that does not hold it refuses the record (the import writes nothing)."""
+    from claimsdb.locating.reread import check_page
+
+    r = rec.reread
+    assert r is not None
+    text, read = copy
+    check = check_page(
+        text, r.quote, [f.quantity for f in rec.figures], f"{rec.subject} {rec.statement}"
+    )
+    if not check.holds:
+        raise InvalidRecord(
+            rec.file,
+            rec.record_name,
+            "reread.quote",
+            f"checked against the local copy {read['where']} of {r.source}: "
+            + "; ".join(check.findings),
+        )
+    return {**read, "outcome": check.outcome}
+
+
 def _reread_event(
-    pending: PendingReread, claim_id: int, urls: dict[str, str | None]
+    pending: PendingReread,
+    claim_id: int,
+    urls: dict[str, str | None],
+    checked: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """The event of a re-read a data file names, and whether the claim cites its page so already."""
+    """The event of a re-read a data file names, and whether the claim cites its page so already:
+    `checked` against the page's local copy, else an attestation (nothing read the page)."""
     rec, r = pending.rec, pending.rec.reread
     assert r is not None
     page: Cited = (r.source, r.locator, r.quote)
@@ -362,6 +429,9 @@ def _reread_event(
         "linked": not cited,
         "data_file": rec.file,
         "record": rec.record_name,
+        "checked": checked,
+        # unless its local copy was read: the data file says a person read the page; an attestation
+        "attested": None if checked is not None else DATA_FILE_ATTESTATION,
     }
     event = {
         "claim": rec.key,
@@ -384,6 +454,9 @@ def _reread_event(
         ),
     }
     return event, cited
+
+
+DATA_FILE_ATTESTATION = "recorded in a data file; the page was not checked"
 
 
 @lru_cache(maxsize=4096)

@@ -11,7 +11,7 @@ from claimsdb import integrity, views
 from claimsdb.figures import Quantity, as_quantity
 from claimsdb.figures.matching import SETTING_KEY, measure_words, spelled
 from claimsdb.lint.subjects import SubjectIndex
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class IndexedClaim:
     status: str
     stale: bool  # verified, but the latest verification found the figure changed or gone
     stale_outcome: str | None
-    reread_source: str | None  # the primary page to re-read (first non-note source), if any
+    reread_page: RereadPage | None  # the primary page to re-read (first non-note source), if any
     status_reason: str | None = None
     superseded_by: str | None = None
     outdated: str | None = None  # verified, but changed since its re-read: why
@@ -34,6 +34,7 @@ class IndexedClaim:
     statement: str = ""
     aliases: tuple[str, ...] = ()  # other names of its subject
     paper_safe: bool = False  # Policy.allows: the one paper-safe rule (its status aside)
+    attested: str | None = None  # its re-read is an attestation (not checked on the page): why
 
     @property
     def active(self) -> bool:
@@ -139,6 +140,7 @@ def subject_index(session: Session) -> SubjectIndex:
 # the fields of a claim's view that an indexed claim holds under the same name
 _AS_VIEWED = (
     "key subject tag trust status stale stale_outcome status_reason superseded_by rank statement aliases"
+    " attested"
 ).split()
 
 
@@ -153,7 +155,7 @@ def _indexed(v: views.ClaimView, policy: Policy) -> IndexedClaim:
     )
     return IndexedClaim(
         **{name: getattr(v, name) for name in _AS_VIEWED},
-        reread_source=v.primary_source,
+        reread_page=page_to_reread(v.sources),
         outdated=v.outdated_reason,
         preferred=preferred,
         paper_safe=policy.allows(v),

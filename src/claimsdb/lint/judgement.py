@@ -10,7 +10,7 @@ from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdi
 from claimsdb.lint.claims_read import DIGIT, IndexedClaim, Store
 from claimsdb.lint.filter import small_bare
 from claimsdb.lint.report import SKIPPED, Finding
-from claimsdb.trust_rule import reread_command
+from claimsdb.trust_rule import reread_hint
 
 Judged = tuple[int, Quantity, Verdict]  # a claim's index, its stored figure, the matcher's verdict
 Say = Callable[[str, str, list, str | None], Finding]  # severity, message, claims chosen, verdict
@@ -27,8 +27,8 @@ UNTRACKED_HINT = {
 # --- messages ------------------------------------------------------------------------------------------
 
 
-def _reread_command(claim: IndexedClaim) -> str:
-    return reread_command(claim.key, claim.reread_source)
+def _reread_hint(claim: IndexedClaim) -> str:
+    return reread_hint(claim.key, claim.reread_page)
 
 
 def describe(claim: IndexedClaim, stored: Quantity, verdict: Verdict) -> str:
@@ -72,11 +72,13 @@ def decide(store: Store, judged: list[Judged], tiers: dict[int, int], say: Say) 
     ]
     # a paper-safe, current claim states it (a step of its change: "up to 128K" of 32K → 128K), and it is
     # the value its quantity uses
-    if any(
-        store.claims[ci].rank != "deprecated" and store.claims[ci].preferred is None
-        for ci, _, _ in stating
-    ):
-        return True, None
+    used = [
+        j
+        for j in stating
+        if store.claims[j[0]].rank != "deprecated" and store.claims[j[0]].preferred is None
+    ]
+    if used:
+        return True, _attested(store, used, say)
     if stating:  # only values the store keeps but does not use
         return _not_preferred(store, stating, say)
     # A value inside a stored range does not state the range, and does not differ from it either.
@@ -87,6 +89,16 @@ def decide(store: Store, judged: list[Judged], tiers: dict[int, int], say: Say) 
         or _stated(store, states, say)
         or _different(store, judged, say)
     )
+
+
+def _attested(store: Store, used: list[Judged], say: Say) -> Finding | None:
+    """A note when every claim that makes the figure pass stands on an attested re-read (a person said
+    why the page could not be checked): it passes, and the report says on what."""
+    if any(store.claims[ci].attested is None for ci, _, _ in used):
+        return None
+    reasons = "; ".join(f"{store.claims[ci].key}: {store.claims[ci].attested}" for ci, _, _ in used)
+    message = f"passes on an attested re-read, not checked against the page ({reasons})"
+    return say("note", message, used, used[0][2].verdict)
 
 
 def _not_preferred(store: Store, stating: list[Judged], say: Say) -> Outcome:
@@ -137,14 +149,14 @@ def _stated(store: Store, states: list[Judged], say: Say) -> Outcome | None:
         return False, say("warning", message, stale_ok, stale_ok[0][2].verdict)
     if active:
         fixes = "; ".join(
-            _reread_command(store.claims[ci])
+            _reread_hint(store.claims[ci])
             if not store.claims[ci].stale
-            else f"claims verify {store.claims[ci].key}"
+            else f"check {store.claims[ci].key} against its page again: claims verify {store.claims[ci].key}"
             for ci in sorted({j[0] for j in active}, key=lambda ci: store.claims[ci].key)
         )
         message = (
             f"not paper-safe under the {policy.describe()}: {described(store, active)}; "
-            f"clear it: {fixes}"
+            f"to clear it, {fixes}"
         )
         return False, say("error", message, active, active[0][2].verdict)
     if states:

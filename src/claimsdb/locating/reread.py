@@ -127,9 +127,11 @@ def nearest_sentence(text: str, quote: str) -> tuple[int, int] | None:
 
 
 def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, str]:
-    """The change a person's correction names: (the claim's figure, the correction as given), when the
-    correction states what the page says in place of one of the claim's figures. Raises ValueError
-    saying what the page does say otherwise."""
+    """The change a person's correction names: (the claim's figure, the figure corrected), when the
+    correction states what the page says in place of one of the claim's figures. The corrected figure
+    keeps the claim's wording with the page's number ("4,096 H100" corrected by "2,048 H100 GPUs" is
+    "2,048 H100") where that reads as the same figure. Raises ValueError saying what the page does say
+    otherwise."""
     try:
         wanted = parse(given)
     except FigureError as exc:
@@ -140,12 +142,55 @@ def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, st
         except FigureError:
             continue
         if match(on_page, wanted, _SAID).verdict == "same" == match(wanted, on_page, _SAID).verdict:
-            return claim, given.strip()
+            return claim, _in_claims_words(claim, given.strip(), wanted)
     said = "; ".join(f"{page} (where the claim says {claim})" for claim, page in changes)
     raise ValueError(
         f"{given!r} is not what the page says in place of a claim figure"
         + (f": the page says {said}" if said else ": the page states no other value")
     )
+
+
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d+(?:[.,]\d+)*")
+
+
+def _in_claims_words(claim: str, given: str, wanted: Quantity) -> str:
+    """The claim's figure with the given figure's number, when each has one number and the result reads
+    as the given figure; else the given figure as it is."""
+    old, new = _NUMBER.findall(claim), _NUMBER.findall(given)
+    if len(old) != 1 or len(new) != 1:
+        return given
+    swapped = _NUMBER.sub(new[0], claim, count=1)
+    try:
+        verdict = match(parse(swapped), wanted, _SAID)
+    except FigureError:
+        return given
+    return swapped if verdict.verdict == "same" and not verdict.comparators_differ else given
+
+
+def rewritten(statement: str, old: str, new: str) -> str | None:
+    """The statement with a corrected figure: `old` as the claim's figure writes it replaced by `new`,
+    else the figure of the statement that states the same value as `old` ("4,096 GPUs" for a figure
+    written "4,096 H800"); None when the statement writes no such figure (it cannot be corrected in it)."""
+    if old in statement:
+        return statement.replace(old, new, 1)
+    try:
+        wanted = parse(old)
+    except FigureError:
+        return None
+    for f in scan(statement):
+        if match(wanted, f.quantity, _SAID).verdict == "same":
+            return statement[: f.start] + new + statement[f.end :]
+    return None
+
+
+_MIN_QUOTE_WORDS = 2
+
+
+def too_short(quote: str) -> bool:
+    """A quote of one word without a digit ("the", "SampleQueue") says nothing about where the page
+    says it: any page may hold it."""
+    words = _WORD.findall(normalize(quote))
+    return len(words) < _MIN_QUOTE_WORDS and not any(ch.isdigit() for ch in quote)
 
 
 # A place a reader can turn to: a section, table, figure, page, line, appendix, equation, listing...

@@ -1,0 +1,63 @@
+"""Why a claim has its tag and its rank, in words, from the events that set them; and how the re-read
+its verified tag stands on met the page. Shared by the claim view, `claims show` and the web."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _detail(event: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored event's detail, decoded (empty for none)."""
+    detail = (event or {}).get("detail")
+    if isinstance(detail, str):
+        detail = json.loads(detail)
+    return detail if isinstance(detail, dict) else {}
+
+
+def reread_check(event: dict[str, Any] | None) -> str | None:
+    """How a re-read event met the page: "checked", "attested" or "unchecked" (None: not a re-read)."""
+    if event is None or event.get("kind") != "reread":
+        return None
+    detail = _detail(event)
+    if detail.get("attested"):
+        return "attested"
+    return "checked" if detail.get("checked") else "unchecked"
+
+
+def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
+    """Why the claim has its current tag, from the event that set it."""
+    if event is None:
+        return basis
+    when = f"{event['at'][:10]}"
+    detail = event.get("detail") or {}
+    if event["kind"] == "reread":
+        where = detail.get("source", event.get("origin"))
+        if detail.get("locator"):
+            where += f", {detail['locator']}"
+        seen = f": “{detail['quote']}”" if detail.get("quote") else ""
+        how = {
+            "attested": f" (attested, not checked against the page: {detail.get('attested')})",
+            "unchecked": " (not checked against the page: recorded before re-reads were checked)",
+        }.get(reread_check(event) or "", "")
+        return f"re-read by {event['actor']} on {when} in {where}{seen}{how}"
+    if event["kind"] == "retagged":
+        return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
+    if isinstance(detail, dict) and detail.get(
+        "agent"
+    ):  # an agent door's (claims mcp): no data file
+        return f"reported by {event['actor']} on {when}: {basis}"
+    return f"from the data file {event['origin']}: {basis}" if event.get("origin") else basis
+
+
+def rank_reason(event: dict[str, Any] | None) -> str | None:
+    """Why the claim has its rank, from the event that set it (None while it is merely normal)."""
+    if event is None:
+        return None
+    detail = event.get("detail") or {}
+    if event["kind"] == "ranked":
+        why = f"{event['actor']} on {event['at'][:10]}: {detail.get('reason', '')}"
+        return why + (f" ({detail['because']})" if detail.get("because") else "")
+    return f"from the data file {event['origin']}" + (
+        f": {detail['rank_reason']}" if detail.get("rank_reason") else ""
+    )
