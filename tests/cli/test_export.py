@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.pages import LLAMA3_FAILURES, LONGCAT_ENVIRONMENTS
 from tests.conftest import DATA_FILES
 from tests.latex import (
     assert_contained,
@@ -47,7 +48,7 @@ def test_blocked_export_writes_nothing_and_exits_1(claims, tmp_path):
     assert (
         "gadget.fleet: 40–60K sandboxes (Gadget) tag agent-reported (unverified)" in result.stderr
     )
-    assert "clear it: claims reread gadget.fleet --source PAGE" in result.stderr
+    assert "claims reread gadget.fleet" in result.stderr  # how to clear it
 
 
 @pytest.mark.usefixtures("loaded")
@@ -62,15 +63,18 @@ def test_skip_unsafe_writes_the_file_and_lists_what_it_left_out(claims, tmp_path
 
 @pytest.mark.usefixtures("loaded")
 def test_a_long_list_of_blocked_claims_is_cut_but_every_one_is_counted(claims, monkeypatch):
+    # strict: widget.context (secondary), gadget.fleet (unverified), and widget.pretrain, whose re-read
+    # its data file records: an attestation, which the strict policy does not count (issue 32)
     monkeypatch.setattr("claimsdb.paper_safe.LISTED_BLOCKED", 1)
     refused = claims("export", "--strict")
-    assert refused.exit_code == 1 and "export blocked: 2 selected claim(s)" in refused.stderr
-    assert refused.stderr.count("clear it: claims reread") == 1
-    assert "... and 1 more (the first 1 are listed)" in refused.stderr
+    assert refused.exit_code == 1 and "export blocked: 3 selected claim(s)" in refused.stderr
+    keys = ("widget.pretrain", "widget.context", "gadget.fleet")
+    assert sum(f"  {key}: " in refused.stderr for key in keys) == 1  # one listed
+    assert "... and 2 more (the first 1 are listed)" in refused.stderr
     skipped = claims("export", "--strict", "--skip-unsafe", "--format", "csv")
-    assert skipped.exit_code == 0 and "left out 2 claim(s)" in skipped.stderr
+    assert skipped.exit_code == 0 and "left out 3 claim(s)" in skipped.stderr
     manifest = json.loads(skipped.stderr.split("manifest: ", 1)[1].splitlines()[0])
-    assert manifest["left_out_unsafe"] == 2 and manifest["rows"] == 1
+    assert manifest["left_out_unsafe"] == 3 and manifest["rows"] == 0
 
 
 @pytest.mark.usefixtures("loaded")
@@ -95,17 +99,19 @@ def test_flags_and_filters(claims):
     assert "@techreport{widget2026," in bib.stdout
 
 
-def test_bundled_data_gate_reread_and_reimport(claims):
+def test_bundled_data_gate_reread_and_reimport(claims, page):
     assert claims("import", *DATA_FILES).exit_code == 0
     blocked = claims("export")
     assert blocked.exit_code == 1
     assert "rl.fleet.kimi-k25-tasks: up to 100,000 tasks (Kimi K2.5)" in blocked.stderr
     assert "rl.fleet.longcat-environments: 32,000 environments (LongCat)" in blocked.stderr
     key = "pipelines.obs.llama3-failures"
-    assert f"claims reread {key} --source llama3-report" in blocked.stderr
+    (hint,) = [line for line in blocked.stderr.splitlines() if f"claims reread {key} " in line]
+    assert "llama3-report" in hint  # the page to re-read it in: the one it cites
     assert claims("export", "--search", "466 interruptions").exit_code == 1
 
-    assert claims("reread", key, "--by", "Ada", "--locator", "Table 5", "--yes").exit_code == 0
+    reread = claims("reread", key, "--by", "Ada", *LLAMA3_FAILURES.flags(page), "--yes")
+    assert reread.exit_code == 0, reread.output
     cleared = claims("export", "--search", "466 interruptions")
     assert cleared.exit_code == 0, cleared.output
     assert "466 interruptions" in cleared.stdout
@@ -148,7 +154,9 @@ def test_the_bundled_data_compiles_as_latex_that_fits_the_page_with_its_bibliogr
 
 
 @needs_tex
-def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_data(claims, tmp_path):
+def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_data(
+    claims, tmp_path, page
+):
     """The docs' preamble around the files the docs' commands export, as a new user runs them: every
     \\cite has its entry, BibTeX warns about nothing, titles keep their case, ~50B is about 50B."""
     doc, snippet = documented_snippet()
@@ -183,12 +191,7 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
         claims(
             "reread",
             "rl.fleet.longcat-environments",
-            "--source",
-            "longcat-report",
-            "--locator",
-            "§4.1",
-            "--quote",
-            "32,000 environments",
+            *LONGCAT_ENVIRONMENTS.flags(page),
             "--by",
             "Ada",
             "--yes",
