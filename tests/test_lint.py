@@ -467,8 +467,8 @@ def test_withdrawn_claims_never_make_a_figure_safe(run, claims):
 
 @pytest.mark.slow
 def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_json, tmp_path):
-    page = tmp_path / "orchard.html"
-    page.write_text("<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8")
+    page = tmp_path / "orchard.html"  # the local copy the import checks the re-read against
+    page.write_text("<p>We trained Orchard-9 on 4,096 GPUs.</p>", encoding="utf-8")
     doc = {
         "sources": [
             {"key": "orchard-page", "title": "Orchard", "kind": "report", "path": str(page)}
@@ -490,7 +490,10 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
     }
     assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
     text = "Orchard-9 trained on 4,096 GPUs.\n"
-    assert attested_only(run(text)) == [("orchard.gpus",)]  # passes, on the data file's re-read
+    assert run(text) == []  # passes: the data file's re-read was checked against the local copy
+    page.write_text(
+        "<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8"
+    )  # then it changed
     verified = claims(
         "verify", "orchard.gpus", "--sources-dir", tmp_path / "snapshots", "--local-root", tmp_path
     )

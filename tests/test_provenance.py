@@ -432,7 +432,7 @@ STATED = "Widget-7 was pretrained on 2,048 H100 GPUs for 21.5T tokens."
 @pytest.mark.parametrize(
     "changed, why",
     [
-        ({"read": None}, "the page was not read: a re-read is checked against the page's text"),
+        ({"read": None}, "the page was not read"),
         (
             {"read": PageRead("widget-report", "fetched", None, error="HTTP 404")},
             "the page cannot be had (no snapshot, and the fetch failed: HTTP 404)",
@@ -531,12 +531,6 @@ def test_a_correction_changes_the_figure_the_statement_and_the_trace_in_one_rere
     assert Policy(strict=True).allows(v)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: provenance._apply_corrections puts the correction as given in place of the "
-    "claim's figure in the statement, so the page's form the refusal suggests ('2,048 H100 GPUs' "
-    "for '3,072 H100') writes 'GPUs GPUs'",
-)
 def test_the_correction_the_refusal_suggests_reads_right_in_the_statement(engine):
     asked = reread_of("widget.pretrain") | {
         "quote": "pretrained on 2,048 H100 GPUs",

@@ -332,10 +332,13 @@ def test_a_data_file_admits_secondary_and_a_persons_reread_and_reports_who_vouch
         ("reread", "Grace Hopper", "2026-10-02", "spot-checked"),
     ]
     view = show_json(claims, "widget.pretrain")
-    assert (
-        view["tag_reason"]
-        == "re-read by Grace Hopper on 2026-10-02 in widget-report, §3.1: “3,072 H100 GPUs”"
+    # nothing read the page: the file says a person did, so the re-read is an attestation (issue 32)
+    attested = "recorded in a data file; the page was not checked"
+    assert view["tag_reason"] == (
+        "re-read by Grace Hopper on 2026-10-02 in widget-report, §3.1: “3,072 H100 GPUs” "
+        f"(attested, not checked against the page: {attested})"
     )
+    assert (view["reread_check"], view["attested"]) == ("attested", attested)
     assert not view["reread_outdated"] and not view["integrity"]
     assert [(s["key"], s["added_by"]) for s in view["sources"]] == [
         ("widget-report", None)
@@ -349,6 +352,11 @@ def test_a_data_file_admits_secondary_and_a_persons_reread_and_reports_who_vouch
         and "8K → 256K" in exported.stdout
     )
     assert "40–60K" not in exported.stdout
+    strict = claims(
+        "export", "--strict", "--skip-unsafe"
+    )  # the strict policy counts no attestation
+    assert strict.exit_code == 0 and "3,072 H100" not in strict.stdout
+    assert "widget.pretrain" in strict.stderr
     assert claims("db", "check").exit_code == 0
 
 

@@ -14,6 +14,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
+from tests.cli.pages import LLAMA3_FAILURES
 from tests.cli.test_app import COMMANDS
 from tests.conftest import DATA_FILES
 
@@ -37,7 +38,12 @@ ARGS = {
     "list": ["--stage", "Pretrain"],
     "tags": [],
     "history": ["pipelines.obs.llama3-failures"],
-    "reread": ["pipelines.obs.llama3-failures", "--locator", "Table 5", "--yes", "--by", "T"],
+    "reread": [
+        "pipelines.obs.llama3-failures",
+        *("--source", LLAMA3_FAILURES.source, "--locator", LLAMA3_FAILURES.locator),
+        *("--quote", LLAMA3_FAILURES.quote, "--copy", "{dir}/llama3.md"),  # the page re-read
+        *("--yes", "--by", "T"),
+    ],
     "retag": ["pipelines.llama3.pretrain", "prior-note", "--reason", "from the note", "--by", "T"],
     "withdraw": ["rl.bench.weirdml", "--reason", "dropped", "--by", "T"],
     "supersede": [
@@ -170,6 +176,9 @@ def run(template, stores, tmp_path, monkeypatch):
             }
         ),
         encoding="utf-8",
+    )
+    (tmp_path / "llama3.md").write_text(
+        "\n\n".join(LLAMA3_FAILURES.paragraphs) + "\n", encoding="utf-8"
     )
     (tmp_path / "paper.md").write_text(
         "Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8"

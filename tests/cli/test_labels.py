@@ -9,6 +9,7 @@ import hashlib
 import json
 
 from claimsdb import db, history
+from tests.cli.pages import WIDGET_CONTEXT, WIDGET_PRETRAIN
 from tests.conftest import SAMPLE, show_json, store_digest
 
 LABEL = "3,072 H100, 21.5T"  # the phrase a grid cell shows for widget.pretrain
@@ -40,7 +41,7 @@ def test_a_label_round_trips_through_import_show_json_and_the_grid(claims, write
     assert claims("db", "check").exit_code == 0
 
 
-def test_a_label_changed_after_the_re_read_needs_a_re_read(claims, write_json):
+def test_a_label_changed_after_the_re_read_needs_a_re_read(claims, write_json, page):
     """A grid prints the label in place of the figures: the re-read vouched for it, so a new one is not
     paper-safe until a person reads it again (history.content_digest covers the label)."""
     assert claims("import", write_json(labelled())).exit_code == 0
@@ -55,7 +56,10 @@ def test_a_label_changed_after_the_re_read_needs_a_re_read(claims, write_json):
     )
     assert shown["events"][-1]["detail"]["changes"]["label"] == [LABEL, "9,999 H100, 21.5T"]
     assert claims("export", "--subject", "widget", "--grid").exit_code == 1  # the gate closes
-    assert claims("reread", "widget.pretrain", "--by", "Ada", "--yes").exit_code == 0
+    reread = claims(
+        "reread", "widget.pretrain", "--by", "Ada", *WIDGET_PRETRAIN.flags(page), "--yes"
+    )
+    assert reread.exit_code == 0, reread.output
     assert claims("export", "--subject", "widget", "--grid").exit_code == 0
 
 
@@ -106,19 +110,17 @@ def content_digest_0010(subject, statement, figures, evidence, label=None) -> st
 
 
 def test_a_store_of_schema_0010_upgrades_with_no_labels_and_its_re_reads_still_vouch(
-    claims, write_json, store, monkeypatch
+    claims, write_json, store, monkeypatch, page
 ):
     from alembic import command
 
     with monkeypatch.context() as patched:  # the digests a release before 0011 recorded
         patched.setattr(history, "content_digest", content_digest_0010)
         assert claims("import", write_json(labelled(None))).exit_code == 0
-        assert (
-            claims(
-                "reread", "widget.context", "--by", "Ada", "--source", "widget-report", "--yes"
-            ).exit_code
-            == 0
+        reread = claims(
+            "reread", "widget.context", "--by", "Ada", *WIDGET_CONTEXT.flags(page), "--yes"
         )
+        assert reread.exit_code == 0, reread.output
     command.downgrade(
         db._alembic_config(db.resolve_url(store)), "0010"
     )  # the store as 0010 left it

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.cli.pages import LLAMA3_FAILURES
 from tests.conftest import DATA_FILES
 
 
@@ -36,7 +37,7 @@ def test_an_agent_reported_figure_in_a_manuscript_is_an_error(claims, tmp_path):
 
 
 @pytest.mark.usefixtures("bundled")
-def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
+def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path, page):
     paper = tmp_path / "paper.tex"
     paper.write_text(
         "\\documentclass{article}\\begin{document}\n"
@@ -51,7 +52,15 @@ def test_figures_match_their_claims_and_clear_after_a_reread(claims, tmp_path):
         (2, "466 interruptions", ["pipelines.obs.llama3-failures"])
     ]
     assert code == 1
-    assert claims("reread", "pipelines.obs.llama3-failures", "--yes", "--by", "Ada").exit_code == 0
+    reread = claims(
+        "reread",
+        "pipelines.obs.llama3-failures",
+        *LLAMA3_FAILURES.flags(page),
+        "--yes",
+        "--by",
+        "Ada",
+    )
+    assert reread.exit_code == 0, reread.output
     code, report = lint_json(claims, paper)
     assert code == 0 and report["findings"] == []
 

@@ -10,24 +10,19 @@ import time
 
 import pytest
 
-from claimsdb.db import files_folder, resolve_url
+from tests.cli.pages import (
+    LLAMA3_FAILURES,
+    OPEN_ATHENA_TOKENS,
+    WIDGET_CONTEXT,
+    WIDGET_PRETRAIN,
+)
 from tests.conftest import DATA_FILES, sqlite_only
 
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
-def test_reread_prints_tag_before_and_after(claims):
-    result = claims(
-        "reread",
-        "widget.context",
-        "--by",
-        "Ada",
-        "--source",
-        "widget-report",
-        "--locator",
-        "§4",
-        "--yes",
-    )
+def test_reread_prints_tag_before_and_after(claims, page):
+    result = claims("reread", "widget.context", "--by", "Ada", *WIDGET_CONTEXT.flags(page), "--yes")
     assert result.exit_code == 0, result.output
     assert (
         "widget.context: note-2026-10-04 → spot-checked" in result.stdout
@@ -38,10 +33,16 @@ def test_reread_prints_tag_before_and_after(claims):
 @pytest.mark.usefixtures("loaded")
 def test_reread_errors_are_one_line_exit_2(claims):
     result = claims("reread", "gadget.fleet", "--yes")
-    assert result.exit_code == 2
-    assert result.stderr.startswith("error: --source is needed: gadget.fleet cites no primary page")
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("error: --source is needed: a re-read names the page")
+    where = ("--locator", "p. 2", "--quote", "40–60K sandboxes", "--yes")
+    note = claims("reread", "gadget.fleet", "--source", "lab-notes", *where)
+    assert note.exit_code == 2 and note.stderr.strip() == (
+        "error: 'lab-notes' is a note, not a primary page: a re-read checks the page the figure "
+        "comes from"
+    )
     assert (
-        claims("reread", "nope.key", "--yes").stderr.strip()
+        claims("reread", "nope.key", "--source", "widget-report", *where).stderr.strip()
         == "error: no claim with key 'nope.key'"
     )
 
@@ -143,21 +144,24 @@ def test_supersede_takes_the_replacing_claim_with_with_and_requires_a_reason(cla
 @sqlite_only(
     "holds SQLite's write lock with the sqlite3 module; PostgreSQL's writers: tests/test_concurrency.py"
 )
-def test_two_rereads_at_the_same_time_both_land(db_path, claims):
+def test_two_rereads_at_the_same_time_both_land(db_path, claims, page):
     assert claims("import", *DATA_FILES).exit_code == 0
-    keys = ["pipelines.obs.llama3-failures", "pipelines.marin.open-athena.tokens"]
+    keys = {
+        "pipelines.obs.llama3-failures": LLAMA3_FAILURES.flags(page),
+        "pipelines.marin.open-athena.tokens": OPEN_ATHENA_TOKENS.flags(page),
+    }
     cmd = [sys.executable, "-c", "from claimsdb.cli.app import main; main()"]
     # A third writer holds the write lock while both start, so they really contend for it.
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     procs = [
         subprocess.Popen(
-            cmd + ["reread", key, "--yes", "--by", f"reader{i}", "--db", str(db_path)],
+            cmd + ["reread", key, *flags, "--yes", "--by", f"reader{i}", "--db", str(db_path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for i, key in enumerate(keys)
+        for i, (key, flags) in enumerate(keys.items())
     ]
     time.sleep(3)
     holder.execute("COMMIT")
@@ -170,9 +174,9 @@ def test_two_rereads_at_the_same_time_both_land(db_path, claims):
 
 
 @pytest.mark.usefixtures("loaded")
-def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims):
+def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims, page):
     result = claims(
-        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n"
+        "reread", "widget.context", *WIDGET_CONTEXT.flags(page), "--by", "Ada", input="y\n"
     )
     assert result.exit_code == 2, result.output
     assert result.stderr.strip() == (
@@ -186,30 +190,34 @@ def test_reread_without_a_terminal_never_asks_and_names_the_flag(claims):
 
 
 @pytest.mark.usefixtures("loaded", "terminal")
-def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, store):
-    declined = claims(
-        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="n\n"
-    )
+def test_reread_asks_for_confirmation_on_a_terminal_unless_yes(claims, page):
+    flags = WIDGET_CONTEXT.flags(page)
+    declined = claims("reread", "widget.context", *flags, "--by", "Ada", input="n\n")
     assert declined.exit_code == 1 and "nothing recorded" in declined.stderr
-    folder = (
-        files_folder(resolve_url(store)) / "snapshots"
-    )  # beside a SQLite file; the data folder for a server
-    assert f"no snapshot of widget-report in {folder} yet" in declined.stderr
+    # before asking: what the page says there, and where it was read
+    copy = flags[flags.index("--copy") + 1]
+    assert f"the quote is on the page (the local copy {copy})" in declined.stderr
+    assert "“4 Context The context window of Widget-7 grew from 8K to 256K tokens.”" in (
+        declined.stderr
+    )
     assert (
         json.loads(claims("show", "widget.context", "--format", "json").stdout)["tag"]
         == "note-2026-10-04"
     )
-    accepted = claims(
-        "reread", "widget.context", "--source", "widget-report", "--by", "Ada", input="y\n"
-    )
+    accepted = claims("reread", "widget.context", *flags, "--by", "Ada", input="y\n")
     assert accepted.exit_code == 0 and "→ spot-checked" in accepted.stdout
 
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 @pytest.mark.parametrize("flag", ["--quote", "--locator", "--note"])
-def test_reread_refuses_control_characters_in_what_a_person_types(claims, flag):
-    result = claims("reread", "widget.pretrain", flag, "ok\x1b[2Jcleared", "--yes")
+def test_reread_refuses_control_characters_in_what_a_person_types(claims, page, flag):
+    flags = list(WIDGET_PRETRAIN.flags(page))  # as given, they record: the page holds the quote
+    if flag in flags:
+        flags[flags.index(flag) + 1] = "ok\x1b[2Jcleared"
+    else:
+        flags += [flag, "ok\x1b[2Jcleared"]
+    result = claims("reread", "widget.pretrain", *flags, "--yes")
     assert result.exit_code == 2 and "control or bidirectional-override character" in result.stderr
     assert result.stderr.startswith(
         f"error: {flag} holds "

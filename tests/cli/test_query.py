@@ -206,7 +206,10 @@ def test_show_prints_the_basis_once(claims):
     reread = claims(
         "show", "widget.pretrain"
     ).stdout  # tagged by a person's re-read: another reason
-    assert "  why: re-read by Grace Hopper on 2026-10-02" in reread
+    assert (
+        "  why: re-read by Grace Hopper on 2026-10-02 in widget-report, §3.1: “3,072 H100 GPUs” "
+        "(attested, not checked against the page: recorded in a data file; the page was not checked)"
+    ) in reread  # its data file's re-read: nothing read the page (issue 32)
     assert "  basis (data file): Re-read the report's compute section." in reread
     assert reread.count("Re-read the report's compute section.") == 1
 
@@ -338,7 +341,8 @@ def test_trace_shows_the_first_matches_and_counts_them_all(claims, write_json, s
         ["show", "widget.pretrian"],
         ["history", "widget.pretrian"],
         ["retag", "widget.pretrian", "prior-note", "--reason", "r"],
-        ["reread", "widget.pretrian", "--yes"],
+        ["reread", "widget.pretrian", "--source", "widget-report", "--locator", "§3.1"]
+        + ["--quote", "3,072 H100 GPUs", "--yes"],
         ["prefer", "widget.pretrian", "--reason", "r"],
         ["withdraw", "widget.pretrian", "--reason", "r"],
         ["supersede", "widget.context", "--with", "widget.pretrian", "--reason", "r"],

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.cli.pages import GADGET_FLEET
 from tests.conftest import show_json, store_digest
 from tests.httpserver import LocalHTTPServer
 
@@ -94,10 +95,13 @@ def test_a_local_copy_is_registered_with_its_absolute_path(claims, tmp_path, mon
 
 
 @pytest.mark.usefixtures("loaded")
-def test_the_workflow_sources_add_reread_export_cites_the_page(claims, tmp_path):
-    # gadget.fleet cites only a note: the gate blocks it, and reread without a page is refused
+def test_the_workflow_sources_add_reread_export_cites_the_page(claims, page):
+    # gadget.fleet cites only a note: the gate blocks it, and a re-read in the note is refused
     assert claims("export", "--subject", "Gadget").exit_code == 1
-    assert "cites no primary page" in claims("reread", "gadget.fleet", "--yes").stderr
+    in_the_note = claims("reread", "gadget.fleet", *GADGET_FLEET.flags(page, "lab-notes"), "--yes")
+    assert in_the_note.exit_code == 2 and "'lab-notes' is a note, not a primary page" in (
+        in_the_note.stderr
+    )
     assert (
         claims(
             "sources",
@@ -114,19 +118,7 @@ def test_the_workflow_sources_add_reread_export_cites_the_page(claims, tmp_path)
         ).exit_code
         == 0
     )
-    result = claims(
-        "reread",
-        "gadget.fleet",
-        "--source",
-        "gadget-paper",
-        "--locator",
-        "§4.2",
-        "--quote",
-        "between 40K and 60K sandboxes",
-        "--by",
-        "Ada",
-        "--yes",
-    )
+    result = claims("reread", "gadget.fleet", *GADGET_FLEET.flags(page), "--by", "Ada", "--yes")
     assert result.exit_code == 0, result.output
     assert "gadget-paper is now evidence of gadget.fleet" in result.stdout
     view = show_json(claims, "gadget.fleet")
@@ -159,7 +151,8 @@ def test_reread_with_a_new_url_registers_it_and_verify_then_checks_that_page(
     with LocalHTTPServer() as server:
         url = server.add(
             "/gadget.html",
-            "<html><body><p>Gadget runs 40–60K sandboxes at once.</p></body></html>".encode(),
+            "<html><body><h2>Intro</h2><p>Gadget runs 40–60K sandboxes at once.</p>"
+            "</body></html>".encode(),
         )
         skipped = json.loads(
             claims(
@@ -167,15 +160,16 @@ def test_reread_with_a_new_url_registers_it_and_verify_then_checks_that_page(
             ).stdout
         )
         assert skipped["results"] == [] and skipped["skipped"][0]["claim"] == "gadget.fleet"
-        result = claims(
-            "reread", "gadget.fleet", "--source", url, "--locator", "intro", "--by", "Ada", "--yes"
-        )
+        # fetched now (the environment allows the test server's address), the heading as the locator
+        where = ("--locator", "Intro", "--quote", "Gadget runs 40–60K sandboxes at once.")
+        result = claims("reread", "gadget.fleet", "--source", url, *where, "--by", "Ada", "--yes")
         assert result.exit_code == 0, result.output
         key = "127-0-0-1-gadget"
         assert f"registered {key} as a new source" in result.stderr
         assert json.loads(claims("sources", "show", key, "--format", "json").stdout)["url"] == url
         again = claims(
-            "reread", "gadget.fleet", "--source", url, "--by", "Bo", "--yes", "--format", "json"
+            *("reread", "gadget.fleet", "--source", url, *where),
+            *("--by", "Bo", "--yes", "--format", "json"),
         )
         assert json.loads(again.stdout)["source"] == key  # the same URL is the same source
         checked = claims(

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.cli.pages import GADGET_FLEET, LLAMA3_FAILURES
 from tests.conftest import store_digest
 from tests.latex import assert_contained, build, needs_tex
 
@@ -82,25 +83,20 @@ def test_import_registers_each_entry_under_its_cite_key(claims, refs):
 
 
 @pytest.mark.usefixtures("loaded")
-def test_the_exports_cite_the_imported_keys(claims, refs):
+def test_the_exports_cite_the_imported_keys(claims, refs, page):
     assert claims("sources", "import", refs).exit_code == 0
-    result = claims(
-        "reread",
-        "gadget.fleet",
-        "--source",
-        "dubey2024-llama",
-        "--locator",
-        "§4.2",
-        "--quote",
-        "between 40K and 60K sandboxes",
-        "--by",
-        "Ada",
-        "--yes",
+    added = claims(
+        *("add", "--subject", "Llama 3", "--key", "llama3.failures", "--source", "dubey2024-llama"),
+        *("--statement", "Llama 3 saw 466 job interruptions in 54 days of pre-training."),
+        *("--figure", "466 interruptions", "--figure", "54 days"),
     )
+    assert added.exit_code == 0, added.output
+    page_of_the_paper = LLAMA3_FAILURES.flags(page, "dubey2024-llama")
+    result = claims("reread", "llama3.failures", *page_of_the_paper, "--by", "Ada", "--yes")
     assert result.exit_code == 0, result.output
-    latex = claims("export", "--subject", "Gadget", "--format", "latex")
+    latex = claims("export", "--subject", "Llama 3", "--format", "latex")
     assert latex.exit_code == 0 and "\\cite{Dubey2024:Llama}" in latex.stdout, latex.output
-    bib = claims("export", "--subject", "Gadget", "--format", "bibtex").stdout
+    bib = claims("export", "--subject", "Llama 3", "--format", "bibtex").stdout
     assert (
         "@misc{Dubey2024:Llama," in bib and "M\u00fcller" in bib
     )  # a paper with no journal field: @misc
@@ -108,7 +104,9 @@ def test_the_exports_cite_the_imported_keys(claims, refs):
 
 @needs_tex
 @pytest.mark.usefixtures("loaded")
-def test_an_imported_title_with_braces_backslash_and_percent_compiles_as_text(claims, tmp_path):
+def test_an_imported_title_with_braces_backslash_and_percent_compiles_as_text(
+    claims, tmp_path, page
+):
     zotero = tmp_path / "library.json"
     zotero.write_text(json.dumps(ZOTERO), encoding="utf-8")
     assert claims("sources", "import", zotero).exit_code == 0
@@ -117,12 +115,7 @@ def test_an_imported_title_with_braces_backslash_and_percent_compiles_as_text(cl
         claims(
             "reread",
             "gadget.fleet",
-            "--source",
-            "sandbox-notes",
-            "--locator",
-            "¶3",
-            "--quote",
-            "40–60K",
+            *GADGET_FLEET.flags(page, "sandbox-notes"),
             "--by",
             "Ada",
             "--yes",

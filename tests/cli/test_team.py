@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.cli.pages import KIMI_TASKS
 from tests.conftest import DATA_FILES
 from tests.httpserver import LocalHTTPServer
 
@@ -55,23 +56,18 @@ def busy_store(claims, store, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMS_VERIFY_ALLOW_LOCAL", "1")  # the test server is on 127.0.0.1
     assert claims("import", *DATA_FILES).exit_code == 0
     with LocalHTTPServer() as server:
-        url = server.add("/llama3.html", b"<p>Over 54 days there were 466 job interruptions.</p>")
-        assert (
-            claims(
-                "reread",
-                "pipelines.obs.llama3-failures",
-                "--source",
-                url,
-                "--locator",
-                "Table 5",
-                "--quote",
-                "466 job interruptions",
-                "--by",
-                "Ada",
-                "--yes",
-            ).exit_code
-            == 0
+        url = server.add(
+            "/llama3.html",
+            b"<h3>3.3.4 Reliability</h3><p>Over 54 days there were 466 job interruptions; more "
+            b"than 90% of the time went to effective training.</p>",
         )
+        reread = claims(
+            "reread",
+            "pipelines.obs.llama3-failures",
+            *("--source", url, "--locator", "§3.3.4", "--quote", "466 job interruptions"),
+            *("--by", "Ada", "--yes"),
+        )  # the page fetched now: the environment allows the test server's address
+        assert reread.exit_code == 0, reread.output
         assert claims(
             "verify",
             "pipelines.obs.llama3-failures",
@@ -128,7 +124,7 @@ def test_copy_refuses_a_target_that_holds_data(claims, busy_store, tmp_path):
 
 
 def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(
-    claims, busy_store, pg_url, tmp_path
+    claims, busy_store, pg_url, tmp_path, page
 ):
     before = exports(claims, busy_store)
     assert claims("db", "copy", "--to", pg_url, db=busy_store).exit_code == 0
@@ -139,8 +135,7 @@ def test_copy_to_postgresql_and_back_keeps_every_export_byte_for_byte(
         claims(
             "reread",
             "rl.fleet.kimi-k25-tasks",
-            "--source",
-            "https://example.org/kimi",
+            *KIMI_TASKS.flags(page),
             "--by",
             "Cy",
             "--yes",
@@ -215,7 +210,7 @@ def as_role(url: str, role: str) -> str:
     return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
 
 
-def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path):
+def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path, page):
     admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
     suffix = make_url(pg_url).database[-12:]
     writer, reader = f"w_{suffix}", f"r_{suffix}"
@@ -232,8 +227,7 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path):
             claims(
                 "reread",
                 "rl.fleet.kimi-k25-tasks",
-                "--source",
-                "https://example.org/kimi",
+                *KIMI_TASKS.flags(page),
                 "--by",
                 "W",
                 "--yes",

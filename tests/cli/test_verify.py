@@ -226,11 +226,19 @@ def test_reread_shows_the_located_passage_from_the_latest_snapshot(
     claims("import", write_json(doc))
     verify("c.one")
     result = claims(
-        "reread", "c.one", "--by", "Ada", "--sources-dir", verify.sources_dir, input="y\n"
+        *("reread", "c.one", "--source", "s", "--locator", "Training", "--quote", QUOTE),
+        *("--by", "Ada", "--sources-dir", verify.sources_dir),
+        input="y\n",
     )
     assert result.exit_code == 0, result.output
-    assert "latest snapshot of s" in result.stderr and "confirmed" in result.stderr
-    assert "4,096 GPUs" in result.stderr
+    assert "the quote is on the page (the latest snapshot of s (" in result.stderr
+    assert f"Training {QUOTE} The corpus held" in result.stderr  # the passage the quote stands in
+    assert server.count("/page.html") == 1  # verify's fetch; the re-read read its snapshot
+    checked = json.loads(claims("history", "c.one", "--format", "json").stdout)["events"][-1]
+    assert (checked["detail"]["checked"]["how"], checked["detail"]["checked"]["outcome"]) == (
+        "snapshot",
+        "confirmed",
+    )
 
 
 def test_verify_needs_a_selection_and_skips_claims_without_a_page(
@@ -368,15 +376,23 @@ def test_a_table_cell_takes_what_it_counts_from_its_column_header(
 def test_partial_makes_a_spot_checked_claim_stale_and_rounded_does_not(
     server, claims, write_json, verify
 ):
-    server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
+    said = "Orchard-9 used 4,096 GPUs in 12 racks on 5.93 trillion tokens."
+    server.add("/page.html", f"<h2>2 Training</h2><p>{said}</p>".encode())
     doc = {
         "sources": [source("s", server.url("/page.html"))],
         "claims": [
-            claim("c.rounded", "s", ["4,096 GPUs", "5.9T tokens"], quote=None, tag="spot-checked"),
-            claim("c.partial", "s", ["4,096 GPUs", "12 racks"], quote=None, tag="spot-checked"),
+            claim("c.rounded", "s", ["4,096 GPUs", "5.9T tokens"], quote=None),
+            claim("c.partial", "s", ["4,096 GPUs", "12 racks"], quote=None),
         ],
     }
     claims("import", write_json(doc))
+    verify("--all")
+    for key in ("c.rounded", "c.partial"):  # each re-read on the page's words, in its snapshot
+        where = ("--source", "s", "--locator", "§2", "--quote", said)
+        reread = claims("reread", key, *where, "--sources-dir", verify.sources_dir, "--yes")
+        assert reread.exit_code == 0, reread.output
+    # the page changes: the racks are gone
+    server.add("/page.html", b"<p>Orchard-9 used 4,096 GPUs on 5.93 trillion tokens.</p>")
     code, report = verify("--all")
     assert code == 1 and {k: r["outcome"] for k, r in by_claim(report).items()} == {
         "c.rounded": "rounded",

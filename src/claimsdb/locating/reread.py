@@ -18,7 +18,7 @@ Pure functions over the page's text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from claimsdb.figures import Context, FigureError, Quantity, match, parse, scan
 from claimsdb.locating.locate import locate
@@ -58,6 +58,18 @@ def check_page(
             near,
             findings=("the quote is not on the page",),
         )
+    if (
+        found.score == 1.0
+    ):  # the quote is the page's words: a figure written in it as the claim writes it
+        written = [raw for raw in (*found.missing, *(c for c, _p in found.changes))]
+        verbatim = {raw for raw in written if _written_in(raw, quote)}
+        found = replace(
+            found,
+            changes=tuple(c for c in found.changes if c[0] not in verbatim),
+            missing=tuple(m for m in found.missing if m not in verbatim),
+        )
+        if not found.changes and not found.missing:
+            return PageCheck("confirmed", found.passage)
     changes = found.changes + _changed_in(quote, found.missing, figures)
     missing = tuple(m for m in found.missing if m not in {c for c, _p in changes})
     findings = []
@@ -68,6 +80,14 @@ def check_page(
     if not findings:  # reworded and nothing else to say
         findings.append("the quote is not on the page word for word (it quotes other words)")
     return PageCheck(found.outcome, found.passage, changes, missing, tuple(findings))
+
+
+def _written_in(raw: str, quote: str) -> bool:
+    """The claim's figure stands in the quote word for word ("4D" in "4D parallelism"), however its
+    value was declared: the page writes it as the claim does."""
+    needle = normalize(raw).lower()
+    hay = normalize(quote).lower()
+    return bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", hay) is not None
 
 
 def _changed_in(
@@ -92,8 +112,9 @@ def _changed_in(
     return tuple(out)
 
 
-_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|\n|$)")
-_NEAR_WORDS = 60  # the nearest passage shown is at most this many words
+# A sentence ends at a stop followed by a space (never at the point of "14.8T" or "Llama 3.1"), or a line.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+_NEAR_CHARS = 400  # the nearest passage shown is at most this long
 
 
 def nearest_passage(text: str, quote: str) -> str | None:
@@ -102,28 +123,31 @@ def nearest_passage(text: str, quote: str) -> str | None:
     span = nearest_sentence(text, quote)
     if span is None:
         return None
-    return " ".join(_WORD.findall(text[span[0] : span[1]])[:_NEAR_WORDS])
+    return " ".join(text[span[0] : span[1]].split())[:_NEAR_CHARS]
 
 
 def nearest_sentence(text: str, quote: str) -> tuple[int, int] | None:
     """Where in the page's text (start, end) the sentence sharing the most words with the quote stands,
-    as the page writes it; None when no sentence shares a word."""
+    as the page writes it (what `nearest_passage` shows); None when no sentence shares a word."""
     wanted = {w.lower() for w in _WORD.findall(normalize(quote or ""))}
     if not wanted or not text:
         return None
-    best, best_score = None, 0
-    for m in _SENTENCE.finditer(text):
-        score = len(wanted & {w.lower() for w in _WORD.findall(m.group())})
+    best, best_score, at = None, 0, 0
+    for end in [*(m for m in _SENTENCE_END.finditer(text)), None]:
+        stop = end.start() if end is not None else len(text)
+        sentence = text[at:stop]
+        score = len(wanted & {w.lower() for w in _WORD.findall(normalize(sentence))})
         if score > best_score:
-            best, best_score = m, score
+            best, best_score = (at, stop), score
+        at = end.end() if end is not None else len(text)
     if best is None:
         return None
-    start, end = best.span()
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    while start < end and text[start].isspace():
+    start, stop = best
+    while stop > start and text[stop - 1].isspace():
+        stop -= 1
+    while start < stop and text[start].isspace():
         start += 1
-    return start, end
+    return start, stop
 
 
 def corrected(changes: tuple[tuple[str, str], ...], given: str) -> tuple[str, str]:
