@@ -18,6 +18,8 @@ on every claim of its stores:
   after; a re-read vouches for what it saw, so the claim is outdated when it recorded none or the content
   last recorded after it is another; after any other tag event (a retag between two verified tags keeps
   what was vouched before it) SQL cannot tell, and those claims' views decide (`outdated_ids`);
+- attested (blocks under the strict policy only): a verified claim whose tag stands on a re-read that
+  is an attestation (`attested`);
 - integrity (a claim that disagrees with its history): not in SQL, since it takes each event's hash.
   A page says that its counts leave those out; the re-read queue passes over them as it reads them.
 
@@ -78,6 +80,33 @@ def stale_verification():
 def stale():
     """What the views call stale: a verified claim with a stale verification (views.ClaimView.stale)."""
     return and_(trust_in([VERIFIED]), stale_verification())
+
+
+def attested():
+    """What the strict policy refuses (trust_rule: "attested"): a verified claim whose tag stands on a
+    re-read that is an attestation, not checked against the page (views.ClaimView.attested). The event
+    a verified tag stands on is its latest import or re-read that set a tag (a retag between verified
+    tags keeps it); an attestation's detail names why ("attested", as provenance and the importer write
+    it, never empty)."""
+    event, later = aliased(Event), aliased(Event)
+    superseded = (
+        select(col(later.id))
+        .where(
+            col(later.claim_id) == col(event.claim_id),
+            col(later.id) > col(event.id),
+            col(later.tag_after).is_not(None),
+            col(later.kind).in_(DECIDED_IN_SQL),
+        )
+        .exists()
+    )
+    attestation = select(col(event.id)).where(
+        col(event.claim_id) == Claim.id,
+        col(event.kind) == REREAD_KIND,
+        col(event.tag_after).is_not(None),
+        col(event.detail).like('%"attested": "%'),
+        ~superseded,
+    )
+    return and_(trust_in([VERIFIED]), attestation.exists())
 
 
 def ids_in(ids: Iterable[int]):
@@ -242,7 +271,7 @@ class Selection:
         """Not paper-safe under the policy, integrity aside (see the module docstring)."""
         blocked = [~trust_in(self.policy.passing), ids_in(self.outdated)]
         if self.policy.strict:
-            blocked.append(stale())
+            blocked += [stale(), attested()]
         return or_(*blocked)
 
     def counts(self) -> tuple[int, int]:

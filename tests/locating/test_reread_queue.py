@@ -27,8 +27,8 @@ def test_the_nearest_sentence_is_the_pages_own_text():
         "The minimum deployment unit of the prefilling stage consists of 4 nodes with 32 GPUs."
     )
     assert nearest_passage(PAGE, "deployment unit prefilling") == (
-        "The minimum deployment unit of the prefilling stage consists of 4 nodes with 32 GPUs"
-    )  # its words, for people
+        "The minimum deployment unit of the prefilling stage consists of 4 nodes with 32 GPUs."
+    )  # the same sentence, for people
     assert nearest_sentence(PAGE, "zebra") is None
 
 

@@ -117,9 +117,11 @@ def test_a_wrong_figure_cannot_be_recorded_without_the_correction(serve, client,
     )
     assert corrected.status_code == 303, corrected.text
     last = history(WRONG)["events"][-1]
-    assert last["kind"] == "reread" and last["detail"]["corrected"] == [
-        ["4,096 H800", "2,048 H800 GPUs"]
+    assert last["kind"] == "reread" and [c[0] for c in last["detail"]["corrected"]] == [
+        "4,096 H800"
     ]
+    statement = parse(c.get(f"/claims/{WRONG}").text).find_all("p", "statement-big")[0].text()
+    assert statement == "Gadget was pretrained on 2,048 H800 GPUs."  # the page's value, in place
 
 
 def test_a_ticked_correction_stays_ticked_when_the_form_comes_back(serve, client, add):
