@@ -67,16 +67,10 @@ def varied(claims, store, write_json, tmp_path, page):
 # The web grid's count and the re-read queue judge paper-safety in SQL (selection.Selection.unsafe),
 # which does not know that the strict policy refuses an attested re-read: rl.buffer.slime (re-read in
 # its data file, so an attestation) is blocked by Policy.blockers but neither counted nor queued.
-SQL_MISSES_ATTESTED = pytest.mark.xfail(
-    strict=True,
-    reason="src bug: selection.Selection.unsafe leaves out the strict policy's 'attested' blocker",
-)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "strict", [False, pytest.param(True, marks=SQL_MISSES_ATTESTED)], ids=["default", "strict"]
-)
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_every_caller_reaches_the_policys_verdict(varied, strict):
     policy = Policy(strict=strict)
     with db.session_scope(varied) as session:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, false, func, or_, select
+from sqlalchemy import and_, bindparam, case, exists, false, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
@@ -73,6 +73,34 @@ def stale_verification():
 def stale():
     """What the views call stale: a verified claim with a stale verification (views.ClaimView.stale)."""
     return and_(trust_in([VERIFIED]), stale_verification())
+
+
+def attested():
+    """What the views call attested: a verified claim whose latest tag event that vouches (an import's or
+    a re-read's) is a re-read recorded as an attestation (views.ClaimView.attested; its detail holds the
+    key "attested", which no string inside the JSON can spell with an unescaped quote)."""
+    vouching, event = aliased(Event), aliased(Event)
+    latest = (
+        select(func.max(vouching.id))
+        .where(
+            vouching.claim_id == Claim.id,
+            vouching.tag_after.is_not(None),
+            vouching.kind.in_((*IMPORT_KINDS, REREAD_KIND)),
+        )
+        .correlate(Claim)
+        .scalar_subquery()
+    )
+    return and_(
+        trust_in([VERIFIED]),
+        exists(
+            select(event.id).where(
+                event.id == latest,
+                event.kind == REREAD_KIND,
+                event.detail.like('%"attested": %'),
+            )
+            .correlate(Claim)
+        ),
+    )
 
 
 def ids_in(ids: Iterable[int]):
@@ -227,7 +255,7 @@ class Selection:
         """Not paper-safe under the policy, integrity aside (see the module docstring)."""
         blocked = [~trust_in(self.policy.passing), ids_in(self.outdated)]
         if self.policy.strict:
-            blocked.append(stale())
+            blocked += [stale(), attested()]
         return or_(*blocked)
 
     def counts(self) -> tuple[int, int]:

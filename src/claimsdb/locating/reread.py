@@ -198,7 +198,7 @@ def too_short(quote: str) -> bool:
 
 # A place a reader can turn to: a section, table, figure, page, line, appendix, equation, listing...
 _PLACE = re.compile(
-    r"(§\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
+    r"([§¶]\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
     r"|line|lines|l|ll|appendix|app|eq(?:uation)?|alg(?:orithm)?|listing|box|footnote|fn|slide|step"
     r"|item|row|col(?:umn)?|part|article|art|clause|exhibit|theorem|lemma|def(?:inition)?)\.?\s*"
     r"[\(\[]?[A-Z]?\d|\b(?:appendix|app\.?|annex)\s+[A-Z]\b|#L?\d|\bL\d+\b|\b\d+(?:\.\d+)+\b)",
