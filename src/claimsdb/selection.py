@@ -93,7 +93,8 @@ def attested():
     return and_(
         trust_in([VERIFIED]),
         exists(
-            select(event.id).where(
+            select(event.id)
+            .where(
                 event.id == latest,
                 event.kind == REREAD_KIND,
                 event.detail.like('%"attested": %'),

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from claimsdb.figures import Context, FigureError, Quantity, match, parse, scan
 from claimsdb.locating.locate import locate
-from claimsdb.locating.page import _WORD, normalize
+from claimsdb.locating.page import _WORD, _page, normalize
+from claimsdb.locating.quote import _exact_spans
 
 _SAID = Context(subject=True)  # the page is the claim's own: its subject counts as named
 
@@ -58,9 +59,10 @@ def check_page(
             near,
             findings=("the quote is not on the page",),
         )
+    exact = bool(_exact_spans(_page(text or ""), normalize(quote)))  # the page's own words
     if (
-        found.score == 1.0
-    ):  # the quote is the page's words: a figure written in it as the claim writes it
+        exact
+    ):  # a figure written in the quote as the claim writes it is on the page, however declared
         written = [raw for raw in (*found.missing, *(c for c, _p in found.changes))]
         verbatim = {raw for raw in written if _written_in(raw, quote)}
         found = replace(
@@ -73,7 +75,7 @@ def check_page(
     changes = found.changes + _changed_in(quote, found.missing, figures)
     missing = tuple(m for m in found.missing if m not in {c for c, _p in changes})
     findings = []
-    if found.score < 1.0:
+    if not exact:
         findings.append("the quote is not on the page word for word (it quotes other words)")
     findings += [f"the page says {page} where the claim says {claim}" for claim, page in changes]
     findings += [f"{raw} is neither in the quote nor in the passage around it" for raw in missing]
