@@ -128,7 +128,10 @@ def test_an_earlier_reread_the_snapshot_does_not_hold_is_listed_and_one_it_holds
         "widget-report",
         "§3.2",
     )
-    assert mid["findings"] == ["the page says 3,072 H100 GPUs where the claim says 4,096 H100"]
+    assert mid["findings"] == [
+        "the quote is not on the page word for word (it quotes other words)",
+        "the page says 3,072 H100 GPUs where the claim says 4,096 H100",
+    ]
     assert "Midtraining ran on the same 3,072 H100 GPUs" in mid["passage"]
     assert mid["snapshot"] and mid["actor"] == "Ada Lovelace"
     assert listed["gizmo.nodes"]["outcome"] == "no-snapshot"

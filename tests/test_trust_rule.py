@@ -64,6 +64,11 @@ def varied(claims, store, write_json, tmp_path, page):
     return db.open_engine(store)
 
 
+# The web grid's count and the re-read queue judge paper-safety in SQL (selection.Selection.unsafe),
+# which does not know that the strict policy refuses an attested re-read: rl.buffer.slime (re-read in
+# its data file, so an attestation) is blocked by Policy.blockers but neither counted nor queued.
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_every_caller_reaches_the_policys_verdict(varied, strict):

@@ -170,6 +170,9 @@ class Blocked(NamedTuple):
     outdated: str | None
     stale: bool
     reread_page: RereadPage | None
+    attested: str | None = (
+        None  # its re-read is an attestation (the strict policy does not count it)
+    )
 
 
 @dataclass
@@ -295,6 +298,7 @@ def prepare(
                         row.outdated,
                         row.stale,
                         row.reread_page,
+                        row.attested,
                     )
                 )
         if row.paper_safe or mode in ("draft", "guarded"):

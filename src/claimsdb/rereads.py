@@ -176,6 +176,8 @@ def _preview(
     required_fields(asked.source, asked.locator, asked.quote)
     src, _named = _named_page(session, view, asked.source)
     locator, quote = _clean(asked.locator, "locator") or None, _clean(asked.quote, "quote") or None
+    if asked.attest is not None and not asked.attest.strip():
+        raise InvalidField("attest", "must say why the page cannot be checked here")
     attest = _clean(asked.attest, "attest") or None
     if attest and asked.correct:
         raise InvalidField(

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, false, func, or_, select
+from sqlalchemy import and_, bindparam, case, exists, false, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
@@ -83,30 +83,32 @@ def stale():
 
 
 def attested():
-    """What the strict policy refuses (trust_rule: "attested"): a verified claim whose tag stands on a
-    re-read that is an attestation, not checked against the page (views.ClaimView.attested). The event
-    a verified tag stands on is its latest import or re-read that set a tag (a retag between verified
-    tags keeps it); an attestation's detail names why ("attested", as provenance and the importer write
-    it, never empty)."""
-    event, later = aliased(Event), aliased(Event)
-    superseded = (
-        select(col(later.id))
+    """What the views call attested: a verified claim whose latest tag event that vouches (an import's or
+    a re-read's) is a re-read recorded as an attestation (views.ClaimView.attested; its detail holds the
+    key "attested", which no string inside the JSON can spell with an unescaped quote)."""
+    vouching, event = aliased(Event), aliased(Event)
+    latest = (
+        select(func.max(vouching.id))
         .where(
-            col(later.claim_id) == col(event.claim_id),
-            col(later.id) > col(event.id),
-            col(later.tag_after).is_not(None),
-            col(later.kind).in_(DECIDED_IN_SQL),
+            vouching.claim_id == Claim.id,
+            vouching.tag_after.is_not(None),
+            vouching.kind.in_((*IMPORT_KINDS, REREAD_KIND)),
         )
-        .exists()
+        .correlate(Claim)
+        .scalar_subquery()
     )
-    attestation = select(col(event.id)).where(
-        col(event.claim_id) == Claim.id,
-        col(event.kind) == REREAD_KIND,
-        col(event.tag_after).is_not(None),
-        col(event.detail).like('%"attested": "%'),
-        ~superseded,
+    return and_(
+        trust_in([VERIFIED]),
+        exists(
+            select(event.id)
+            .where(
+                event.id == latest,
+                event.kind == REREAD_KIND,
+                event.detail.like('%"attested": %'),
+            )
+            .correlate(Claim)
+        ),
     )
-    return and_(trust_in([VERIFIED]), attestation.exists())
 
 
 def ids_in(ids: Iterable[int]):

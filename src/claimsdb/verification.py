@@ -122,17 +122,12 @@ def plan(
         cited = by_claim.get(claim.id, [])
         if source is not None and not any(src.key == source for _, src in cited):
             continue
-        # A page's evidence a person's re-read linked comes first: after a correction, its quote is the
-        # page's, while the claim's own may be the agent's first report.
-        chosen = sorted(
-            (
-                (ev, src)
-                for ev, src in cited
-                if (src.key == source if source is not None else src.kind != "note")
-                and (src.url or src.path)
-            ),
-            key=lambda pair: pair[0].event_id is None,
-        )
+        chosen = [
+            (ev, src)
+            for ev, src in cited
+            if (src.key == source if source is not None else src.kind != "note")
+            and (src.url or src.path)
+        ]
         if not chosen:
             skipped.append(
                 {"claim": claim.key, "reason": "cites no primary page with a URL or a local copy"}

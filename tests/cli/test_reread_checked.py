@@ -143,7 +143,7 @@ def test_a_quote_not_on_the_page_is_refused_showing_what_the_page_says_there(cla
     assert said == (
         f"error: widget.context: nothing recorded: checked against the local copy {copy}: the quote "
         "is not on the page; the page says there: “The context window of Widget-7 grew from 8K to "
-        "256K tokens”"
+        "256K tokens.”"
     )
 
 

@@ -60,7 +60,12 @@ def describe_blocked(result, db_: str | None) -> list[str]:
         figure = ", ".join(r.figures) or "(no figure)"
         stale = "; STALE: the latest verification no longer finds it" if r.stale else ""
         outdated = f"; {r.outdated}" if r.outdated else ""
-        lines.append(f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){outdated}{stale}")
+        attested = (
+            f"; ATTESTED: re-read without the page checked ({r.attested})" if r.attested else ""
+        )
+        lines.append(
+            f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){outdated}{stale}{attested}"
+        )
         lines.append(f"    to clear it, {reread_hint(r, db_)}")
     more = result.blocked_count - len(result.blocked)
     if more > 0:

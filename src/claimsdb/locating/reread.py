@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from claimsdb.figures import Context, FigureError, Quantity, match, parse, scan
 from claimsdb.locating.locate import locate
-from claimsdb.locating.page import _WORD, normalize
+from claimsdb.locating.page import _WORD, _page, normalize
+from claimsdb.locating.quote import _exact_spans
 
 _SAID = Context(subject=True)  # the page is the claim's own: its subject counts as named
 
@@ -58,9 +59,10 @@ def check_page(
             near,
             findings=("the quote is not on the page",),
         )
+    exact = bool(_exact_spans(_page(text or ""), normalize(quote)))  # the page's own words
     if (
-        found.score == 1.0
-    ):  # the quote is the page's words: a figure written in it as the claim writes it
+        exact
+    ):  # a figure written in the quote as the claim writes it is on the page, however declared
         written = [raw for raw in (*found.missing, *(c for c, _p in found.changes))]
         verbatim = {raw for raw in written if _written_in(raw, quote)}
         found = replace(
@@ -73,7 +75,7 @@ def check_page(
     changes = found.changes + _changed_in(quote, found.missing, figures)
     missing = tuple(m for m in found.missing if m not in {c for c, _p in changes})
     findings = []
-    if found.score < 1.0:
+    if not exact:
         findings.append("the quote is not on the page word for word (it quotes other words)")
     findings += [f"the page says {page} where the claim says {claim}" for claim, page in changes]
     findings += [f"{raw} is neither in the quote nor in the passage around it" for raw in missing]
@@ -219,7 +221,7 @@ def too_short(quote: str) -> bool:
 
 # A place a reader can turn to: a section, table, figure, page, line, appendix, equation, listing...
 _PLACE = re.compile(
-    r"(§\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
+    r"([§¶]\s*\w|\b(?:sec(?:tion|t)?|ch(?:apter|ap)?|table|tab|fig(?:ure)?|p|pp|page|pages|para(?:graph)?"
     r"|line|lines|l|ll|appendix|app|eq(?:uation)?|alg(?:orithm)?|listing|box|footnote|fn|slide|step"
     r"|item|row|col(?:umn)?|part|article|art|clause|exhibit|theorem|lemma|def(?:inition)?)\.?\s*"
     r"[\(\[]?[A-Z]?\d|\b(?:appendix|app\.?|annex)\s+[A-Z]\b|#L?\d|\bL\d+\b|\b\d+(?:\.\d+)+\b)",
