@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from claimsdb.figures import parse
-from claimsdb.locating.reread import PageCheck, check_page, corrected, vague_locator
+from claimsdb.locating.reread import (
+    SECTION_CHARS,
+    PageCheck,
+    check_page,
+    corrected,
+    vague_locator,
+)
 
 PAGE = """# Orchard-9 technical report
 
@@ -133,3 +139,28 @@ def test_a_locator_naming_no_place_is_vague(locator):
 def test_the_nearest_passage_is_the_whole_sentence_even_with_a_decimal_in_it():
     found = check("Orchard-9 trained with TPUs for months", "2,048 H800")
     assert found.passage == "We trained Orchard-9 on 2,048 H800 GPUs for 14.8T tokens."
+
+
+def _report(gap: str) -> str:
+    return (
+        "## 3.3 Reliability\n\nOrchard-9 kept more than 90% effective training time over the run. "
+        + gap
+        + "In all, Orchard-9 logged 466 job interruptions.\n"
+    )
+
+
+def test_a_figure_of_the_quotes_section_counts_and_one_far_from_it_does_not():
+    """A claim's other figure may stand a few sentences from the quote (its paragraph or section), as
+    the claim's words place it; past SECTION_CHARS it is no longer the quote's context."""
+    figures = [parse("466 interruptions"), parse("> 90%")]
+    hint = "Orchard-9 logged 466 interruptions with more than 90% effective training time."
+    quote = "Orchard-9 logged 466 job interruptions"
+    near = "The cluster was serviced weekly, and each stop was logged with its cause. " * 4
+    assert check_page(_report(near), quote, figures, hint).holds
+    far = "The cluster was serviced weekly, and each stop was logged with its cause. " * 20
+    assert len(far) > SECTION_CHARS
+    found = check_page(_report(far), quote, figures, hint)
+    assert found.findings == ("> 90% is neither in the quote nor in the passage around it",)
+    # a wrong value near the quote is never taken for the claim's
+    wrong = [parse("466 interruptions"), parse("> 95%")]
+    assert not check_page(_report(near), quote, wrong, hint).holds

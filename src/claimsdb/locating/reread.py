@@ -59,16 +59,18 @@ def check_page(
             near,
             findings=("the quote is not on the page",),
         )
-    exact = bool(_exact_spans(_page(text or ""), normalize(quote)))  # the page's own words
-    if (
-        exact
-    ):  # a figure written in the quote as the claim writes it is on the page, however declared
+    spans = _exact_spans(_page(text or ""), normalize(quote))  # the quote as the page's own words
+    exact = bool(spans)
+    if exact:
+        # a figure written in the quote as the claim writes it is on the page, however declared; one
+        # missing from the passage may stand in the quote's section (within SECTION_CHARS of it)
         written = [raw for raw in (*found.missing, *(c for c, _p in found.changes))]
         verbatim = {raw for raw in written if _written_in(raw, quote)}
+        nearby = _in_section(text, spans[0], found.missing, figures, hint)
         found = replace(
             found,
             changes=tuple(c for c in found.changes if c[0] not in verbatim),
-            missing=tuple(m for m in found.missing if m not in verbatim),
+            missing=tuple(m for m in found.missing if m not in verbatim | nearby),
         )
         if not found.changes and not found.missing:
             return PageCheck("confirmed", found.passage)
@@ -82,6 +84,34 @@ def check_page(
     if not findings:  # reworded and nothing else to say
         findings.append("the quote is not on the page word for word (it quotes other words)")
     return PageCheck(found.outcome, found.passage, changes, missing, tuple(findings))
+
+
+SECTION_CHARS = (
+    1200  # how far from the quote a claim figure of the same paragraph or section may stand
+)
+
+
+def _in_section(
+    text: str,
+    span: tuple[int, int],
+    missing: tuple[str, ...],
+    figures: list[Quantity],
+    hint: str | None,
+) -> set[str]:
+    """The missing claim figures the page states within SECTION_CHARS of the quote, each where the claim's
+    words stand around it, as locate finds a figure without a quote ("466 job interruptions" quoted,
+    "higher than 90% effective training time" two sentences before it)."""
+    if not missing:
+        return set()
+    a, b = span
+    window = text[max(0, a - SECTION_CHARS) : b + SECTION_CHARS]
+    out = set()
+    for q in figures:
+        if q.raw in missing:
+            alone = locate(window, quote=None, figures=[q], hint=hint)
+            if alone.outcome in ("confirmed", "rounded"):
+                out.add(q.raw)
+    return out
 
 
 def _written_in(raw: str, quote: str) -> bool:
