@@ -17,7 +17,7 @@ from claimsdb.lint import Finding, build_store, lint_files, lint_text, linter
 from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
 from claimsdb.trust_rule import Policy
-from tests.conftest import DATA_FILES, reread
+from tests.conftest import DATA_FILES, ENGINE, reread
 
 DEFAULT, STRICT = Policy(), Policy(strict=True)
 
@@ -490,7 +490,10 @@ def test_a_stale_claim_warns_and_the_strict_policy_blocks_it(run, claims, write_
     }
     assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
     text = "Orchard-9 trained on 4,096 GPUs.\n"
-    assert run(text) == []  # passes: the data file's re-read was checked against the local copy
+    if ENGINE == "sqlite":  # passes: the data file's re-read was checked against the local copy
+        assert run(text) == []
+    else:  # a server database has no folder to read local copies in: an attestation
+        assert attested_only(run(text)) == [("orchard.gpus",)]
     page.write_text(
         "<p>We trained Orchard-9 on 3,000 GPUs.</p>", encoding="utf-8"
     )  # then it changed
