@@ -9,6 +9,7 @@ import pytest
 
 from claimsdb.db import resolve_url, sqlite_file
 from tests.conftest import DATA_FILES, ENGINE, run_sql
+from tests.pages import LLAMA3_FAILURES
 
 KEY = "pipelines.obs.llama3-failures"
 
@@ -19,25 +20,7 @@ def anchored(claims, tmp_path, monkeypatch, page):
     to agent-reported, then an anchor taken in the paper's folder (the test's working directory)."""
     monkeypatch.chdir(tmp_path)
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    copy = page(
-        "## 3.3.4 Reliability",
-        "Over 54 days, Llama 3 saw 466 interruptions, with > 90% effective time.",
-    )
-    reread = claims(
-        "reread",
-        KEY,
-        "--source",
-        "llama3-report",
-        "--locator",
-        "§3.3.4",
-        "--quote",
-        "466 interruptions",
-        "--copy",
-        copy,
-        "--by",
-        "Ada",
-        "--yes",
-    )
+    reread = claims("reread", KEY, *LLAMA3_FAILURES.flags(page), "--by", "Ada", "--yes")
     assert reread.exit_code == 0, reread.output
     assert (
         claims(

@@ -18,6 +18,7 @@ from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
 from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES, ENGINE, reread
+from tests.pages import LLAMA3_FAILURES
 
 DEFAULT, STRICT = Policy(), Policy(strict=True)
 
@@ -129,20 +130,8 @@ def test_466_interruptions_about_llama3_is_an_error_until_a_person_rereads_it(ru
     reread = claims(
         "reread",
         "pipelines.obs.llama3-failures",
-        "--source",
-        "llama3-report",
-        "--locator",
-        "§3.3.4",
-        "--quote",
-        "466 interruptions",
-        "--copy",
-        page(
-            "## 3.3.4 Reliability",
-            "Over 54 days, Llama 3 saw 466 interruptions, with > 90% effective time.",
-        ),
-        "--by",
-        "Ada",
-        "--yes",
+        *LLAMA3_FAILURES.flags(page),
+        *("--by", "Ada", "--yes"),
     )
     assert reread.exit_code == 0, reread.output
     assert run(text, "tex") == []

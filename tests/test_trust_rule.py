@@ -16,6 +16,7 @@ from claimsdb.trust_rule import Policy, RereadPage, page_to_reread, reread_hint
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
 from tests.conftest import DATA_FILES, run_sql
+from tests.pages import LLAMA3_PRETRAIN
 
 
 @pytest.fixture
@@ -24,25 +25,8 @@ def varied(claims, store, write_json, tmp_path, page):
     latest verification no longer finds it (stale), one changed since its re-read (checked against a
     local copy of its page), and a withdrawn one."""
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
-    # "4D" is stored with the unit "dimensions", which the page's "4D" does not match: it says both
-    copy = page(
-        "## 3.3.1 Compute",
-        "Llama 3 is trained on up to 16K H100 GPUs with parallelism in 4 dimensions (4D parallelism).",
-    )
     reread = claims(
-        "reread",
-        "pipelines.llama3.pretrain",
-        "--source",
-        "llama3-report",
-        "--locator",
-        "§3.3.1",
-        "--quote",
-        "trained on up to 16K H100 GPUs with parallelism in 4 dimensions",
-        "--copy",
-        copy,
-        "--by",
-        "Ada",
-        "--yes",
+        "reread", "pipelines.llama3.pretrain", *LLAMA3_PRETRAIN.flags(page), "--by", "Ada", "--yes"
     )
     assert reread.exit_code == 0, reread.output
     assert (

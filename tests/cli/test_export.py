@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.pages import LLAMA3_FAILURES, LONGCAT_ENVIRONMENTS
 from tests.conftest import DATA_FILES
 from tests.latex import (
     assert_contained,
@@ -19,6 +18,7 @@ from tests.latex import (
     needs_tex,
     render_pages,
 )
+from tests.pages import LLAMA3_FAILURES, LONGCAT_ENVIRONMENTS
 
 
 def test_the_example_in_the_help_exports_the_bundled_data(claims, tmp_path, monkeypatch):

@@ -14,9 +14,9 @@ import typer.main
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
-from tests.cli.pages import LLAMA3_FAILURES
 from tests.cli.test_app import COMMANDS
 from tests.conftest import DATA_FILES
+from tests.pages import LLAMA3_FAILURES
 
 # What each command is run with on the bundled data ({dir}: the test's folder). Writers get a fresh copy.
 ARGS = {

@@ -9,8 +9,8 @@ import hashlib
 import json
 
 from claimsdb import db, history
-from tests.cli.pages import WIDGET_CONTEXT, WIDGET_PRETRAIN
 from tests.conftest import SAMPLE, show_json, store_digest
+from tests.pages import WIDGET_CONTEXT, WIDGET_PRETRAIN
 
 LABEL = "3,072 H100, 21.5T"  # the phrase a grid cell shows for widget.pretrain
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.cli.pages import LLAMA3_FAILURES
 from tests.conftest import DATA_FILES
+from tests.pages import LLAMA3_FAILURES
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from tests.cli.pages import (
+from tests.conftest import DATA_FILES, sqlite_only
+from tests.pages import (
     LLAMA3_FAILURES,
     OPEN_ATHENA_TOKENS,
     WIDGET_CONTEXT,
     WIDGET_PRETRAIN,
 )
-from tests.conftest import DATA_FILES, sqlite_only
 
 
 @pytest.mark.slow

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from claimsdb import identity
-from tests.cli.pages import WIDGET_CONTEXT
 from tests.cli.test_values import DATA
 from tests.conftest import store_digest
 from tests.names import REFUSED_PARAMS
+from tests.pages import WIDGET_CONTEXT
 
 pytestmark = [
     pytest.mark.slow,

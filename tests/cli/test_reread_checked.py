@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from tests.cli.pages import WIDGET_CONTEXT, WIDGET_PRETRAIN, Reread
 from tests.conftest import show_json, store_digest
 from tests.httpserver import LocalHTTPServer
+from tests.pages import WIDGET_CONTEXT, WIDGET_PRETRAIN, Reread
 
 pytestmark = pytest.mark.usefixtures(
     "loaded"

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tests.cli.pages import GADGET_FLEET
 from tests.conftest import show_json, store_digest
 from tests.httpserver import LocalHTTPServer
+from tests.pages import GADGET_FLEET
 
 
 @pytest.mark.usefixtures("loaded")

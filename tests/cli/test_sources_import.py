@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from tests.cli.pages import GADGET_FLEET, LLAMA3_FAILURES
 from tests.conftest import store_digest
 from tests.latex import assert_contained, build, needs_tex
+from tests.pages import GADGET_FLEET, LLAMA3_FAILURES
 
 # The paper's references.bib: braces, accents, a DOI for a page, a page in howpublished, an entry with no page.
 REFS = r"""@article{Dubey2024:Llama,

@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tests.cli.pages import KIMI_TASKS
 from tests.conftest import DATA_FILES
 from tests.httpserver import LocalHTTPServer
+from tests.pages import KIMI_TASKS
 
 FORMATS = ("json", "csv", "markdown", "latex", "macros", "quarto", "prov")
 
