@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from claimsdb.errors import BadQuery
 from claimsdb.fetching.snapshots import SnapshotStore
-from claimsdb.models import Snapshot, Source
+from claimsdb.models import Source
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,7 @@ def _fetch(
     """Fetch the page now (no session open) and keep its snapshot, as `claims verify` would."""
     from claimsdb import db
     from claimsdb.fetching.fetch import FetchLimits, FetchRequest, fetch_all
+    from claimsdb.verification import snapshot_row
 
     page, url, path = target
     if url is None and path is None:
@@ -136,18 +137,13 @@ def _fetch(
     if source_id is not None and result.outcome == "fetched":
         with db.session_scope(engine) as session:
             session.add(
-                Snapshot(
-                    source_id=source_id,
-                    fetched_at=result.fetched_at,
-                    url=result.url,
-                    status=result.status,
-                    outcome=result.outcome,
-                    content_sha256=read.sha256,
-                    size=len(result.content or b""),
-                    content_type=result.content_type,
+                snapshot_row(
+                    source_id,
+                    result,
+                    read.sha256,
+                    len(result.content or b""),
+                    result.content_type,
                     etag=result.etag,
-                    last_modified=result.last_modified,
-                    error=result.error,
                 )
             )
     return read

@@ -365,18 +365,13 @@ def _read_fetched(session: Session, store: SnapshotStore, info: SourceInfo, resu
     elif result.outcome == "not-modified" and prev:
         sha, size = prev["sha"], prev["size"]
         content_type = content_type or prev["content_type"]
-    snap = Snapshot(
-        source_id=info.id,
-        fetched_at=result.fetched_at,
-        url=result.url,
-        status=result.status,
-        outcome=result.outcome,
-        content_sha256=sha,
-        size=size,
-        content_type=content_type,
+    snap = snapshot_row(
+        info.id,
+        result,
+        sha,
+        size,
+        content_type,
         etag=result.etag or (prev["etag"] if prev and result.outcome == "not-modified" else None),
-        last_modified=result.last_modified,
-        error=result.error,
     )
     session.add(snap)
     session.flush()
@@ -394,6 +389,31 @@ def _read_fetched(session: Session, store: SnapshotStore, info: SourceInfo, resu
         "snapshot": sha,
     }
     return _Read(snap.id, sha, text, error, log)
+
+
+def snapshot_row(
+    source_id: int,
+    result: Any,
+    sha: str | None,
+    size: int | None,
+    content_type: str | None,
+    *,
+    etag: str | None,
+) -> Snapshot:
+    """The snapshot row of one fetch (fetching.fetch.FetchResult) whose body, if any, is kept as `sha`."""
+    return Snapshot(
+        source_id=source_id,
+        fetched_at=result.fetched_at,
+        url=result.url,
+        status=result.status,
+        outcome=result.outcome,
+        content_sha256=sha,
+        size=size,
+        content_type=content_type,
+        etag=etag,
+        last_modified=result.last_modified,
+        error=result.error,
+    )
 
 
 def _check(the_plan: Plan, p: Pair, read: _Read) -> PairResult:
