@@ -329,17 +329,7 @@ def reread(
     elif (source, locator, quote, note, read, attest) != (None,) * 6 or correct:
         raise TypeError("a preview holds the page, locator, quote and note it was made with")
     else:  # confirmed in an earlier transaction: read again under the lock, by its id
-        claim = session.get_one(Claim, what.claim_id)
-        view = _intact(session, claim)
-        if (claim.statement, tuple(f["raw"] for f in view.figures)) != (
-            what.statement,
-            what.figures,
-        ):  # the person confirmed other words or figures than the claim now holds
-            raise BadQuery(
-                f"claim {what.key!r} changed since it was shown (its statement or figures): "
-                "nothing was recorded; re-read it again"
-            )
-        src = None if what.registers else session.get_one(Source, what.source_id)
+        claim, view, src = _as_confirmed(session, what)
     if what.refusal is not None:
         raise BadQuery(f"{what.key}: nothing recorded: {what.refusal}")
     registered = False
@@ -361,21 +351,7 @@ def reread(
                 session, claim, view, None if cited else (src.key, what), statement
             ),
             "stored_sha256": stored,
-            "detail": _detail(
-                source=src.key,
-                url=src.url,
-                locator=what.locator,
-                quote=what.quote,
-                note=what.note,
-                linked=not cited,
-                checked=(
-                    what.read.checked(what.check.outcome)
-                    if what.read is not None and what.check is not None
-                    else None
-                ),
-                attested=what.attested,
-                corrected=[list(c) for c in what.corrections] or None,
-            ),
+            "detail": _event_detail(what, src, linked=not cited),
         },
         tag=REREAD_TAG,
         **({"statement": statement} if what.corrections else {}),
@@ -394,6 +370,38 @@ def reread(
         "attested": what.attested,
         "corrected": [list(c) for c in what.corrections],
     }
+
+
+def _as_confirmed(session: Session, what: RereadPreview) -> tuple[Claim, ClaimView, Source | None]:
+    """The claim of a preview confirmed in an earlier transaction, read again under the lock by its id;
+    refused when the person confirmed other words or figures than the claim now holds."""
+    claim = session.get_one(Claim, what.claim_id)
+    view = _intact(session, claim)
+    if (claim.statement, tuple(f["raw"] for f in view.figures)) != (what.statement, what.figures):
+        raise BadQuery(
+            f"claim {what.key!r} changed since it was shown (its statement or figures): "
+            "nothing was recorded; re-read it again"
+        )
+    return claim, view, None if what.registers else session.get_one(Source, what.source_id)
+
+
+def _event_detail(what: RereadPreview, src: Source, *, linked: bool) -> str:
+    """What a re-read event says: the page, the place and the quote; how the page was read and what
+    it held (`checked`), or the attestation; the corrections."""
+    checked = None
+    if what.read is not None and what.check is not None:
+        checked = what.read.checked(what.check.outcome)
+    return _detail(
+        source=src.key,
+        url=src.url,
+        locator=what.locator,
+        quote=what.quote,
+        note=what.note,
+        linked=linked,
+        checked=checked,
+        attested=what.attested,
+        corrected=[list(c) for c in what.corrections] or None,
+    )
 
 
 def _apply_corrections(

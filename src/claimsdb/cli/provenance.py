@@ -107,61 +107,71 @@ def _tag_change(result: dict) -> Output:
     return _change(result, "tag_before", "tag_after", show)
 
 
+# claims reread's own options: what a re-read names, and how its page is read.
+PageOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        help="The page re-read (required): a source key, or its URL (registered on the spot if new).",
+    ),
+]
+LocatorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--locator",
+        help='Where in the page (required): a section, table, figure, page or heading: "§3.5", "Table 5".',
+    ),
+]
+QuoteOption = Annotated[
+    str | None,
+    typer.Option(
+        "--quote", help="The page's own words there, verbatim (required): checked against the page."
+    ),
+]
+NoteOption = Annotated[str | None, typer.Option("--note", help="Anything else worth keeping.")]
+CorrectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--correct",
+        help='The page states another value: correct the claim\'s figure to it ("2,048 GPUs"); repeat for several.',
+    ),
+]
+AttestOption = Annotated[
+    str | None,
+    typer.Option(
+        "--attest",
+        help="The page cannot be checked here (a paywall, a printed book): record why. Listed as an "
+        "attestation; the strict policy does not count it.",
+    ),
+]
+CopyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--copy",
+        help="A local copy of the page you read (HTML, Markdown, PDF, text), checked instead of a snapshot.",
+    ),
+]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Record without asking for confirmation (needed when no terminal is attached).",
+    ),
+]
+
+
 def reread(
     key: KeyArgument,
     by: ActorOption = None,
-    source: Annotated[
-        str | None,
-        typer.Option(
-            "--source",
-            help="The page re-read (required): a source key, or its URL (registered on the spot if new).",
-        ),
-    ] = None,
-    locator: Annotated[
-        str | None,
-        typer.Option(
-            "--locator",
-            help='Where in the page (required): a section, table, figure, page or heading: "§3.5", "Table 5".',
-        ),
-    ] = None,
-    quote: Annotated[
-        str | None,
-        typer.Option(
-            "--quote",
-            help="The page's own words there, verbatim (required): checked against the page.",
-        ),
-    ] = None,
-    note: Annotated[str | None, typer.Option("--note", help="Anything else worth keeping.")] = None,
-    correct: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--correct",
-            help='The page states another value: correct the claim\'s figure to it ("2,048 GPUs"); repeat for several.',
-        ),
-    ] = None,
-    attest: Annotated[
-        str | None,
-        typer.Option(
-            "--attest",
-            help="The page cannot be checked here (a paywall, a printed book): record why. Listed as an "
-            "attestation; the strict policy does not count it.",
-        ),
-    ] = None,
-    copy: Annotated[
-        Path | None,
-        typer.Option(
-            "--copy",
-            help="A local copy of the page you read (HTML, Markdown, PDF, text), checked instead of a snapshot.",
-        ),
-    ] = None,
-    yes: Annotated[
-        bool,
-        typer.Option(
-            "--yes",
-            "-y",
-            help="Record without asking for confirmation (needed when no terminal is attached).",
-        ),
-    ] = False,
+    source: PageOption = None,
+    locator: LocatorOption = None,
+    quote: QuoteOption = None,
+    note: NoteOption = None,
+    correct: CorrectOption = None,
+    attest: AttestOption = None,
+    copy: CopyOption = None,
+    yes: YesOption = False,
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root: LocalRootOption = None,
