@@ -281,6 +281,9 @@ class ClaimState:
     stored_sha256: str | None = None  # the stored record (stored_digest) as last recorded
     # the latest event other than an import that set the status: once someone set it, it is theirs
     status_event: Mapping[str, Any] | None = None
+    # the latest re-read that corrected a figure to what the page says: the statement and figures are
+    # then a person's, which no import changes
+    corrected_event: Mapping[str, Any] | None = None
 
     def set_by(self, field: str) -> SetBy | None:
         """Who set the claim's "tag", "status" or "rank": None when an import did (or nothing did),
@@ -306,6 +309,8 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
             elif e["kind"] in IMPORT_KINDS or e["kind"] == REREAD_KIND:
                 state.vouched_sha256, state.vouched_by = e["content_sha256"], e
             # a retag between two verified tags keeps what was vouched for
+        if e["kind"] == REREAD_KIND and _corrects(e.get("detail")):
+            state.corrected_event = e
         if e["content_sha256"] is not None:
             state.content_sha256 = e["content_sha256"]
             # A data file that set a verified tag vouches for its own later content; a person does not.
@@ -324,6 +329,13 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
         if e.get("rank_after") is not None:
             state.rank, state.rank_event = e["rank_after"], e
     return state
+
+
+def _corrects(detail: Any) -> bool:
+    """A re-read's detail (JSON text, or decoded) records a correction of the claim's figures."""
+    if isinstance(detail, str):
+        return '"corrected": ' in detail  # a key: no string inside the JSON spells it unescaped
+    return isinstance(detail, Mapping) and bool(detail.get("corrected"))
 
 
 def problems(

@@ -2,8 +2,9 @@
 
 By default a claim whose tag is `verified` or `secondary` passes and `unverified` is blocked;
 `strict` passes `verified` only, and not where the re-read behind it is an attestation (a person said
-why the page could not be checked, so nothing checked the quote against the page). A verified tag counts only while the re-read behind it still covers
-the claim (history.derive): a claim changed since its re-read is blocked until re-read again.
+why the page could not be checked, so nothing checked the quote against the page). A verified tag
+counts only while the re-read behind it still covers the claim (history.derive): a claim changed since
+its re-read is blocked until re-read again.
 Only active claims are ever exported: withdrawn and superseded claims are left out of every export,
 whatever their tag.
 """

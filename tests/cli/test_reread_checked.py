@@ -183,6 +183,34 @@ def test_a_page_with_another_value_is_refused_then_corrected_in_the_same_act(cla
     assert (code, rows) == (0, ["widget.pretrain"])
 
 
+def test_an_import_keeps_a_persons_correction_and_reports_the_files_value(
+    claims, page, loaded, write_json
+):
+    """The data file still says 3,072 H100 after a person corrected the claim to its page's 2,048: the
+    import keeps the person's statement and figures (reported as conflicts), so the re-read still
+    vouches, whether the file changed elsewhere or not at all."""
+    flags = OTHER_VALUE.flags(page)
+    result = claims(
+        "reread", "widget.pretrain", *flags, "--correct", "2,048 H100", "--by", "Ada", "--yes"
+    )
+    assert result.exit_code == 0, result.output
+    loaded["claims"][0]["basis"] = "Re-read the report's compute section, again."
+    changed = claims("import", write_json(loaded))
+    assert changed.exit_code == 0, changed.output
+    assert "conflict widget.pretrain: kept figures ['2,048 H100', '21.5T tokens']" in changed.stdout
+    assert "kept statement 'Widget-7 was pretrained on 2,048 H100 GPUs" in changed.stdout
+    same = claims("import", write_json(loaded))  # the same file again: nothing to apply
+    assert same.exit_code == 0 and "0 updated" in same.stdout, same.output
+    view = show_json(claims, "widget.pretrain")
+    assert [f["raw"] for f in view["figures"]] == ["2,048 H100", "21.5T tokens"]
+    assert view["statement"] == "Widget-7 was pretrained on 2,048 H100 GPUs for 21.5T tokens."
+    assert not view["reread_outdated"] and not view["integrity"]
+    assert view["basis"] == "Re-read the report's compute section, again."
+    assert claims("db", "check").exit_code == 0
+    code, rows, _, _ = exported(claims, "--strict", "--search", "2,048 H100")
+    assert (code, rows) == (0, ["widget.pretrain"])
+
+
 # --- an attestation, and an honest re-read ---------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ person's re-read covered is applied and reported, since the re-read no longer co
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -18,7 +18,7 @@ from sqlmodel import Session, col
 
 from claimsdb import history
 from claimsdb.errors import AgentCannotVouch
-from claimsdb.figures import figure_columns
+from claimsdb.figures import as_quantity, figure_columns, figure_dict
 from claimsdb.importer.checks import check_claim, page_of
 from claimsdb.importer.known import (
     CONTENT_FIELDS,
@@ -30,7 +30,7 @@ from claimsdb.importer.known import (
 )
 from claimsdb.importer.read import StoredClaims, read_stored
 from claimsdb.models import Claim, Event
-from claimsdb.records.types import ClaimRecord
+from claimsdb.records.types import ClaimRecord, FigureRecord
 from claimsdb.trust_rule import RereadPage, reread_hint
 
 # A piece of evidence as a claim's content holds it: (source key, locator, quote).
@@ -189,6 +189,7 @@ def plan_claims(
         if claim is None:
             _plan_new(rec, batch, known, plan)
         else:
+            rec = batch.recs[rec.key] = _keep_corrections(rec, claim, batch.stored, plan)
             compared = _compare(rec, claim, batch.stored, source_keys, quantity_keys)
             _plan_stored(rec, claim, compared, batch, known, plan)
     plan.conflicts += superseding_changed(
@@ -196,6 +197,27 @@ def plan_claims(
     )
     plan.rereads += [p.planned() for p in batch.rereads]
     return batch
+
+
+def _keep_corrections(
+    rec: ClaimRecord, claim: Any, stored: StoredClaims, plan: ImportPlan
+) -> ClaimRecord:
+    """A claim whose figure a person corrected to what its page says keeps its statement and figures
+    (the person's), whatever the file says; each difference is reported as a conflict."""
+    corrected = stored.state(claim.id).corrected_event
+    if corrected is None:
+        return rec
+    rows = stored.figures.get(claim.id, [])
+    figures = tuple(FigureRecord(as_quantity(figure_dict(f)), f.name) for f in rows)
+    why = f"corrected on its page by {_who(corrected)}"
+    if rec.statement != claim.statement:
+        plan.conflicts.append(Conflict(rec.key, "statement", claim.statement, rec.statement, why))
+    offered = [f.quantity.raw for f in rec.figures]
+    if offered != [f.quantity.raw for f in figures] or rec.figures != figures:
+        plan.conflicts.append(
+            Conflict(rec.key, "figures", [f.quantity.raw for f in figures], offered, why)
+        )
+    return replace(rec, statement=claim.statement, figures=figures)
 
 
 def _plan_new(rec: ClaimRecord, batch: ClaimBatch, known: Known, plan: ImportPlan) -> None:

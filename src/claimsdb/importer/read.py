@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import Table, case, select
 from sqlmodel import Session, SQLModel, col
 
 from claimsdb import history
@@ -162,7 +162,9 @@ def claim_states(
     """For each claim, the state its history implies. "Latest" is insertion order (the id), never the clock."""
     events: dict[int, list] = {}
     table = table_of(Event)
-    columns = [table.c[n] for n in STATE_COLUMNS]
+    # and a re-read's detail (whether it corrected a figure): the detail of no other event is read
+    detail = case((table.c.kind == history.REREAD_KIND, table.c.detail), else_=None).label("detail")
+    columns = [*(table.c[n] for n in STATE_COLUMNS), detail]
     for chunk in chunks(ids):
         for row in session.execute(
             select(*columns)
