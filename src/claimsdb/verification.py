@@ -24,7 +24,16 @@ from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.fetching.text import UnsupportedContent, extract_text
 from claimsdb.figures import Quantity, as_quantity, figure_dict
 from claimsdb.locating.locate import Location, locate
-from claimsdb.models import Claim, Evidence, Figure, Snapshot, Source, Verification, utcnow
+from claimsdb.models import (
+    Claim,
+    Event,
+    Evidence,
+    Figure,
+    Snapshot,
+    Source,
+    Verification,
+    utcnow,
+)
 from claimsdb.queries import claim_views
 
 # What a check may find without failing: the figures are there (rounded: more precisely), or the claim
@@ -115,6 +124,9 @@ def plan(
         .order_by(Evidence.claim_id, Evidence.position)
     ):
         by_claim.setdefault(ev.claim_id, []).append((ev, src))
+    corrected = _correcting(
+        session, [ev.event_id for evs in by_claim.values() for ev, _ in evs if ev.event_id]
+    )
     pairs: list[Pair] = []
     skipped: list[dict[str, str]] = []
     sources: dict[int, SourceInfo] = {}
@@ -122,12 +134,15 @@ def plan(
         cited = by_claim.get(claim.id, [])
         if source is not None and not any(src.key == source for _, src in cited):
             continue
-        chosen = [
-            (ev, src)
-            for ev, src in cited
-            if (src.key == source if source is not None else src.kind != "note")
-            and (src.url or src.path)
-        ]
+        chosen = sorted(  # a page's words a correcting re-read linked first: the claim's are older
+            (
+                (ev, src)
+                for ev, src in cited
+                if (src.key == source if source is not None else src.kind != "note")
+                and (src.url or src.path)
+            ),
+            key=lambda pair: pair[0].event_id not in corrected,
+        )
         if not chosen:
             skipped.append(
                 {"claim": claim.key, "reason": "cites no primary page with a URL or a local copy"}
@@ -152,6 +167,23 @@ def plan(
         figures=quantities(session, ids),
         names=figure_names(session, ids),
     )
+
+
+def _correcting(session: Session, event_ids: list[int]) -> set[int]:
+    """Those of these events (the re-reads that linked evidence) that corrected a figure to what the
+    page says: their quote, not the claim's earlier one for the same page, is what verify checks."""
+    found: set[int] = set()
+    for i in range(0, len(event_ids), 500):
+        found.update(
+            session.scalars(
+                select(Event.id).where(
+                    Event.id.in_(event_ids[i : i + 500]),
+                    Event.kind == "reread",
+                    Event.detail.like('%"corrected": %'),
+                )
+            )
+        )
+    return found
 
 
 def _claims(session: Session, keys: list[str], among: Select | None) -> list[Claim]:

@@ -324,3 +324,45 @@ def test_a_page_on_127_0_0_1_is_fetched_at_reread_time_and_kept_as_a_snapshot(
     latest = events(claims, "widget.pretrain")[-1]["detail"]["checked"]
     assert (latest["how"], latest["sha256"]) == ("snapshot", checked["sha256"])
     assert show_json(claims, "widget.pretrain")["reread_check"] == "checked"
+
+
+def test_verify_checks_a_corrected_claim_by_the_quote_of_its_correction(
+    claims, tmp_path, write_json, monkeypatch
+):
+    """The agent cited the page with its own (wrong) words; a person corrected the claim on that page.
+    `claims verify` then checks the page's words the correction linked, not the agent's: confirmed,
+    and the strict export writes the claim."""
+    monkeypatch.delenv("CLAIMS_VERIFY_ALLOW_LOCAL", raising=False)
+    snapshots = ("--sources-dir", str(tmp_path / "snap"), "--allow-local")
+    body = "<h2>2 Compute</h2><p>Orchard-9 was pretrained on 2,048 H800 GPUs in all.</p>"
+    with LocalHTTPServer() as server:
+        url = server.add("/orchard.html", body.encode())
+        doc = {
+            "sources": [{"key": "orchard", "title": "Orchard", "kind": "report", "url": url}],
+            "claims": [
+                {
+                    "key": "orchard.gpus",
+                    "subject": "Orchard-9",
+                    "statement": "Orchard-9 was pretrained on 4,096 H800 GPUs.",
+                    "tag": "agent-reported",
+                    "basis": "an agent's sweep",
+                    "figures": ["4,096 H800"],
+                    "evidence": [
+                        {"source": "orchard", "locator": "§2", "quote": "4,096 H800 GPUs"}
+                    ],
+                }
+            ],
+        }
+        assert claims("import", write_json(doc, "orchard.json")).exit_code == 0
+        where = ("--source", "orchard", "--locator", "§2", "--quote", "pretrained on 2,048 H800")
+        fixed = claims(
+            *("reread", "orchard.gpus", *where, *snapshots, "--correct", "2,048 H800"),
+            *("--by", "Ada", "--yes"),
+        )
+        assert fixed.exit_code == 0, fixed.output
+        verified = claims("verify", "orchard.gpus", *snapshots, "--format", "json")
+        assert verified.exit_code == 0, verified.output
+        (result,) = json.loads(verified.stdout)["results"]
+        assert result["outcome"] == "confirmed"
+    code, rows, _, _ = exported(claims, "--strict", "--search", "2,048 H800")
+    assert (code, rows) == (0, ["orchard.gpus"])
