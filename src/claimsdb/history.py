@@ -331,10 +331,16 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
     return state
 
 
+def detail_key(key: str) -> str:
+    """How a key stands in an event's detail as stored (JSON text, json.dumps's separators): no string
+    inside the JSON can spell it, since a quote inside a string is escaped. SQL reads it with LIKE."""
+    return f'"{key}": '
+
+
 def _corrects(detail: Any) -> bool:
     """A re-read's detail (JSON text, or decoded) records a correction of the claim's figures."""
     if isinstance(detail, str):
-        return '"corrected": ' in detail  # a key: no string inside the JSON spells it unescaped
+        return detail_key("corrected") in detail
     return isinstance(detail, Mapping) and bool(detail.get("corrected"))
 
 

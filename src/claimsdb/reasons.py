@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 
-def _detail(event: dict[str, Any] | None) -> dict[str, Any]:
+def event_detail(event: dict[str, Any] | None) -> dict[str, Any]:
     """A stored event's detail, decoded (empty for none)."""
     detail = (event or {}).get("detail")
     if isinstance(detail, str):
@@ -19,7 +19,7 @@ def reread_check(event: dict[str, Any] | None) -> str | None:
     """How a re-read event met the page: "checked", "attested" or "unchecked" (None: not a re-read)."""
     if event is None or event.get("kind") != "reread":
         return None
-    detail = _detail(event)
+    detail = event_detail(event)
     if detail.get("attested"):
         return "attested"
     return "checked" if detail.get("checked") else "unchecked"

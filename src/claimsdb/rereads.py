@@ -31,15 +31,14 @@ from claimsdb.recording import record as _record
 from claimsdb.views import ClaimView
 
 if TYPE_CHECKING:
-    from claimsdb.fetching.snapshots import SnapshotStore
     from claimsdb.locating.reread import PageCheck
     from claimsdb.reread_page import PageRead
 
 
 @dataclass(frozen=True)
 class RereadPreview:
-    """What a person is about to confirm: the claim, the page it resolves to, the passage, and what the
-    re-read changes. Made once per re-read (`preview_reread`: one lookup of the key, one resolution of
+    """What a person is about to confirm: the claim, the page it resolves to, what the page holds of
+    the quote and figures, and what the re-read changes. Made once per re-read (`preview_reread`: one lookup of the key, one resolution of
     the page) and handed to `reread`, which records it without looking either up again."""
 
     claim_id: int
@@ -57,9 +56,6 @@ class RereadPreview:
     status: str  # a re-read leaves it as it is: a withdrawn claim stays out of every export
     linked: bool  # the page, with the locator and the quote, becomes evidence of the claim
     vouched: tuple[str, ...]  # the figures a verified re-read vouches for that nothing vouched for
-    passage: dict[str, Any] | None = (
-        None  # where the latest snapshot has the evidence (given a store)
-    )
     tag_after: str = REREAD_TAG
     read: PageRead | None = None  # the page's text the quote was checked against
     check: PageCheck | None = None  # what the page holds of the quote and figures
@@ -124,19 +120,17 @@ def preview_reread(
     locator: str | None = None,
     quote: str | None = None,
     note: str | None = None,
-    store: SnapshotStore | None = None,
     read: PageRead | None = None,
     correct: tuple[str, ...] = (),
     attest: str | None = None,
 ) -> RereadPreview:
     """What re-reading `key` in the page would record, read and checked without writing anything:
-    the claim's key looked up once, the page resolved once; `store` adds the latest snapshot's passage;
-    `read` is the page's text to check the quote against (`reread_page.read_page`)."""
+    the claim's key looked up once, the page resolved once; `read` is the page's text to check the quote against (`reread_page.read_page`)."""
     claim = get_claim(session, key)
     view = claim_views(session, [claim], events=0)[0]
     integrity.ensure_intact([view])
     asked = _Asked(source, locator, quote, note, read, tuple(correct), attest)
-    return _preview(session, claim, view, asked, store)[0]
+    return _preview(session, claim, view, asked)[0]
 
 
 @dataclass(frozen=True)
@@ -169,7 +163,6 @@ def _preview(
     claim: Claim,
     view: ClaimView,
     asked: _Asked,
-    store: SnapshotStore | None = None,
 ) -> tuple[RereadPreview, Source | None]:
     """The preview of re-reading a claim read already (its view checked against its history), and the
     page it resolved (None: a URL to register)."""
@@ -185,11 +178,6 @@ def _preview(
         )
     figures = tuple(f["raw"] for f in view.figures)
     vouched = view.trust == TRUSTED and not view.reread_outdated
-    passage = None
-    if store is not None and src is not None:
-        from claimsdb.verification import passage_for  # the snapshots' reader: only when shown
-
-        passage = passage_for(session, claim, src, store)
     verdict = _checked_on_page(session, claim, asked, locator or "", attest)
     preview = RereadPreview(
         claim_id=view.id,
@@ -207,7 +195,6 @@ def _preview(
         status=claim.status,
         linked=src is None or not _cited(view, src.key, locator, quote),
         vouched=() if vouched and not verdict.corrections else figures,
-        passage=passage,
         read=asked.read,
         check=verdict.check,
         corrections=verdict.corrections,

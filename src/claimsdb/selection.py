@@ -43,7 +43,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from claimsdb import paper_safe, views
-from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
+from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
@@ -85,7 +85,7 @@ def stale():
 def attested():
     """What the views call attested: a verified claim whose latest tag event that vouches (an import's or
     a re-read's) is a re-read recorded as an attestation (views.ClaimView.attested; its detail holds the
-    key "attested", which no string inside the JSON can spell with an unescaped quote)."""
+    key "attested": history.detail_key)."""
     vouching, event = aliased(Event), aliased(Event)
     latest = (
         select(func.max(vouching.id))
@@ -104,7 +104,7 @@ def attested():
             .where(
                 event.id == latest,
                 event.kind == REREAD_KIND,
-                event.detail.like('%"attested": %'),
+                event.detail.like(f"%{detail_key('attested')}%"),
             )
             .correlate(Claim)
         ),

@@ -23,6 +23,7 @@ from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.fetching.text import UnsupportedContent, extract_text
 from claimsdb.figures import Quantity, as_quantity, figure_dict
+from claimsdb.history import REREAD_KIND, detail_key
 from claimsdb.locating.locate import Location, locate
 from claimsdb.models import (
     Claim,
@@ -178,8 +179,8 @@ def _correcting(session: Session, event_ids: list[int]) -> set[int]:
             session.scalars(
                 select(Event.id).where(
                     Event.id.in_(event_ids[i : i + 500]),
-                    Event.kind == "reread",
-                    Event.detail.like('%"corrected": %'),
+                    Event.kind == REREAD_KIND,
+                    Event.detail.like(f"%{detail_key('corrected')}%"),
                 )
             )
         )

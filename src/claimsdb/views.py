@@ -32,7 +32,7 @@ from sqlmodel import Session
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
-from claimsdb.reasons import _detail, rank_reason, reread_check, tag_reason
+from claimsdb.reasons import event_detail, rank_reason, reread_check, tag_reason
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -160,7 +160,7 @@ class ClaimView(NamedTuple):
         """The reason of the attestation its verified tag stands on (None: none does)."""
         if self.reread_check != "attested":
             return None
-        return str(_detail(self.vouched_event).get("attested"))
+        return str(event_detail(self.vouched_event).get("attested"))
 
     @property
     def rank_reason(self) -> str | None:

@@ -197,12 +197,13 @@ def reread(
     actor = _actor(by)  # before asking: a question answered for nobody would be wasted
     entered = {"source": source, "locator": locator, "quote": quote, "note": note}
     provenance.required_fields(source, locator, quote)
-    read = _read_page(key, source, copy, attest, sources_dir, allow_local, local_root, db_)
+    engine = db.open_engine(
+        db_, create=False
+    )  # one engine: the page read, the question, the record
+    read = _read_page(engine, key, source, copy, attest, sources_dir, allow_local, local_root, db_)
     checks = {"read": read, "correct": tuple(correct or ()), "attest": attest}
-    confirmed = (
-        None if yes else _ask(key, {**entered, **checks}, snapshots_root(sources_dir, db_), db_)
-    )
-    with db.session_of(db_) as session:
+    confirmed = None if yes else _ask(engine, key, {**entered, **checks})
+    with db.session_scope(engine) as session:
         if confirmed is None:  # --yes: previewed and recorded in one transaction
             result = provenance.reread(session, key, actor=actor, **entered, **checks)
         else:
@@ -212,6 +213,7 @@ def reread(
 
 
 def _read_page(
+    engine,
     key: str,
     source: str | None,
     copy: Path | None,
@@ -235,7 +237,7 @@ def _read_page(
 
     policy = FetchPolicy(allow_local=allow_local, local_root=local_root(local_root_, db_))
     return reread_page.read_page(
-        db.open_engine(db_, create=False),
+        engine,
         key,
         source,
         SnapshotStore(snapshots_root(sources_dir, db_)),
@@ -244,17 +246,16 @@ def _read_page(
     )
 
 
-def _ask(key: str, entered: dict[str, Any], root: Path, db_: str | None):
+def _ask(engine, key: str, entered: dict[str, Any]):
     """Show the claim, what the page says of it and what the re-read would record, then ask; a "no"
     records nothing (exit 1), a page that does not hold the quote refuses before asking (exit 2).
     Returns the preview confirmed, for the re-read to record as it is."""
     from claimsdb import provenance
     from claimsdb.errors import ExitCode
-    from claimsdb.fetching.snapshots import SnapshotStore
 
     require_terminal("claims reread shows the passage and asks before it records", "--yes")
-    with db.session_of(db_) as session:
-        preview = provenance.preview_reread(session, key, **entered, store=SnapshotStore(root))
+    with db.session_scope(engine) as session:
+        preview = provenance.preview_reread(session, key, **entered)
     err_console.print(f"{key}: {preview.statement}", markup=False)
     if preview.figures:
         err_console.print("  figures: " + ", ".join(preview.figures), markup=False)
