@@ -22,9 +22,9 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0012"
+HEAD_REVISION = "0013"
 
-# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0010);
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0013);
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
@@ -48,6 +48,8 @@ TRIGGERS = {
         "tag_trust_fixed",
         "anchor_no_update",
         "anchor_no_delete",
+        "person_no_update",
+        "person_no_delete",
     ),
     "postgresql": (
         "event_append_only",
@@ -59,6 +61,8 @@ TRIGGERS = {
         "tag_trust_fixed",
         "anchor_append_only",
         "anchor_no_truncate",
+        "person_append_only",
+        "person_no_truncate",
     ),
 }
 

@@ -6,6 +6,9 @@ vouched for a figure, so it must show: a name that displays as blank (U+3164 HAN
 BRAILLE PATTERN BLANK, zero-width and other format characters) or that reorders its own display (bidi
 controls) would record a re-read by nobody in particular.
 
+The key a person signs re-reads with (`signing_key`) comes from --sign-with, `CLAIMS_SIGNING_KEY`, the
+config file's `signing_key`, or git's `user.signingkey` when git's `gpg.format` is `ssh`.
+
 The reader's own name comes from, in this order: `CLAIMS_READER`, the `reader` setting of the config
 file (`$XDG_CONFIG_HOME/claimsdb/config.toml`), git's `user.name`. Never the login name: an account
 ("root", "ci") is not a person.
@@ -25,7 +28,8 @@ READER_ENV = "CLAIMS_READER"
 MAX_NAME = 80
 # The name the tool records its own acts under (imports; `claims add` with nobody named): never a person's.
 TOOL_ACTOR = "import"
-CONFIG_KEYS = ("reader",)
+CONFIG_KEYS = ("reader", "signing_key")
+SIGNING_KEY_ENV = "CLAIMS_SIGNING_KEY"
 
 # Characters that draw nothing but are not format characters (category Cf is refused as a whole): the
 # Unicode default-ignorable code points outside Cf (the Hangul fillers among them), the Khitan filler and
@@ -116,6 +120,10 @@ class Setting:
 
 
 def _config_reader() -> Setting | None:
+    return _config_setting("reader")
+
+
+def _config_setting(name: str) -> Setting | None:
     path = config_path()
     try:
         raw = path.read_bytes()
@@ -132,15 +140,22 @@ def _config_reader() -> Setting | None:
     unknown = sorted(set(settings) - set(CONFIG_KEYS))
     if unknown:  # a misspelt "reader" would otherwise fall through to git's user.name unnoticed
         raise BadSetting(path, f"unknown setting {unknown[0]!r} (known: {', '.join(CONFIG_KEYS)})")
-    if "reader" not in settings:
+    if name not in settings:
         return None
-    return Setting(settings["reader"], str(path))
+    if not isinstance(settings[name], str):
+        raise BadSetting(path, f"{name} must be text")
+    return Setting(settings[name], str(path))
 
 
 def _git_user_name() -> Setting | None:
+    out = _git_config("user.name")
+    return Setting(out, "git config user.name") if out else None
+
+
+def _git_config(name: str) -> str | None:
     try:
         out = subprocess.run(  # undecodable bytes become lone surrogates, which person_name refuses by name
-            ["git", "config", "user.name"],
+            ["git", "config", name],
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -150,8 +165,7 @@ def _git_user_name() -> Setting | None:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    out = out.rstrip("\r\n")
-    return Setting(out, "git config user.name") if out else None
+    return out.rstrip("\r\n") or None
 
 
 def configured_reader() -> str | None:
@@ -173,3 +187,22 @@ def reader(given: str | None) -> str:
     if name is None:
         raise NoReader(READER_ENV, config_path())
     return name
+
+
+def signing_key(given: str | None) -> Setting | None:
+    """The key a person signs with: the one given (--sign-with), else CLAIMS_SIGNING_KEY, else the config
+    file's `signing_key`, else git's user.signingkey when git signs with SSH (gpg.format ssh); None when none
+    is set. A path ("~" is expanded), or git's "key::ssh-ed25519 AAAA..." (the agent holds its private half)."""
+    if given:
+        return Setting(given, "--sign-with")
+    env = os.environ.get(SIGNING_KEY_ENV)
+    if env:
+        return Setting(env, SIGNING_KEY_ENV)
+    setting = _config_setting("signing_key")
+    if setting is not None:
+        return setting
+    if _git_config("gpg.format") == "ssh":
+        key = _git_config("user.signingkey")
+        if key:
+            return Setting(key, "git config user.signingkey")
+    return None

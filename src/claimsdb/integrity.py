@@ -1,6 +1,6 @@
 """Whether the store agrees with its history: the checks `claims db check` runs over the whole store
 (`check_store`: schema revision, triggers, every link of the event chain, every claim against its
-history, the trace index, the anchors), and the refusal every reading command applies to the claims it
+history, the trace index, the people registry and every re-read's signature, the anchors), and the refusal every reading command applies to the claims it
 is about to use (`ensure_intact`).
 
 history.py holds the chain and what one claim's events imply; views.py reads claims with their
@@ -27,6 +27,7 @@ from claimsdb.errors import TamperedHistory
 from claimsdb.figures import Quantity, reach
 from claimsdb.history import EVENT_FIELDS, LATER_FIELDS, row_digest
 from claimsdb.models import Claim
+from claimsdb.trust import people, signatures
 
 
 def ensure_intact(claim_views: Iterable[Any]) -> None:
@@ -76,6 +77,17 @@ def check_store(
     checks.append(chain)
     checks.append(_claims_agree(session, events_checked=chain.ok))
     checks.append(_trace_index(session))
+    registry = people.load(session)
+    checks.append(
+        Check(
+            "people registry",
+            not registry.problems,
+            "; ".join(registry.problems[:3])
+            if registry.problems
+            else f"{registry.rows} row(s), {len(registry.people())} person(s)",
+        )
+    )
+    checks.append(Check("re-read signatures", *signatures.audit(session)))
     recorded, wrong = anchoring.recorded_problems(session)
     checks.append(
         Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")

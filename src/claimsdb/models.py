@@ -36,6 +36,10 @@ EVENT_KINDS = (
     "ranked",
     "sealed",
 )
+# What a row of the people registry records (trust.people): a key added to a person (the first person is
+# added unsigned), a key of theirs removed, a passkey added, or the rule that from then on only signed
+# re-reads vouch.
+PERSON_KINDS = ("added", "removed", "passkey", "required")
 # How a claim stands among the competing values of its quantity (Wikidata's statement ranks).
 RANKS = ("preferred", "normal", "deprecated")
 FETCH_OUTCOMES = ("fetched", "not-modified", "unreachable")
@@ -293,3 +297,26 @@ class Anchor(SQLModel, table=True):
     event_id: int
     length: int
     head: str
+
+
+class Person(SQLModel, table=True):
+    """The people registry: who may vouch, with the public keys their re-reads are signed with. Append-only
+    and hash-chained like the history (its own chain: `prev_sha256`, `sha256`); every row after the first
+    is signed by a person already registered (trust.people)."""
+
+    __tablename__ = "person"
+    __table_args__ = (CheckConstraint(_in("kind", PERSON_KINDS), name="ck_person_kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: str = Field(default_factory=utcnow)
+    kind: str
+    name: str  # the person the row is about (for "required": the person who required signatures)
+    key: str | None = (
+        None  # an OpenSSH public key line ("ssh-ed25519 AAAA..."), or a passkey (JSON)
+    )
+    fingerprint: str | None = None  # its SHA256 fingerprint, as ssh-keygen -l prints it
+    actor: str  # who recorded the row: the person whose key signed it (or the first person)
+    signer: str | None = None  # the fingerprint of the key that signed it (None: the first row)
+    signature: str | None = None  # the SSH signature (SSHSIG, armored) over the row's message
+    prev_sha256: str | None = None
+    sha256: str

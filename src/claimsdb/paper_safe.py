@@ -65,6 +65,7 @@ class ExportRow:
     attested: str | None = (
         None  # its re-read is an attestation: the reason the page was not checked
     )
+    unsigned: str | None = None  # why its re-read does not vouch, once signatures are required
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -173,6 +174,7 @@ class Blocked(NamedTuple):
     attested: str | None = (
         None  # its re-read is an attestation (the strict policy does not count it)
     )
+    unsigned: str | None = None  # why its re-read does not vouch, once signatures are required
 
 
 @dataclass
@@ -299,6 +301,7 @@ def prepare(
                         row.stale,
                         row.reread_page,
                         row.attested,
+                        row.unsigned,
                     )
                 )
         if row.paper_safe or mode in ("draft", "guarded"):
@@ -340,6 +343,7 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         label=view.label,
         reread_check=view.reread_check,
         attested=view.attested,
+        unsigned=view.unsigned,
     )
 
 

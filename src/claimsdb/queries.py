@@ -109,6 +109,7 @@ def _event_dict(e: Event) -> dict[str, Any]:
         "rank_after": e.rank_after,
         "origin": e.origin,
         "detail": json.loads(e.detail) if e.detail else None,
+        "content_sha256": e.content_sha256,  # the content after it: what a re-read vouches for and signs
     }
 
 

@@ -53,8 +53,9 @@ def intact(session: Session, claim: Claim) -> ClaimView:
 
 
 def record(session: Session, claim: Claim, event: dict[str, Any], **columns: Any) -> dict[str, Any]:
-    """Append the event, then set the claim's cached columns (tag, status...) it implies."""
-    at = utcnow()
+    """Append the event, then set the claim's cached columns (tag, status...) it implies. The event's time
+    is now, unless it holds one already (a signed re-read: the time is part of what was signed)."""
+    at = event.get("at") or utcnow()
     event_id, row = history.append_one(
         session, {"claim": claim.key, "claim_id": claim.id, "at": at, **event}
     )

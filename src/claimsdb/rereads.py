@@ -28,6 +28,8 @@ from claimsdb.recording import clean as _clean
 from claimsdb.recording import detail as _detail
 from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
+from claimsdb.trust import signatures
+from claimsdb.trust.people import Signer
 from claimsdb.views import ClaimView
 
 if TYPE_CHECKING:
@@ -299,6 +301,7 @@ def reread(
     read: PageRead | None = None,
     correct: tuple[str, ...] = (),
     attest: str | None = None,
+    sign: Signer | None = None,
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
     the locator and the quote, becomes evidence of the claim (unless it is cited so already).
@@ -306,7 +309,8 @@ def reread(
     `what` is the preview the person confirmed (`preview_reread`), or a claim key to preview here with
     the page, locator, quote, note, the page's text (`read`), corrections and attestation given. The
     claim is read again under the writers' lock: what is recorded is its state then (its tag before, its
-    evidence), never an older one. A preview that refuses (its `refusal`) records nothing."""
+    evidence), never an older one. A preview that refuses (its `refusal`) records nothing. `sign` signs
+    the re-read with the person's key (trust.signatures.sign); required once the store requires signatures."""
     actor = person_name(actor, field="reader")
     if isinstance(what, str):  # one transaction: the claim read under the lock, then previewed
         claim = get_claim(session, what)
@@ -325,21 +329,22 @@ def reread(
         _refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)
     statement, stored = _apply_corrections(session, claim, what)
+    unsigned = {
+        "kind": "reread",
+        "actor": actor,
+        "tag_before": claim.tag,
+        "tag_after": REREAD_TAG,
+        "origin": src.key,
+        "content_sha256": _content_after(
+            session, claim, view, None if cited else (src.key, what), statement
+        ),
+        "stored_sha256": stored,
+        "detail": _event_detail(what, src, linked=not cited),
+    }
     event = _record(
         session,
         claim,
-        {
-            "kind": "reread",
-            "actor": actor,
-            "tag_before": claim.tag,
-            "tag_after": REREAD_TAG,
-            "origin": src.key,
-            "content_sha256": _content_after(
-                session, claim, view, None if cited else (src.key, what), statement
-            ),
-            "stored_sha256": stored,
-            "detail": _event_detail(what, src, linked=not cited),
-        },
+        signatures.sign(session, claim.key, unsigned, sign),
         tag=REREAD_TAG,
         **({"statement": statement} if what.corrections else {}),
     )

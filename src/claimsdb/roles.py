@@ -2,8 +2,8 @@
 
 - a **writer** imports, adds and records re-reads, retags and status changes: it may insert into every
   table and update or delete only what imports rewrite (claims' cached columns, sources, quantities,
-  evidence and figures). It may not update or delete events, snapshots, verifications, tags or anchors (the
-  heads of the history `claims db anchor` recorded), and, not owning the tables, it cannot drop or disable
+  evidence and figures). It may not update or delete events, snapshots, verifications, tags, anchors (the
+  heads of the history `claims db anchor` recorded) or the people registry, and, not owning the tables, it cannot drop or disable
   their triggers;
 - a **reader** may only read.
 Roles are created by the database's administrator (with their logins and passwords); this grants them
@@ -33,6 +33,7 @@ TABLES = (
     "snapshot",
     "verification",
     "anchor",
+    "person",
 )
 WRITER_UPDATES = ("claim", "source", "quantity")
 WRITER_DELETES = ("evidence", "figure", "figure_number")

@@ -20,6 +20,9 @@ on every claim of its stores:
   what was vouched before it) SQL cannot tell, and those claims' views decide (`outdated_ids`);
 - attested (blocks under the strict policy only): a verified claim whose tag stands on a re-read that
   is an attestation (`attested`);
+- unsigned (once the store requires signatures, under either policy): a verified claim whose latest
+  tag event that vouches is not a re-read signed by the person it names (`unsigned_ids`: the signatures
+  are checked in Python, trust.signatures, since SQL cannot);
 - integrity (a claim that disagrees with its history): not in SQL, since it takes each event's hash.
   A page says that its counts leave those out; the re-read queue passes over them as it reads them.
 
@@ -33,7 +36,7 @@ Domain reads only: no HTTP, no output.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
@@ -46,6 +49,7 @@ from claimsdb import paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust import people, signatures
 from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
 
 UNREACHABLE = "unreachable"  # a fetch that failed: it never hides an earlier verification's outcome
@@ -109,6 +113,49 @@ def attested():
             .correlate(Claim)
         ),
     )
+
+
+def unsigned_ids(session: Session, among: Sequence[int] | None = None) -> set[int]:
+    """The ids of the verified claims (or of those `among` these ids) whose tag stands on an event that
+    does not vouch once signatures are required (views.ClaimView.unsigned: trust.signatures.problem), each
+    signature checked in process. Empty while the store does not require signatures."""
+    registry = people.load(session)
+    if not registry.required:
+        return set()
+    return {
+        claim_id
+        for claim_id, key, event in vouching_events(session, among)
+        if signatures.problem(registry, key, event)
+    }
+
+
+def vouching_events(
+    session: Session, among: Sequence[int] | None = None
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(id, key, event) of each verified claim (or of those `among` these ids) with the latest tag event
+    that vouches for it (an import's or a re-read's), as history.derive finds it."""
+    vouching, e = aliased(Event), aliased(Event)
+    latest = (
+        select(func.max(vouching.id))
+        .where(
+            vouching.claim_id == Claim.id,
+            vouching.tag_after.is_not(None),
+            vouching.kind.in_((*IMPORT_KINDS, REREAD_KIND)),
+        )
+        .correlate(Claim)
+        .scalar_subquery()
+    )
+    names = ("kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
+    stmt = (
+        select(Claim.id, Claim.key, *(getattr(e, n) for n in names))
+        .join(e, e.id == latest)
+        .where(trust_in([VERIFIED]))
+        .order_by(Claim.key)
+    )
+    if among is not None:
+        stmt = stmt.where(ids_in(among))
+    for row in session.execute(stmt.execution_options(yield_per=views.BATCH)):
+        yield row[0], row[1], dict(zip(names, row[2:]))
 
 
 def ids_in(ids: Iterable[int]):
@@ -178,6 +225,10 @@ class Facts:
     outdated: frozenset[int]
     stages: tuple[str, ...]
     vague: frozenset[int] = frozenset()  # claims whose cited locators name no place (vague_ids)
+    unsigned: frozenset[int] = (
+        frozenset()
+    )  # claims whose re-read does not vouch as signed (unsigned_ids)
+    people: str | None = None  # the people registry's head when they were taken
 
 
 class Memo:
@@ -198,13 +249,15 @@ class Memo:
             select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)
         ).first()
         head = tuple(head) if head is not None else None
+        registry = people.load(session).head
         known = self._facts
-        if known is not None and known.head == head:
+        if known is not None and known.head == head and known.people == registry:
             return known
         if (
             known is None
             or known.head is None
             or head is None
+            or known.people != registry
             or not self._extends(session, known.head)
         ):
             facts = Facts(
@@ -212,6 +265,8 @@ class Memo:
                 frozenset(outdated_ids(session)),
                 tuple(stages(session)),
                 frozenset(vague_ids(session)),
+                frozenset(unsigned_ids(session)),
+                registry,
             )
         else:
             new = session.execute(
@@ -220,12 +275,15 @@ class Memo:
             touched = sorted({claim_id for claim_id, _ in new})
             outdated = (known.outdated - set(touched)) | outdated_ids(session, touched)
             vague = (known.vague - set(touched)) | vague_ids(session, touched)
+            unsigned = (known.unsigned - set(touched)) | unsigned_ids(session, touched)
             imported = any(kind in IMPORT_KINDS for _, kind in new)  # only an import sets a stage
             facts = Facts(
                 head,
                 frozenset(outdated),
                 tuple(stages(session)) if imported else known.stages,
                 frozenset(vague),
+                frozenset(unsigned),
+                registry,
             )
         self._facts = facts
         return facts
@@ -256,10 +314,12 @@ class Selection:
         policy: Policy,
         *,
         outdated: Iterable[int],
+        unsigned: Iterable[int] = (),
         stale: bool = False,
     ):
         self.session, self.filters, self.policy, self.stale = session, filters, policy, stale
         self.outdated = frozenset(outdated)  # the store's outdated claims (Memo.facts)
+        self.unsigned = frozenset(unsigned)  # its claims whose re-read is not signed, when required
 
     def where(self, stmt):
         stmt = self.filters.apply(stmt)
@@ -271,7 +331,7 @@ class Selection:
 
     def unsafe(self):
         """Not paper-safe under the policy, integrity aside (see the module docstring)."""
-        blocked = [~trust_in(self.policy.passing), ids_in(self.outdated)]
+        blocked = [~trust_in(self.policy.passing), ids_in(self.outdated | self.unsigned)]
         if self.policy.strict:
             blocked += [stale(), attested()]
         return or_(*blocked)
@@ -419,7 +479,13 @@ class Found:
 def queued_ids(session: Session, policy: Policy, filters: ClaimFilter | None = None):
     """A SELECT of the ids of the claims the re-read queue holds under `policy` (what `claims verify
     --unverified` checks)."""
-    queue = Queue(session, filters or ClaimFilter(), policy, outdated=outdated_ids(session))
+    queue = Queue(
+        session,
+        filters or ClaimFilter(),
+        policy,
+        outdated=outdated_ids(session),
+        unsigned=unsigned_ids(session),
+    )
     return queue.waiting(select(Claim.id))
 
 

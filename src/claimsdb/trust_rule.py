@@ -4,7 +4,9 @@ By default a claim whose tag is `verified` or `secondary` passes and `unverified
 `strict` passes `verified` only, and not where the re-read behind it is an attestation (a person said
 why the page could not be checked, so nothing checked the quote against the page). A verified tag
 counts only while the re-read behind it still covers the claim (history.derive): a claim changed since
-its re-read is blocked until re-read again.
+its re-read is blocked until re-read again. Once the store requires signatures (`claims people
+require-signatures`), under either policy a verified tag counts only when the re-read behind it is signed
+by the person it names with a key registered to them then (trust.signatures): views.ClaimView.unsigned.
 Only active claims are ever exported: withdrawn and superseded claims are left out of every export,
 whatever their tag.
 """
@@ -24,7 +26,7 @@ EXPORTABLE_STATUS = "active"
 @dataclass(frozen=True)
 class Blocker:
     """One reason a claim is not paper-safe: `kind` is "status", "integrity", "trust", "outdated",
-    "stale" or "attested"; `reason` says it for people."""
+    "stale", "attested" or "unsigned"; `reason` says it for people."""
 
     kind: str
     reason: str
@@ -114,6 +116,13 @@ class Policy:
             )
         if view.reread_outdated:
             out.append(Blocker("outdated", view.outdated_reason or "changed since it was re-read"))
+        if view.unsigned and self.passes(view.trust):
+            out.append(
+                Blocker(
+                    "unsigned",
+                    f"{view.unsigned}: this store requires signed re-reads, so it vouches for nothing",
+                )
+            )
         if self.strict and view.stale:
             out.append(Blocker("stale", f"stale: the latest verification was {view.stale_outcome}"))
         if self.strict and view.attested is not None and self.passes(view.trust):

@@ -33,6 +33,7 @@ from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
 from claimsdb.reasons import event_detail, rank_reason, reread_check, tag_reason
+from claimsdb.trust import people, signatures
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -143,6 +144,8 @@ class ClaimView(NamedTuple):
     rank_event: dict[str, Any] | None  # the event that set the rank, as stored
     label: str | None = None  # the short phrase its grid cell shows instead of the figures
     vouched_event: dict[str, Any] | None = None  # the event its verified tag stands on, as stored
+    # why that event does not vouch once signatures are required (trust.signatures); None: it does
+    unsigned: str | None = None
 
     @property
     def tag_reason(self) -> str:
@@ -209,6 +212,8 @@ class ClaimView(NamedTuple):
             "integrity": list(self.integrity),
             "reread_check": self.reread_check,
             "attested": self.attested,
+            "signed_by": signatures.fingerprint(self.vouched_event) if self.vouched_event else None,
+            "unsigned": self.unsigned,
         }
 
 
@@ -249,8 +254,18 @@ def load(
     all of them). `events_checked`: the caller has just checked every event's hash (`claims db check`
     walks the whole chain first), so the check here leaves that part out."""
     trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    registry = people.load(session)
     for i in range(0, len(ids), BATCH):
-        yield from _batch(session, ids[i : i + BATCH], trust, events, events_checked)
+        for view in _batch(session, ids[i : i + BATCH], trust, events, events_checked):
+            yield _signed(view, registry)
+
+
+def _signed(view: ClaimView, registry: people.Registry) -> ClaimView:
+    """The view with why its verified tag's re-read does not vouch, once signatures are required."""
+    if not registry.required or view.trust != "verified" or view.integrity:
+        return view
+    why = signatures.problem(registry, view.key, view.vouched_event)
+    return view._replace(unsigned=why) if why else view
 
 
 def _grouped(rows, key_index: int = 0) -> dict[int, list]:

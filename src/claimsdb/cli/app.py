@@ -38,6 +38,7 @@ COMMANDS = {
     "serve": "claimsdb.cli.serve:serve",
     "mcp": "claimsdb.cli.mcp:mcp",
     "sources": "claimsdb.cli.sources:app",
+    "people": "claimsdb.cli.people:app",
     "db": "claimsdb.cli.database:app",
 }
 
@@ -59,6 +60,9 @@ FLAGS = {
     "status": "--status",
     "output": "-o",
     "access": "--as",
+    "sign_with": "--sign-with",
+    "key": "--key",
+    "name": "NAME",
 }
 
 

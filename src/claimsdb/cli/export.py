@@ -63,8 +63,10 @@ def describe_blocked(result, db_: str | None) -> list[str]:
         attested = (
             f"; ATTESTED: re-read without the page checked ({r.attested})" if r.attested else ""
         )
+        unsigned = f"; UNSIGNED: {r.unsigned}" if r.unsigned else ""
         lines.append(
             f"  {r.key}: {figure} ({r.subject}) tag {r.tag} ({r.trust}){outdated}{stale}{attested}"
+            f"{unsigned}"
         )
         lines.append(f"    to clear it, {reread_hint(r, db_)}")
     more = result.blocked_count - len(result.blocked)
@@ -214,6 +216,7 @@ def _prepare(
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
         anchor.ensure(session, loaded)
+        signing_notice(session)
         result = exporting.prepare(
             session, filters, policy=policy, mode=mode, layout=layout, cite_notes=cite_notes
         )
@@ -317,3 +320,11 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
         err_console.print("\n".join(lines), markup=False)
     if not result.rows and not result.blocked_count:
         err_console.print("no claims selected", markup=False)
+
+
+def signing_notice(session) -> None:
+    """One line on standard error when the store does not require signed re-reads (export and lint)."""
+    from claimsdb.trust import people
+
+    if not people.load(session).required:
+        err_console.print(people.UNSIGNED_NOTICE, markup=False)

@@ -77,6 +77,7 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     paper repository's own ./claims.anchor, when there is one)."""
     from claimsdb import anchor
     from claimsdb import lint as linting
+    from claimsdb.cli.export import signing_notice
     from claimsdb.trust_rule import Policy
 
     if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
@@ -86,6 +87,7 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
         anchor.ensure(session, loaded)
+        signing_notice(session)
         return linting.lint_files(
             session,
             [str(f) for f in files],

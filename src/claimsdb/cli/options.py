@@ -418,3 +418,13 @@ ConcurrencyOption = Annotated[
 ]
 TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per fetch.")]
 MaxBytesOption = Annotated[int, typer.Option("--max-bytes", min=1, help="Largest body accepted.")]
+SignWithOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sign-with",
+        help="Sign with this SSH key (a private key file, or a .pub whose key ssh-agent holds). "
+        "Default: CLAIMS_SIGNING_KEY, else signing_key in the config file, else git's user.signingkey "
+        "when git's gpg.format is ssh.",
+        show_default=False,
+    ),
+]

@@ -22,6 +22,7 @@ from claimsdb.cli.options import (
     LocalRootOption,
     OutputFormat,
     ReasonOption,
+    SignWithOption,
     SourcesDirOption,
     local_root,
     snapshots_root,
@@ -175,6 +176,7 @@ def reread(
     sources_dir: SourcesDirOption = None,
     allow_local: AllowLocalOption = False,
     local_root: LocalRootOption = None,
+    sign_with: SignWithOption = None,
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -188,13 +190,19 @@ def reread(
     (then --correct records your correction to the page's value in the same act). A page that cannot be
     checked here takes --attest REASON instead. The page becomes evidence of the claim, with the locator
     and the quote. Shows the claim, the page's verdict and what recording changes, then asks; without a
-    terminal nothing is asked and the command stops with exit 2 unless --yes is given.
+    terminal nothing is asked and the command stops with exit 2 unless --yes is given. With a signing key
+    (--sign-with, CLAIMS_SIGNING_KEY, the config file's signing_key, or git's SSH user.signingkey) the
+    re-read is signed with it (ssh-keygen: ssh-agent, passphrases and security keys work as for git); a
+    store that requires signatures (`claims people require-signatures`) records no unsigned re-read.
 
     Example: claims reread pipelines.obs.llama3-failures --source llama3-report --locator "Table 5" --quote "466 unexpected interruptions"
     """
     from claimsdb import provenance
+    from claimsdb.cli.people import signer
 
     actor = _actor(by)  # before asking: a question answered for nobody would be wasted
+    signing = signer(sign_with)
+    sign = signing.sign if signing is not None else None
     entered = {"source": source, "locator": locator, "quote": quote, "note": note}
     provenance.required_fields(source, locator, quote)
     engine = db.open_engine(
@@ -205,9 +213,9 @@ def reread(
     confirmed = None if yes else _ask(engine, key, {**entered, **checks})
     with db.session_scope(engine) as session:
         if confirmed is None:  # --yes: previewed and recorded in one transaction
-            result = provenance.reread(session, key, actor=actor, **entered, **checks)
+            result = provenance.reread(session, key, actor=actor, sign=sign, **entered, **checks)
         else:
-            result = provenance.reread(session, confirmed, actor=actor)
+            result = provenance.reread(session, confirmed, actor=actor, sign=sign)
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
 

@@ -85,7 +85,12 @@ class Filters:
 
     def selection(self, session: Session, policy: Policy, facts: Facts) -> Selection:
         return Selection(
-            session, self.claim_filter(), policy, outdated=facts.outdated, stale=self.stale
+            session,
+            self.claim_filter(),
+            policy,
+            outdated=facts.outdated,
+            unsigned=facts.unsigned,
+            stale=self.stale,
         )
 
 

@@ -267,6 +267,7 @@ def queue_item(
         filters.claim_filter(),
         policy,
         outdated=facts.outdated,
+        unsigned=facts.unsigned,
         stale=filters.stale,
         vague=facts.vague,
     )

@@ -1,0 +1,290 @@
+"""A re-read is signed by the person (issue 33), replayed through the command line on the engine under test:
+the first person is added freely, a second only when a registered person signs; a signed re-read vouches,
+and once signatures are required an unsigned one, one signed by an unregistered key, one signed by another
+person's key and a data file's unsigned `reread` do not; a forged event appended with the store's own code
+is reported by `db check` and vouches for nothing. Keys are real (ssh-keygen), signatures real SSHSIG."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from claimsdb import db
+from claimsdb.models import Claim
+from tests.conftest import reread, show_json, store_digest
+from tests.pages import GADGET, PLACES, WIDGET_CONTEXT, WIDGET_PRETRAIN
+
+pytestmark = [
+    pytest.mark.usefixtures("loaded"),
+    pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is needed"),
+]
+
+
+@pytest.fixture
+def keys(tmp_path: Path):
+    """`keys(name) -> Path` of a fresh ed25519 private key (its .pub beside it), made by ssh-keygen."""
+
+    def make(name: str, passphrase: str = "") -> Path:
+        path = tmp_path / "keys" / name
+        path.parent.mkdir(exist_ok=True)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", name, "-f", str(path)],
+            check=True,
+        )
+        return path
+
+    return make
+
+
+def fingerprint(key: Path) -> str:
+    out = subprocess.run(
+        ["ssh-keygen", "-lf", f"{key}.pub"], capture_output=True, text=True, check=True
+    ).stdout
+    return out.split()[1]
+
+
+def checks(result) -> dict[str, dict]:
+    """`claims db check --format json`'s checks by name."""
+    return {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+
+
+def exported(claims, *flags: str) -> tuple[int, list[str], str]:
+    result = claims("export", "--format", "json", "--skip-unsafe", *flags)
+    doc = json.loads(result.stdout) if result.stdout else {"rows": []}
+    return result.exit_code, [r["key"] for r in doc["rows"]], result.stderr
+
+
+def signed_reread(claims, page, key: str, by: str, *sign: str):
+    where = {"widget.pretrain": WIDGET_PRETRAIN, "widget.context": WIDGET_CONTEXT}[key]
+    return claims("reread", key, *where.flags(page), "--by", by, *sign, "--yes")
+
+
+@pytest.fixture
+def ada_and_grace(claims, keys):
+    """Ada registered first (freely), Grace added by Ada's signature; returns their keys."""
+    ada, grace = keys("ada"), keys("grace")
+    first = claims("people", "add", "Ada", "--key", f"{ada}.pub")
+    assert first.exit_code == 0, first.output
+    assert "the first person, unsigned" in first.stdout
+    added = claims("people", "add", "Grace", "--key", f"{grace}.pub", "--sign-with", ada)
+    assert added.exit_code == 0, added.output
+    return ada, grace
+
+
+def test_the_first_person_is_added_freely_and_a_second_only_signed(claims, store, keys):
+    ada, grace = keys("ada"), keys("grace")
+    assert claims("people", "add", "Ada", "--key", f"{ada}.pub").exit_code == 0
+    before = store_digest(store)
+    refused = claims("people", "add", "Grace", "--key", f"{grace}.pub")
+    assert refused.exit_code == 2
+    assert "must be signed by a registered person" in refused.stderr
+    assert store_digest(store) == before
+    # signed by a key nobody registered (Grace's own): refused too
+    refused = claims("people", "add", "Grace", "--key", f"{grace}.pub", "--sign-with", grace)
+    assert refused.exit_code == 2 and "is no registered person's key" in refused.stderr
+    assert store_digest(store) == before
+    added = claims("people", "add", "Grace", "--key", f"{grace}.pub", "--sign-with", ada)
+    assert added.exit_code == 0, added.output
+    listed = json.loads(claims("people", "list", "--format", "json").stdout)["rows"]
+    assert [(r["kind"], r["name"], r["fingerprint"], r["by"]) for r in listed] == [
+        ("added", "Ada", fingerprint(ada), "Ada"),
+        ("added", "Grace", fingerprint(grace), "Ada"),
+    ]
+    assert listed[0]["signed"] is None and listed[1]["signed"] == fingerprint(ada)
+    # the registry as git's allowed-signers file: ssh-keygen itself checks a re-read's signature with it
+    signers = claims("people", "export-signers").stdout.splitlines()
+    assert signers[0].startswith('Ada namespaces="claimsdb-reread,claimsdb-people" ssh-ed25519 ')
+    assert len(signers) == 2
+
+
+def test_a_signed_reread_vouches_and_names_its_key(claims, page, ada_and_grace, tmp_path):
+    ada, _ = ada_and_grace
+    done = signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada)
+    assert done.exit_code == 0, done.output
+    assert "warning:" in done.stderr and "unencrypted private key" in done.stderr
+    shown = show_json(claims, "widget.pretrain")
+    assert shown["signed_by"] == fingerprint(ada) and shown["unsigned"] is None
+    history = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]
+    signature = history[-1]["detail"]["signature"]
+    assert signature["fingerprint"] == fingerprint(ada)
+    # the signature is what ssh-keygen makes and checks: verified here by ssh-keygen itself too
+    from claimsdb.trust.signatures import REREAD_NAMESPACE, reread_message
+
+    allowed = tmp_path / "allowed"
+    allowed.write_text(claims("people", "export-signers").stdout)
+    sig = tmp_path / "reread.sig"
+    sig.write_text(signature["signature"])
+    event = {**history[-1], "detail": history[-1]["detail"]}
+    checked = subprocess.run(
+        [
+            "ssh-keygen",
+            "-Y",
+            "verify",
+            "-f",
+            allowed,
+            "-I",
+            "Ada",
+            "-n",
+            REREAD_NAMESPACE,
+            "-s",
+            sig,
+        ],
+        input=reread_message("widget.pretrain", event),
+        capture_output=True,
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_once_required_only_a_signed_reread_vouches(claims, store, page, ada_and_grace):
+    ada, grace = ada_and_grace
+    assert signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada).exit_code == 0
+    assert signed_reread(claims, page, "widget.context", "Grace").exit_code == 0  # unsigned
+    code, keys, said = exported(claims)
+    assert {"widget.pretrain", "widget.context"} <= set(keys)
+    assert "re-reads are not signed: anyone who can run claims here can vouch" in said
+    unsigned = claims("people", "unsigned", "--format", "json")
+    assert unsigned.exit_code == 1
+    assert [r["key"] for r in json.loads(unsigned.stdout)] == ["widget.context"]
+
+    required = claims("people", "require-signatures", "--sign-with", grace)
+    assert required.exit_code == 0, required.output
+    code, keys, said = exported(claims)
+    assert "widget.pretrain" in keys and "widget.context" not in keys
+    assert "widget.context" in said and "is not signed" in said
+    assert "re-reads are not signed" not in said
+    assert show_json(claims, "widget.context")["unsigned"].startswith("the re-read by Grace")
+    # no unsigned re-read is recorded any more, whatever the flags
+    before = store_digest(store)
+    refused = signed_reread(claims, page, "widget.context", "Grace")
+    assert refused.exit_code == 2 and "signatures are required in this store" in refused.stderr
+    assert store_digest(store) == before
+
+
+def test_an_unregistered_key_or_another_persons_key_is_refused(
+    claims, store, page, keys, ada_and_grace
+):
+    ada, grace = ada_and_grace
+    mallory = keys("mallory")
+    before = store_digest(store)
+    wrong = signed_reread(claims, page, "widget.context", "Ada", "--sign-with", mallory)
+    assert wrong.exit_code == 2 and "a key no one registered" in wrong.stderr
+    other = signed_reread(claims, page, "widget.context", "Ada", "--sign-with", grace)
+    assert other.exit_code == 2 and "is signed by Grace's key" in other.stderr
+    assert store_digest(store) == before
+    # the key named by CLAIMS_SIGNING_KEY signs when no --sign-with is given
+    import os
+
+    os.environ["CLAIMS_SIGNING_KEY"] = str(grace)
+    try:
+        done = signed_reread(claims, page, "widget.context", "Grace")
+    finally:
+        del os.environ["CLAIMS_SIGNING_KEY"]
+    assert done.exit_code == 0, done.output
+    assert show_json(claims, "widget.context")["signed_by"] == fingerprint(grace)
+
+
+def test_a_data_files_unsigned_reread_does_not_vouch_once_required(
+    claims, write_json, sample, ada_and_grace
+):
+    ada, _ = ada_and_grace
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    record = dict(sample["claims"][2])
+    record["key"] = "gadget.fleet.reread"
+    record["tag"] = "spot-checked"
+    locator, quote = PLACES["gadget.fleet"]
+    record["reread"] = reread("widget-report", locator=locator, quote=quote, by="Ada")
+    doc = {"sources": sample["sources"], "claims": [record]}
+    result = claims("import", write_json(doc, "signed.json"))
+    assert result.exit_code == 0, result.output
+    shown = show_json(claims, "gadget.fleet.reread")
+    assert shown["trust"] == "verified" and "is not signed" in shown["unsigned"]
+    code, keys, said = exported(claims)
+    assert "gadget.fleet.reread" not in keys
+    assert GADGET  # the page the record cites
+
+
+def _forge(store: str, key: str, actor: str, detail: dict) -> None:
+    """Append a re-read to `key` with the store's own code, as someone who can write the store would:
+    correct hashes, the claim's tag set after its event (the triggers allow exactly that)."""
+    from claimsdb import recording
+
+    engine = db.make_engine(db.resolve_url(store))
+    with db.session_scope(engine) as session:
+        claim = session.exec(select(Claim).where(Claim.key == key)).one()
+        recording.record(
+            session,
+            claim,
+            {
+                "kind": "reread",
+                "actor": actor,
+                "tag_before": claim.tag,
+                "tag_after": "spot-checked",
+                "origin": "widget-report",
+                "content_sha256": None,
+                "detail": json.dumps(detail),
+            },
+            tag="spot-checked",
+        )
+    engine.dispose()
+
+
+def test_a_forged_reread_is_reported_by_db_check_and_vouches_for_nothing(
+    claims, store, keys, ada_and_grace
+):
+    ada, _ = ada_and_grace
+    assert claims("db", "check").exit_code == 0
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    _forge(store, "widget.context", "Ada", {"source": "widget-report", "quote": "invented"})
+    checked = claims("db", "check", "--format", "json")
+    assert checked.exit_code == 1
+    found = checks(checked)
+    assert not found["re-read signatures"]["ok"]
+    assert "widget.context" in found["re-read signatures"]["detail"]
+    assert "widget.context" not in exported(claims)[1]
+    # a signature by a key no one registered fails the same way
+    mallory = keys("mallory")
+    from claimsdb.trust import sshsig
+
+    armored = sshsig.sign(b"anything", "claimsdb-reread", mallory)
+    _forge(
+        store,
+        "widget.pretrain",
+        "Ada",
+        {"signature": {"format": "sshsig", "fingerprint": "x", "signature": armored}},
+    )
+    found = checks(claims("db", "check", "--format", "json"))
+    assert "a key no one registered" in found["re-read signatures"]["detail"]
+    assert "widget.pretrain" not in exported(claims)[1]
+
+
+def test_a_person_row_forged_into_the_registry_grants_nothing(
+    claims, store, keys, page, ada_and_grace
+):
+    from claimsdb.trust import people, sshsig
+
+    mallory = keys("mallory")
+    engine = db.make_engine(db.resolve_url(store))
+    with db.session_scope(engine) as session:
+        reg = people.load(session)
+        row = people._row(
+            "added",
+            "Mallory",
+            sshsig.read_public_key(mallory).line,
+            sshsig.read_public_key(mallory).fingerprint,
+            "Ada",
+            reg.head,
+            None,
+        )
+        people._append(session, row, None, None)
+    engine.dispose()
+    checked = claims("db", "check", "--format", "json")
+    assert checked.exit_code == 1
+    found = checks(checked)
+    assert "only the first person is added unsigned" in found["people registry"]["detail"]
+    refused = signed_reread(claims, page, "widget.context", "Mallory", "--sign-with", mallory)
+    assert refused.exit_code == 2 and "a key no one registered" in refused.stderr
