@@ -9,7 +9,9 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -462,3 +464,22 @@ class Stores:
 @pytest.fixture(scope="session")
 def stores(request) -> Stores:
     return Stores(request.getfixturevalue("pg_server") if ENGINE == "postgresql" else None)
+
+
+@pytest.fixture
+def keys(tmp_path: Path):
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen (OpenSSH) is needed to make keys")
+
+    """`keys(name) -> Path` of a fresh ed25519 private key (its .pub beside it), made by ssh-keygen."""
+
+    def make(name: str, passphrase: str = "") -> Path:
+        path = tmp_path / "keys" / name
+        path.parent.mkdir(exist_ok=True)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", name, "-f", str(path)],
+            check=True,
+        )
+        return path
+
+    return make

@@ -142,7 +142,7 @@ def _config_setting(name: str) -> Setting | None:
         raise BadSetting(path, f"unknown setting {unknown[0]!r} (known: {', '.join(CONFIG_KEYS)})")
     if name not in settings:
         return None
-    if not isinstance(settings[name], str):
+    if name != "reader" and not isinstance(settings[name], str):  # person_name says it of a reader
         raise BadSetting(path, f"{name} must be text")
     return Setting(settings[name], str(path))
 

@@ -30,6 +30,7 @@ from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
+from claimsdb.trust import people
 from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 from claimsdb.views import ClaimView
 
@@ -318,6 +319,8 @@ def prepare(
     )
     export.competing = chooser.competing()
     export.manifest = manifest(export, filters, excluded=excluded, head=anchor.take(session))
+    # whether only signed re-reads vouch here (trust.people): else anyone who can run claims can vouch
+    export.manifest["signatures_required"] = people.load(session).required
     return export
 
 

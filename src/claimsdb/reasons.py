@@ -40,7 +40,11 @@ def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
             "attested": f" (attested, not checked against the page: {detail.get('attested')})",
             "unchecked": " (not checked against the page: recorded before re-reads were checked)",
         }.get(reread_check(event) or "", "")
-        return f"re-read by {event['actor']} on {when} in {where}{seen}{how}"
+        signature = detail.get("signature")
+        signed = (
+            f", signed with {signature.get('fingerprint')}" if isinstance(signature, dict) else ""
+        )
+        return f"re-read by {event['actor']} on {when} in {where}{seen}{how}{signed}"
     if event["kind"] == "retagged":
         return f"retagged by {event['actor']} on {when}: {detail.get('reason', '')}".rstrip(": ")
     if isinstance(detail, dict) and detail.get(

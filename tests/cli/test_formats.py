@@ -76,6 +76,10 @@ ARGS = {
     "db check": [],
     "db copy": ["--to", "{dir}/copy.db"],
     "db anchor": ["-o", "{dir}/claims.anchor"],
+    "people list": [],
+    "people add": ["Ada Lovelace", "--key", "{dir}/ada.pub"],
+    "people unsigned": [],
+    "people export-signers": ["-o", "{dir}/allowed_signers"],
 }
 # `claims sources` alone lists them: the group's own --format.
 GROUP_ARGS = {"sources": []}
@@ -83,6 +87,8 @@ NO_FORMAT = {"serve", "mcp"}  # servers, not outputs (mcp speaks JSON-RPC: tests
 POSTGRES_ONLY = {
     "db grant"
 }  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
+# Signed by a registered person's key: tests/cli/test_signed_rereads.py runs them in every format.
+SIGNED = {"people remove", "people require-signatures"}
 
 
 def declared_formats(name: str) -> tuple[str, ...]:
@@ -99,7 +105,7 @@ MATRIX = [(name, fmt) for name in [*ARGS, *GROUP_ARGS] for fmt in declared_forma
 
 
 def test_every_command_is_in_the_matrix_or_says_why_not():
-    assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY
+    assert set(COMMANDS) == set(ARGS) | NO_FORMAT | POSTGRES_ONLY | SIGNED
     assert declared_formats("serve") == () and declared_formats("mcp") == ()
     assert declared_formats("export") == (
         "markdown",
@@ -154,6 +160,16 @@ def template(tmp_path_factory, stores):
     stores.drop(store)
 
 
+def public_key_line() -> str:
+    """A fresh ed25519 public key in OpenSSH's .pub form."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    public = Ed25519PrivateKey.generate().public_key()
+    raw = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+    return raw.decode() + " ada@example\n"
+
+
 @pytest.fixture
 def run(template, stores, tmp_path, monkeypatch):
     monkeypatch.delenv("CLAIMS_DB", raising=False)
@@ -183,6 +199,7 @@ def run(template, stores, tmp_path, monkeypatch):
     (tmp_path / "paper.md").write_text(
         "Llama 3 saw 466 job interruptions in 54 days.\n", encoding="utf-8"
     )
+    (tmp_path / "ada.pub").write_text(public_key_line(), encoding="utf-8")
     (tmp_path / "refs.bib").write_text(
         "@misc{Orchard2026,\n  title = {Orchard},\n  url = {https://example.org/orchard-bib},\n}\n",
         encoding="utf-8",

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from claimsdb.cli import output
+from claimsdb.trust.people import UNSIGNED_NOTICE
 
 
 @pytest.fixture
@@ -33,7 +34,8 @@ def terminal_stderr(monkeypatch):
 def test_no_bar_when_standard_error_is_not_a_terminal(claims, loaded, paper, monkeypatch):
     monkeypatch.setattr(output, "PROGRESS_AFTER_S", 0)
     result = claims("lint", *paper)
-    assert result.exit_code == 0 and result.stderr == ""
+    # nothing but the line saying that the store does not require signed re-reads
+    assert result.exit_code == 0 and result.stderr == UNSIGNED_NOTICE + "\n"
 
 
 def test_no_bar_for_work_shorter_than_the_threshold(claims, loaded, paper, terminal_stderr):

@@ -25,22 +25,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def keys(tmp_path: Path):
-    """`keys(name) -> Path` of a fresh ed25519 private key (its .pub beside it), made by ssh-keygen."""
-
-    def make(name: str, passphrase: str = "") -> Path:
-        path = tmp_path / "keys" / name
-        path.parent.mkdir(exist_ok=True)
-        subprocess.run(
-            ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", name, "-f", str(path)],
-            check=True,
-        )
-        return path
-
-    return make
-
-
 def fingerprint(key: Path) -> str:
     out = subprocess.run(
         ["ssh-keygen", "-lf", f"{key}.pub"], capture_output=True, text=True, check=True
@@ -109,6 +93,11 @@ def test_a_signed_reread_vouches_and_names_its_key(claims, page, ada_and_grace, 
     assert "warning:" in done.stderr and "unencrypted private key" in done.stderr
     shown = show_json(claims, "widget.pretrain")
     assert shown["signed_by"] == fingerprint(ada) and shown["unsigned"] is None
+    assert shown["tag_reason"].endswith(f", signed with {fingerprint(ada)}")
+    # the table's last column (details), its wrapped lines joined again
+    lines = claims("history", "widget.pretrain").stdout.splitlines()
+    details = "".join(line.split("│")[-2].strip() for line in lines if line.count("│") > 2)
+    assert f"signedwith{fingerprint(ada)}(sshsig)" in details.replace(" ", "")
     history = json.loads(claims("history", "widget.pretrain", "--format", "json").stdout)["events"]
     signature = history[-1]["detail"]["signature"]
     assert signature["fingerprint"] == fingerprint(ada)
@@ -140,7 +129,7 @@ def test_a_signed_reread_vouches_and_names_its_key(claims, page, ada_and_grace, 
     assert checked.returncode == 0, checked.stderr
 
 
-def test_once_required_only_a_signed_reread_vouches(claims, store, page, ada_and_grace):
+def test_once_required_only_a_signed_reread_vouches(claims, store, page, ada_and_grace, tmp_path):
     ada, grace = ada_and_grace
     assert signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada).exit_code == 0
     assert signed_reread(claims, page, "widget.context", "Grace").exit_code == 0  # unsigned
@@ -158,6 +147,17 @@ def test_once_required_only_a_signed_reread_vouches(claims, store, page, ada_and
     assert "widget.context" in said and "is not signed" in said
     assert "re-reads are not signed" not in said
     assert show_json(claims, "widget.context")["unsigned"].startswith("the re-read by Grace")
+    # lint says the same of a manuscript that states the figure (and no longer says re-reads are unsigned)
+    paper = tmp_path / "paper.md"
+    paper.write_text("Widget-7's context grew from 8K to 256K tokens.\n", encoding="utf-8")
+    linted = claims("lint", paper, "--format", "json")
+    assert linted.exit_code == 1 and "re-reads are not signed" not in linted.stderr
+    report = json.loads(linted.stdout)
+    assert report["signatures_required"] is True
+    assert any(
+        "widget.context" in f["message"] and "(signatures are required)" in f["message"]
+        for f in report["findings"]
+    )
     # no unsigned re-read is recorded any more, whatever the flags
     before = store_digest(store)
     refused = signed_reread(claims, page, "widget.context", "Grace")
@@ -288,3 +288,22 @@ def test_a_person_row_forged_into_the_registry_grants_nothing(
     assert "only the first person is added unsigned" in found["people registry"]["detail"]
     refused = signed_reread(claims, page, "widget.context", "Mallory", "--sign-with", mallory)
     assert refused.exit_code == 2 and "a key no one registered" in refused.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_signed_registry_changes_write_every_format(claims, keys, fmt):
+    from tests.cli.test_formats import parse
+
+    ada, grace = keys("ada"), keys("grace")
+    assert claims("people", "add", "Ada", "--key", f"{ada}.pub").exit_code == 0
+    added = claims("people", "add", "Grace", "--key", f"{grace}.pub", "--sign-with", ada)
+    assert added.exit_code == 0
+    removed = claims("people", "remove", "Grace", "--sign-with", ada, "--format", fmt)
+    assert removed.exit_code == 0, removed.output
+    parse(fmt, removed.stdout)
+    required = claims("people", "require-signatures", "--sign-with", ada, "--format", fmt)
+    assert required.exit_code == 0, required.output
+    parse(fmt, required.stdout)
+    # Ada cannot remove herself: nobody would be left to sign
+    alone = claims("people", "remove", "Ada", "--sign-with", ada)
+    assert alone.exit_code == 2 and "nobody registered" in alone.stderr

@@ -216,7 +216,6 @@ def _prepare(
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session:
         anchor.ensure(session, loaded)
-        signing_notice(session)
         result = exporting.prepare(
             session, filters, policy=policy, mode=mode, layout=layout, cite_notes=cite_notes
         )
@@ -242,6 +241,7 @@ def _refuse(result: Export, policy: Policy, db_: str | None) -> NoReturn:
         "Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked."
     )
     err_console.print("\n".join(lines), markup=False)
+    signing_notice(result)
     raise typer.Exit(int(ExitCode.FINDINGS))
 
 
@@ -320,11 +320,12 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
         err_console.print("\n".join(lines), markup=False)
     if not result.rows and not result.blocked_count:
         err_console.print("no claims selected", markup=False)
+    signing_notice(result)
 
 
-def signing_notice(session) -> None:
+def signing_notice(result: Export) -> None:
     """One line on standard error when the store does not require signed re-reads (export and lint)."""
-    from claimsdb.trust import people
+    if not result.manifest.get("signatures_required"):
+        from claimsdb.trust.people import UNSIGNED_NOTICE
 
-    if not people.load(session).required:
-        err_console.print(people.UNSIGNED_NOTICE, markup=False)
+        err_console.print(UNSIGNED_NOTICE, markup=False)

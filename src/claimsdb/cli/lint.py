@@ -60,7 +60,12 @@ def lint(
     emit(
         fmt,
         Output(
-            {**counts, "history": history, "findings": [f.to_dict() for f in shown]},
+            {
+                **counts,
+                "history": history,
+                "signatures_required": report.signatures_required,
+                "findings": [f.to_dict() for f in shown],
+            },
             FINDING_COLUMNS,
             rows,
             lambda: print_findings(shown, summary(counts, notes), history),
@@ -68,6 +73,10 @@ def lint(
     )
     if fmt is OutputFormat.csv:  # the rows are the findings; the summary goes beside them
         err_console.print(summary(counts, notes), markup=False)
+    if not report.signatures_required:
+        from claimsdb.trust.people import UNSIGNED_NOTICE
+
+        err_console.print(UNSIGNED_NOTICE, markup=False)
     if counts["errors"]:
         raise typer.Exit(int(ExitCode.FINDINGS))
 
@@ -77,7 +86,6 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     paper repository's own ./claims.anchor, when there is one)."""
     from claimsdb import anchor
     from claimsdb import lint as linting
-    from claimsdb.cli.export import signing_notice
     from claimsdb.trust_rule import Policy
 
     if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
@@ -87,7 +95,6 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
         anchor.ensure(session, loaded)
-        signing_notice(session)
         return linting.lint_files(
             session,
             [str(f) for f in files],

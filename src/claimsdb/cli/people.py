@@ -56,6 +56,11 @@ def signer(given: str | None, *, needed: bool = False):
         )
     if key is not None and key.warning:
         err_console.print(f"warning: {key.warning}", markup=False)
+    if key is not None and key.public.security_key:
+        err_console.print(
+            f"signing with the security key {key.public.fingerprint}: touch it when it blinks",
+            markup=False,
+        )
     return key
 
 

@@ -502,6 +502,10 @@ def _details(e: dict) -> str:
                     "taken as stored, not as the parser reads them: "
                     + ", ".join(map(_not_as_parsed, v))
                 )
+            elif k == "signature" and isinstance(
+                v, dict
+            ):  # the whole signature is in --format json
+                parts.append(f"signed with {v.get('fingerprint')} ({v.get('format')})")
             elif k == "agent" and isinstance(v, dict):
                 from claimsdb.agents import SoftwareAgent
 

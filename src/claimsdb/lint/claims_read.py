@@ -35,6 +35,7 @@ class IndexedClaim:
     aliases: tuple[str, ...] = ()  # other names of its subject
     paper_safe: bool = False  # Policy.allows: the one paper-safe rule (its status aside)
     attested: str | None = None  # its re-read is an attestation (not checked on the page): why
+    unsigned: str | None = None  # its re-read does not vouch, signatures being required: why
 
     @property
     def active(self) -> bool:
@@ -140,7 +141,7 @@ def subject_index(session: Session) -> SubjectIndex:
 # the fields of a claim's view that an indexed claim holds under the same name
 _AS_VIEWED = (
     "key subject tag trust status stale stale_outcome status_reason superseded_by rank statement aliases"
-    " attested"
+    " attested unsigned"
 ).split()
 
 

@@ -37,6 +37,8 @@ def describe(claim: IndexedClaim, stored: Quantity, verdict: Verdict) -> str:
         parts.append(claim.rank)
     if claim.outdated:
         parts.append(claim.outdated)
+    if claim.unsigned:
+        parts.append(f"{claim.unsigned} (signatures are required)")
     if claim.stale:
         parts.append(f"stale: the latest verification was {claim.stale_outcome}")
     if claim.status == "withdrawn":

@@ -29,6 +29,7 @@ from claimsdb.lint.tables import Tables
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.tex import tex
+from claimsdb.trust import people
 from claimsdb.trust_rule import Policy
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
@@ -349,7 +350,7 @@ def lint_files(
     proses = [_EXTRACT[kind](text) for _, kind, text in texts]
     named = {subjects.subjects[m[2]] for prose in proses for m in subjects.mentions(prose.text)}
     store = build_store(session, policy, subjects=subjects, named=named)
-    report = Report(history=anchor.take(session))
+    report = Report(history=anchor.take(session), signatures_required=people.load(session).required)
     for (name, kind, text), prose in zip(texts, proses):
         report.extend(_Linter(text, name, kind, store, prose).report())
         if on_file is not None:

@@ -44,6 +44,9 @@ class Report:
     history: Any = (
         None  # the history the store held when it was read (anchor.Anchor), for the record
     )
+    signatures_required: bool = (
+        False  # whether the store counts only signed re-reads (trust.people)
+    )
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -4,6 +4,7 @@ a key any process of the user can read. Errors are claimsdb.errors (exit 2); not
 
 from __future__ import annotations
 
+import atexit
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +58,12 @@ def public_key(path: Path) -> sshsig.PublicKey:
 
 
 def _public_file(public: sshsig.PublicKey) -> Path:
+    """git's literal key as a .pub file for ssh-keygen (which then asks ssh-agent), gone when claims ends."""
     handle = tempfile.NamedTemporaryFile(
         "w", suffix=".pub", prefix="claims-key-", delete=False, encoding="ascii"
     )
     with handle:
         handle.write(public.line + "\n")
-    return Path(handle.name)
+    path = Path(handle.name)
+    atexit.register(path.unlink, missing_ok=True)
+    return path

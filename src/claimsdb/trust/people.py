@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidField
 from claimsdb.identity import person_name
-from claimsdb.models import Person, utcnow
+from claimsdb.models import utcnow
 from claimsdb.trust import sshsig
 
 PEOPLE_NAMESPACE = "claimsdb-people"
@@ -123,8 +123,11 @@ def row_digest(row: dict[str, Any]) -> str:
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_TABLE = SQLModel.metadata.tables["person"]  # SQLModel sets __table__ at run time, unseen by mypy
+
+
 def _rows(session: Session) -> list[dict[str, Any]]:
-    table = Person.__table__
+    table = _TABLE
     return [dict(r._mapping) for r in session.execute(select(table).order_by(table.c.id))]
 
 
@@ -132,7 +135,7 @@ def load(session: Session) -> Registry:
     """The registry its rows imply; kept on the session until a row is added (one read per command)."""
     cached = session.info.get("claims.people")
     last = session.execute(
-        select(Person.id, Person.sha256).order_by(Person.id.desc()).limit(1)  # type: ignore[union-attr]
+        select(_TABLE.c.id, _TABLE.c.sha256).order_by(_TABLE.c.id.desc()).limit(1)
     ).first()
     mark = tuple(last) if last is not None else None
     if cached is not None and cached[0] == mark:
@@ -218,7 +221,7 @@ def _append(
             made_by = f" (made by {embedded.fingerprint})" if embedded is not None else ""
             raise BadQuery(f"the signature does not verify{made_by}: {why}; nothing was recorded")
     row["sha256"] = row_digest(row)
-    session.execute(Person.__table__.insert().values(**row))
+    session.execute(_TABLE.insert().values(**row))
     session.info.pop("claims.people", None)
     return row
 

@@ -1,12 +1,12 @@
 """SSH signatures of a person's re-read: checked in process, made through ssh-keygen.
 
-SSHSIG (OpenSSH's PROTOCOL.sshsig) is what `ssh-keygen -Y sign` writes and git uses for signed commits:
+SSHSIG (OpenSSH's PROTOCOL.sshsig) is what `ssh-keygen -Y sign` writes and git signs commits with:
 armored text holding the signer's public key, a namespace (what the signature is for: one made for
-git does not count as a re-read), a hash algorithm, and the signature of "SSHSIG" || namespace ||
-reserved || hash algorithm || H(message). This module checks such signatures with `cryptography`, no
-process per check (a store may hold 100,000), for Ed25519 and ECDSA keys and their FIDO (sk-) forms;
-signs by running ssh-keygen, so ssh-agent, passphrases and security keys work as for git; reads
-public keys; warns of a private key any process can use; writes an allowed signers line.
+git is no re-read), a hash algorithm, and the signature of "SSHSIG" || namespace || reserved || hash
+algorithm || H(message). This module checks them with `cryptography`, no process per check (a store
+may hold 100,000), for Ed25519 and ECDSA keys and their FIDO (sk-) forms; signs through ssh-keygen,
+so ssh-agent, passphrases and security keys work as for git; reads public keys; warns of a private
+key any process can use; writes an allowed signers line.
 
 It does not: decide who may vouch (`people`, `signatures` do); take RSA, DSA or certificate keys, or
 allowed signers options beyond namespaces; speak to ssh-agent or a security key itself; prompt or
@@ -107,10 +107,6 @@ def _type(blob: bytes) -> str:
     return _split(blob, 1)[0][0].decode("utf-8", errors="replace")
 
 
-def _string(data: bytes) -> bytes:
-    return len(data).to_bytes(4, "big") + data
-
-
 @dataclass(frozen=True)
 class PublicKey:
     """An OpenSSH public key: its type, its wire-format blob, and the comment of its .pub line."""
@@ -122,7 +118,8 @@ class PublicKey:
     @property
     def fingerprint(self) -> str:
         """What `ssh-keygen -lf` prints: SHA256: and the unpadded base64 of the blob's SHA-256."""
-        return _fingerprint(self.blob)
+        digest = base64.b64encode(hashlib.sha256(self.blob).digest()).decode("ascii")
+        return "SHA256:" + digest.rstrip("=")
 
     @property
     def line(self) -> str:
@@ -133,11 +130,6 @@ class PublicKey:
     def security_key(self) -> bool:
         """A FIDO security key (sk- type): every signature needs a touch of the device."""
         return self.algorithm.startswith("sk-")
-
-
-def _fingerprint(blob: bytes) -> str:
-    digest = base64.b64encode(hashlib.sha256(blob).digest()).decode("ascii")
-    return "SHA256:" + digest.rstrip("=")
 
 
 def _load_blob(algorithm: str, blob: bytes) -> tuple[_CryptoKey, bytes]:
@@ -220,10 +212,8 @@ def read_public_key(path: str | Path) -> PublicKey:
         text = f"{_type(parsed[1])} {base64.b64encode(parsed[1]).decode('ascii')}"
     try:
         return parse_public_key(text)
-    except _Unsupported as error:
-        raise _Unsupported(f"{path}: {error}") from None
     except BadKey as error:
-        raise BadKey(f"{path}: {error}") from None
+        raise type(error)(f"{path}: {error}") from None  # an _Unsupported stays one
 
 
 def _openssh_private(text: str) -> tuple[str, bytes] | None:
@@ -304,7 +294,7 @@ def _signed_data(namespace: bytes, hash_name: str, message: bytes) -> bytes:
     """What an SSHSIG signature signs; the reserved field empty, as ssh-keygen signs and checks
     (ignoring what a signature's own reserved field holds)."""
     fields = (namespace, b"", hash_name.encode("ascii"), _HASHES[hash_name](message).digest())
-    return _MAGIC + b"".join(_string(field) for field in fields)
+    return _MAGIC + b"".join(len(field).to_bytes(4, "big") + field for field in fields)
 
 
 def _check(key: PublicKey, signature: bytes, data: bytes) -> str | None:
@@ -357,7 +347,7 @@ def verify(armored: str, message: bytes, namespace: str, key: PublicKey) -> str 
     if signed_namespace != expected_namespace:
         return f"signed for namespace {_shown(signed_namespace)}, not {namespace!r}"
     if key_blob != key.blob:
-        return f"made by another key ({_fingerprint(key_blob)})"
+        return f"made by another key ({PublicKey('', key_blob).fingerprint})"
     hash_name = hash_algorithm.decode("ascii", errors="replace")
     if hash_name not in _HASHES:
         return f"unsupported hash algorithm {_shown(hash_algorithm)} (sha256 or sha512)"
@@ -400,9 +390,7 @@ def sign(message: bytes, namespace: str, key_path: str | Path, *, timeout: float
     if embedded is None:
         raise SigningFailed(f"ssh-keygen wrote no SSH signature claimsdb can check for {path}")
     if expected is not None and embedded.blob != expected.blob:
-        raise SigningFailed(
-            f"ssh-keygen signed with {embedded.fingerprint}, not {path}'s key {expected.fingerprint}"
-        )
+        raise SigningFailed(f"ssh-keygen signed with {embedded.fingerprint}, not {path}'s key")
     reason = verify(armored, message, namespace, embedded)
     if reason is not None:
         raise SigningFailed(f"the signature ssh-keygen made for {path} does not check: {reason}")
@@ -439,9 +427,9 @@ def _failure(stderr: bytes, path: Path) -> str:
 
 
 def allowed_signers_line(principal: str, key: PublicKey, namespaces: tuple[str, ...]) -> str:
-    """One line of an allowed signers file (ssh-keygen ALLOWED SIGNERS, git's
+    """One line of an allowed signers file (ssh-keygen's ALLOWED SIGNERS, git's
     gpg.ssh.allowedSignersFile): PRINCIPAL namespaces="A,B" TYPE BASE64. ValueError for a principal
-    or namespace the file would read as something else (a pattern, a list, a quote, a line break)."""
+    or a namespace the file would read as something else (a pattern, a list, a quote, a newline)."""
     _check_name("principal", principal)
     if not namespaces:
         raise ValueError("an allowed signer needs at least one namespace")
