@@ -1,5 +1,6 @@
 """The people registry (trust.people): who may vouch for a figure, with the public keys their re-reads are
 signed with; append-only and hash-chained like the history. On PostgreSQL a writer may only insert into it.
+Anchors record its head and length beside the history's (anchor.people_head, anchor.people_length).
 
 Revision ID: 0013
 Revises: 0012
@@ -38,6 +39,9 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id"),
     )
+    # an anchor holds the registry's head too: cutting the registry's last rows is caught like the history's
+    op.add_column("anchor", sa.Column("people_head", text(), nullable=True))
+    op.add_column("anchor", sa.Column("people_length", sa.Integer(), nullable=True))
     if op.get_bind().dialect.name == "sqlite":
         for action in ("UPDATE", "DELETE"):
             op.execute(
@@ -68,3 +72,5 @@ def downgrade() -> None:
         op.execute("DROP TRIGGER person_append_only ON person")
         op.execute("DROP FUNCTION person_append_only()")
     op.drop_table("person")
+    op.drop_column("anchor", "people_length")
+    op.drop_column("anchor", "people_head")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
@@ -49,6 +49,7 @@ ANCHOR_FILE = "claims.anchor"
 FORMAT = "claimsdb-anchor/1"
 MAX_FILE = 10_000  # bytes: an anchor file is a few hundred
 _CHUNK = 5000
+_PEOPLE = SQLModel.metadata.tables["person"]  # trust.people's registry (its own chain)
 
 
 @dataclass(frozen=True)
@@ -57,18 +58,26 @@ class Anchor:
     length: int  # how many events the chain holds up to and including it
     event_id: int
     at: str  # when the anchor was taken (UTC, ISO 8601)
+    # the people registry's head then (trust.people: its own chain) and how many rows it held; an anchor
+    # taken before the registry existed (or file written by an earlier release) holds none
+    people_head: str | None = None
+    people_length: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "format": FORMAT,
             "head": self.head,
             "length": self.length,
             "event_id": self.event_id,
             "at": self.at,
         }
+        if self.people_head is not None:
+            out |= {"people_head": self.people_head, "people_length": self.people_length}
+        return out
 
     def describe(self) -> str:
-        return f"{self.length} events, head {self.head[:16]}"
+        people = f"; people registry {self.people_length} rows" if self.people_head else ""
+        return f"{self.length} events, head {self.head[:16]}{people}"
 
 
 def take(session: Session) -> Anchor | None:
@@ -77,7 +86,18 @@ def take(session: Session) -> Anchor | None:
     if row is None:
         return None
     length = session.execute(select(func.count()).select_from(Event)).scalar() or 0
-    return Anchor(head=row.sha256, length=length, event_id=row.id, at=utcnow())
+    people = session.execute(
+        select(_PEOPLE.c.sha256).order_by(_PEOPLE.c.id.desc()).limit(1)
+    ).scalar()
+    people_length = session.execute(select(func.count()).select_from(_PEOPLE)).scalar() or 0
+    return Anchor(
+        head=row.sha256,
+        length=length,
+        event_id=row.id,
+        at=utcnow(),
+        people_head=people,
+        people_length=people_length,
+    )
 
 
 def record(session: Session, anchor: Anchor, actor: str) -> None:
@@ -89,6 +109,8 @@ def record(session: Session, anchor: Anchor, actor: str) -> None:
             event_id=anchor.event_id,
             length=anchor.length,
             head=anchor.head,
+            people_head=anchor.people_head,
+            people_length=anchor.people_length,
         )
     )
 
@@ -119,6 +141,32 @@ def problem(session: Session, anchor: Anchor) -> str | None:
         if prev_sha != prev:
             return f"event {event_id} does not follow the event before it: the history before the anchor was edited"
         prev = sha
+    return _people_problem(session, anchor)
+
+
+def _people_problem(session: Session, anchor: Anchor) -> str | None:
+    """How the people registry no longer holds the anchored head at its position (None: it does, or the
+    anchor holds none). Who may sign is decided by the registry, so cutting its last rows (the rule that
+    signatures are required, a key's removal) or replacing it is caught here."""
+    if anchor.people_head is None:
+        return None
+    rows = session.execute(
+        select(_PEOPLE.c.sha256, _PEOPLE.c.prev_sha256)
+        .order_by(_PEOPLE.c.id)
+        .limit(anchor.people_length)
+    ).all()
+    prev = None
+    for sha, prev_sha in rows:
+        if prev_sha != prev:
+            return "the people registry before the anchor was edited"
+        prev = sha
+    if len(rows) < anchor.people_length:
+        return (
+            f"the people registry holds {len(rows)} rows, the anchor counted {anchor.people_length}: "
+            "rows were cut"
+        )
+    if prev != anchor.people_head:
+        return "the people registry is not the anchored one: it was rewritten or replaced"
     return None
 
 
@@ -138,7 +186,8 @@ def recorded_problems(session: Session) -> tuple[int, list[str]]:
     rows = list(session.scalars(select(AnchorRow).order_by(AnchorRow.id)))
     out = []
     for r in rows:
-        why = problem(session, Anchor(head=r.head, length=r.length, event_id=r.event_id, at=r.at))
+        kept = Anchor(r.head, r.length, r.event_id, r.at, r.people_head, r.people_length or 0)
+        why = problem(session, kept)
         if why:
             out.append(f"anchor {r.id} (taken {r.at[:19]} by {r.actor}): {why}")
     return len(rows), out
@@ -168,13 +217,22 @@ def load(path: str | Path) -> Anchor:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadQuery(f"{path}: not an anchor file (format is not {FORMAT})")
     head, length, event_id, at = (data.get(k) for k in ("head", "length", "event_id", "at"))
-    if not (
-        isinstance(head, str) and len(head) == 64 and all(c in "0123456789abcdef" for c in head)
-    ):
+    if not _digest(head):
         raise BadQuery(f"{path}: head: not a SHA-256 digest")
     for name, value in (("length", length), ("event_id", event_id)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise BadQuery(f"{path}: {name}: not a positive whole number")
     if not isinstance(at, str):
         raise BadQuery(f"{path}: at: not a time")
-    return Anchor(head=head, length=length, event_id=event_id, at=at)
+    people_head, people_length = data.get("people_head"), data.get("people_length", 0)
+    if people_head is not None and not _digest(people_head):
+        raise BadQuery(f"{path}: people_head: not a SHA-256 digest")
+    if not isinstance(people_length, int) or isinstance(people_length, bool) or people_length < 0:
+        raise BadQuery(f"{path}: people_length: not a whole number")
+    return Anchor(head, length, event_id, at, people_head, people_length)
+
+
+def _digest(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )

@@ -297,6 +297,10 @@ class Anchor(SQLModel, table=True):
     event_id: int
     length: int
     head: str
+    people_head: str | None = (
+        None  # the people registry's head then (trust.people), from schema 0013
+    )
+    people_length: int | None = None
 
 
 class Person(SQLModel, table=True):

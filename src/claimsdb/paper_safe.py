@@ -30,7 +30,7 @@ from claimsdb import __version__, anchor, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
-from claimsdb.trust import people
+from claimsdb.trust import people, signatures
 from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 from claimsdb.views import ClaimView
 
@@ -67,6 +67,7 @@ class ExportRow:
         None  # its re-read is an attestation: the reason the page was not checked
     )
     unsigned: str | None = None  # why its re-read does not vouch, once signatures are required
+    signed_by: str | None = None  # the fingerprint of the key that signed the re-read it stands on
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -109,6 +110,8 @@ class Rows:
         self.attested: list[dict[str, str]] = []  # the first NAMED_ATTESTED
         self.attested_count = 0
         self.unchecked = 0
+        # the keys whose signed re-reads vouch for written rows: fingerprint -> how many rows
+        self.signed_by: dict[str, int] = {}
         self._canonical = hashlib.sha256()
 
     def append(self, row: ExportRow) -> None:
@@ -129,6 +132,8 @@ class Rows:
             if len(self.attested) < NAMED_ATTESTED:
                 self.attested.append({"key": row.key, "reason": row.attested})
         self.unchecked += row.reread_check == "unchecked"
+        if row.signed_by is not None:
+            self.signed_by[row.signed_by] = self.signed_by.get(row.signed_by, 0) + 1
         if row.citations and not references(row):
             self.notes_only_count += 1
             if len(self.notes_only) < NAMED_NOTES_ONLY:
@@ -320,7 +325,17 @@ def prepare(
     export.competing = chooser.competing()
     export.manifest = manifest(export, filters, excluded=excluded, head=anchor.take(session))
     # whether only signed re-reads vouch here (trust.people): else anyone who can run claims can vouch
-    export.manifest["signatures_required"] = people.load(session).required
+    registry = people.load(session)
+    export.manifest["signatures_required"] = registry.required
+    # who vouched for the written rows with a signature: each key, its person and how many rows
+    export.manifest["signed_by"] = [
+        {
+            "fingerprint": fp,
+            "person": registry.keys[fp].name if fp in registry.keys else None,
+            "rows": n,
+        }
+        for fp, n in sorted(export.rows.signed_by.items())
+    ]
     return export
 
 
@@ -347,6 +362,7 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         reread_check=view.reread_check,
         attested=view.attested,
         unsigned=view.unsigned,
+        signed_by=signatures.fingerprint(view.vouched_event) if view.vouched_event else None,
     )
 
 

@@ -144,6 +144,9 @@ def test_once_required_only_a_signed_reread_vouches(claims, store, page, ada_and
     assert required.exit_code == 0, required.output
     code, keys, said = exported(claims)
     assert "widget.pretrain" in keys and "widget.context" not in keys
+    manifest = json.loads(claims("export", "--format", "json", "--skip-unsafe").stdout)["manifest"]
+    assert manifest["signatures_required"] is True
+    assert manifest["signed_by"] == [{"fingerprint": fingerprint(ada), "person": "Ada", "rows": 1}]
     assert "widget.context" in said and "is not signed" in said
     assert "re-reads are not signed" not in said
     assert show_json(claims, "widget.context")["unsigned"].startswith("the re-read by Grace")
@@ -307,3 +310,35 @@ def test_signed_registry_changes_write_every_format(claims, keys, fmt):
     # Ada cannot remove herself: nobody would be left to sign
     alone = claims("people", "remove", "Ada", "--sign-with", ada)
     assert alone.exit_code == 2 and "nobody registered" in alone.stderr
+
+
+def test_cutting_the_requirement_out_of_the_registry_is_caught_by_the_anchor_or_fails_closed(
+    claims, store, page, ada_and_grace, tmp_path
+):
+    """Someone who can write the store drops the triggers and changes the registry: the last row
+    cut (the requirement: the chain left is intact, so only the anchor tells), or a row edited (the
+    registry no longer verifies, and then nothing vouches rather than everything)."""
+    from tests.conftest import run_sql
+
+    ada, grace = ada_and_grace
+    assert signed_reread(claims, page, "widget.context", "Grace").exit_code == 0  # unsigned
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    anchor = tmp_path / "claims.anchor"
+    assert claims("db", "anchor", "-o", anchor).exit_code == 0
+    assert "people_head" in json.loads(anchor.read_text())
+    assert "widget.context" not in exported(claims)[1]
+
+    run_sql(store, "DELETE FROM person WHERE kind = 'required'", without_triggers=True)
+    assert (
+        "widget.context" in exported(claims)[1]
+    )  # the cut registry no longer requires signatures...
+    checked = claims("db", "check", "--anchor", anchor)
+    assert checked.exit_code == 1 and "rows were cut" in checked.stdout  # ...which the anchor shows
+    assert claims("export", "--format", "json", "--anchor", anchor).exit_code == 1
+
+    run_sql(store, "UPDATE person SET name = 'Mallory' WHERE name = 'Ada'", without_triggers=True)
+    assert "widget.context" not in exported(claims)[1]
+    assert show_json(claims, "widget.context")["unsigned"].startswith(
+        "the people registry does not verify"
+    )
+    assert claims("db", "check").exit_code == 1

@@ -83,7 +83,9 @@ class Registry:
 
     @property
     def required(self) -> bool:
-        return self.required_at is not None
+        """Signatures are required: a signed row said so, or the registry does not verify (a row removed,
+        edited or forged: it fails closed, so cutting the requirement out of the registry frees nothing)."""
+        return self.required_at is not None or bool(self.problems)
 
     @property
     def empty(self) -> bool:
@@ -328,8 +330,8 @@ def require(
     reg, prev = _begin(session)
     if reg.empty:
         raise BadQuery("register a person first (`claims people add NAME --key FILE.pub`)")
-    if reg.required:
-        raise BadQuery(f"signatures are required already, since {reg.required_at[:19]}Z")  # type: ignore[index]
+    if reg.required_at is not None:
+        raise BadQuery(f"signatures are required already, since {reg.required_at[:19]}Z")
     signer = signing_person(reg, signed_with, "requiring signatures")
     row = _row("required", signer.name, None, None, signer.name, prev, signed_with)
     return _append(session, row, sign, signer)

@@ -78,6 +78,8 @@ def fingerprint(event: Mapping[str, Any]) -> str | None:
 
 def problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any] | None) -> str | None:
     """Why the event a verified tag stands on does not vouch as a signed re-read; None when it does."""
+    if reg.problems:
+        return f"the people registry does not verify ({reg.problems[0]}): run `claims db check`"
     if event is None:
         return "nothing vouches for its tag"
     if event.get("kind") != REREAD_KIND:
@@ -123,10 +125,14 @@ def sign(
     reg = people.load(session)
     if signer is None:
         if reg.required:
+            since = (
+                f"since {str(reg.required_at)[:10]}, by {reg.required_by}"
+                if reg.required_at
+                else "the people registry does not verify"
+            )
             raise BadQuery(
-                f"signatures are required in this store (since {str(reg.required_at)[:10]}, by "
-                f"{reg.required_by}): sign the re-read with --sign-with KEY (or CLAIMS_SIGNING_KEY); "
-                "nothing was recorded"
+                f"signatures are required in this store ({since}): sign the re-read with "
+                "--sign-with KEY (or CLAIMS_SIGNING_KEY); nothing was recorded"
             )
         return event
     if reg.empty:
@@ -193,7 +199,8 @@ def audit(session: Session) -> tuple[bool, str]:
             why = problem(reg, event["key"], event)
         elif (
             reg.required
-            and str(event["at"]) >= str(reg.required_at)
+            and reg.required_at is not None
+            and str(event["at"]) >= reg.required_at
             and '"data_file": ' not in detail
         ):
             why = "not signed, though signatures were required before it: claims did not record it"
@@ -204,5 +211,5 @@ def audit(session: Session) -> tuple[bool, str]:
     if bad:
         more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
         return False, f"{len(bad)} re-read(s) do not verify: " + "; ".join(bad[:3]) + more
-    required = f"required since {str(reg.required_at)[:10]}" if reg.required else "not required"
+    required = f"required since {reg.required_at[:10]}" if reg.required_at else "not required"
     return True, f"{signed} signed re-read(s) verify; signatures {required}"
