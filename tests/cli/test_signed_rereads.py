@@ -17,7 +17,7 @@ from sqlmodel import select
 from claimsdb import db
 from claimsdb.models import Claim
 from tests.conftest import reread, show_json, store_digest
-from tests.pages import GADGET, PLACES, WIDGET_CONTEXT, WIDGET_PRETRAIN
+from tests.pages import PLACES, WIDGET_CONTEXT, WIDGET_PRETRAIN
 
 pytestmark = [
     pytest.mark.usefixtures("loaded"),
@@ -191,24 +191,56 @@ def test_an_unregistered_key_or_another_persons_key_is_refused(
     assert show_json(claims, "widget.context")["signed_by"] == fingerprint(grace)
 
 
-def test_a_data_files_unsigned_reread_does_not_vouch_once_required(
-    claims, write_json, sample, ada_and_grace
+def test_a_data_files_reread_vouches_once_its_person_signs_it(
+    claims, store, write_json, sample, ada_and_grace, tmp_path
 ):
-    ada, _ = ada_and_grace
+    """A data file's unsigned `reread` does not vouch once signatures are required; `claims people sign`
+    signs the re-reads the file records in the signer's name, and the file imported again records the
+    signed re-read, which does. A signed file changed afterwards does not vouch."""
+    ada, grace = ada_and_grace
     assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
     record = dict(sample["claims"][2])
     record["key"] = "gadget.fleet.reread"
     record["tag"] = "spot-checked"
     locator, quote = PLACES["gadget.fleet"]
     record["reread"] = reread("widget-report", locator=locator, quote=quote, by="Ada")
-    doc = {"sources": sample["sources"], "claims": [record]}
-    result = claims("import", write_json(doc, "signed.json"))
-    assert result.exit_code == 0, result.output
+    graces = {**record, "key": "gadget.fleet.grace", "reread": {**record["reread"], "by": "Grace"}}
+    path = write_json({"sources": sample["sources"], "claims": [record, graces]}, "rereads.json")
+    assert claims("import", path).exit_code == 0
     shown = show_json(claims, "gadget.fleet.reread")
     assert shown["trust"] == "verified" and "is not signed" in shown["unsigned"]
-    code, keys, said = exported(claims)
-    assert "gadget.fleet.reread" not in keys
-    assert GADGET  # the page the record cites
+    assert "gadget.fleet.reread" not in exported(claims)[1]
+
+    signed = tmp_path / "signed.json"
+    done = claims("people", "sign", path, "-o", signed, "--sign-with", ada, "--format", "json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout) | {"file": None} == {
+        "file": None,
+        "signed": 1,
+        "others": 1,
+        "person": "Ada",
+    }
+    doc = json.loads(signed.read_text())
+    assert doc["claims"][0]["reread"]["signature"].startswith("-----BEGIN SSH SIGNATURE-----")
+    assert "signature" not in doc["claims"][1]["reread"]  # Grace's, left for Grace to sign
+    assert claims("import", signed).exit_code == 0
+    shown = show_json(claims, "gadget.fleet.reread")
+    assert shown["unsigned"] is None and shown["signed_by"] == fingerprint(ada)
+    assert "gadget.fleet.reread" in exported(claims)[1]
+    assert claims("db", "check").exit_code == 0
+
+    # the quote changed after signing: imported (it is a valid record), but it vouches for nothing
+    doc["claims"][0]["key"] = "gadget.fleet.changed"
+    doc["claims"][0]["reread"]["quote"] = "Gadget runs 40–60K sandboxes"
+    changed = write_json({"sources": sample["sources"], "claims": [doc["claims"][0]]}, "c.json")
+    assert claims("import", changed).exit_code == 0
+    assert "does not verify" in show_json(claims, "gadget.fleet.changed")["unsigned"]
+    # a signature that is not one is refused as bad input, naming the field; nothing is written
+    doc["claims"][0]["reread"]["signature"] = "not a signature"
+    before = store_digest(store)
+    bad = claims("import", write_json({"claims": [doc["claims"][0]]}, "bad.json"))
+    assert bad.exit_code == 2 and "reread.signature" in bad.stderr
+    assert store_digest(store) == before
 
 
 def _forge(store: str, key: str, actor: str, detail: dict) -> None:

@@ -35,6 +35,15 @@ FingerprintOption = Annotated[
         "--key", help="Remove only this key (its SHA256: fingerprint); default: all of theirs."
     ),
 ]
+DataFileArgument = Annotated[
+    Path, typer.Argument(help="A data file (JSON) whose claims carry re-reads by you.")
+]
+SignedOutputOption = Annotated[
+    Path,
+    typer.Option(
+        "--output", "-o", help="Write the signed data file here (it may be the same file)."
+    ),
+]
 SignersOutputOption = Annotated[
     Path | None,
     typer.Option(
@@ -258,3 +267,45 @@ def export_signers(
 
 def _shown(row: dict) -> dict:
     return {k: row[k] for k in ("at", "kind", "name", "fingerprint", "actor", "signer")}
+
+
+@command(app, "sign")
+def sign(
+    file: DataFileArgument,
+    output: SignedOutputOption,
+    sign_with: SignWithOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Sign the re-reads a data file records in your name: each claim's `reread` whose `by` is the person
+    the signing key is registered to gets its `signature`, over what the import will record. Others'
+    re-reads are left as they are. The file is read and checked as `claims import` reads it.
+
+    Example: claims people sign data/rereads.json -o data/rereads.json --sign-with ~/.ssh/id_ed25519
+    """
+    import json
+
+    from claimsdb.cli.export import write_atomically
+    from claimsdb.errors import BadQuery
+    from claimsdb.trust import people as registry
+    from claimsdb.trust import signatures
+
+    signing = signer(sign_with, needed=True)
+    with db.session_of(db_) as session:
+        held = registry.load(session).current(signing.public.fingerprint)
+    if held is None:
+        raise BadQuery(
+            f"{signing.public.fingerprint} is no registered person's key: see `claims people`"
+        )
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BadQuery(f"{file}: not a JSON data file ({exc}); nothing was written") from None
+    signed, others = signatures.sign_data_file(doc, str(file), held.name, signing.sign)
+    write_atomically(output, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    emit_record(
+        fmt,
+        {"file": str(output), "signed": len(signed), "others": len(others), "person": held.name},
+        f"{output}: signed {len(signed)} re-read(s) by {held.name}"
+        + (f"; {len(others)} by others left as they are" if others else ""),
+    )

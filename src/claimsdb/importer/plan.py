@@ -379,7 +379,7 @@ def _plan_reread(
     the history is append-only), never over a tag that someone set otherwise."""
     r = rec.reread
     assert r is not None
-    if (r.by, r.at, r.source, r.locator, r.quote) in recorded:
+    if (r.by, r.at, r.source, r.locator, r.quote, r.signature) in recorded:
         return
     setter = state.set_by("tag")
     if setter is not None and tag_after != rec.tag:

@@ -15,6 +15,7 @@ from sqlmodel import Session, SQLModel, col
 from claimsdb import history
 from claimsdb.db import parameter_mark
 from claimsdb.models import Claim, Event, Evidence, Figure
+from claimsdb.trust import signatures
 
 CHUNK = 500
 # The event columns history.derive replays.
@@ -28,8 +29,9 @@ STATE_COLUMNS = (
     "rank_after",
     "content_sha256",
 )
-# A re-read as a data file names one: (by, day, page, locator, quote).
-RereadSeen = tuple[str, str, str | None, str | None, str | None]
+# A re-read as a data file names one: (by, day, page, locator, quote, signature): a re-read signed since
+# it was recorded is recorded again, signed.
+RereadSeen = tuple[str, str, str | None, str | None, str | None, str | None]
 
 
 def table_of(model: type[SQLModel]) -> Table:
@@ -85,7 +87,14 @@ def reread_events(session: Session, claim_ids: list[int]) -> dict[int, list[Rere
         for claim_id, actor, at, detail in rows:
             seen = json.loads(detail) if detail else {}
             out.setdefault(claim_id, []).append(
-                (actor, str(at)[:10], seen.get("source"), seen.get("locator"), seen.get("quote"))
+                (
+                    actor,
+                    str(at)[:10],
+                    seen.get("source"),
+                    seen.get("locator"),
+                    seen.get("quote"),
+                    signatures.signature_text(seen),
+                )
             )
     return out
 

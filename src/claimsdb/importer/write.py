@@ -28,6 +28,7 @@ from claimsdb.records.types import (
     SourceRecord,
     TagRecord,
 )
+from claimsdb.trust import signatures
 
 # source.origin of the sources a data file (or JSON Lines) registers or changes (models.SOURCE_ORIGINS)
 DATA_FILE_ORIGIN = "data-file"
@@ -432,6 +433,7 @@ def _reread_event(
         "checked": checked,
         # unless its local copy was read: the data file says a person read the page; an attestation
         "attested": None if checked is not None else DATA_FILE_ATTESTATION,
+        "signature": signatures.stored(r.signature) if r.signature else None,
     }
     event = {
         "claim": rec.key,

@@ -82,6 +82,7 @@ class RereadRecord:
     source: str
     locator: str
     quote: str
+    signature: str | None = None  # the person's SSH signature of it (trust.signatures), armored
 
 
 @dataclass(frozen=True)

@@ -223,7 +223,25 @@ def _reread(raw: Any, name: str, label: str) -> RereadRecord | None:
         source=key_field(raw, "source", name, label, at="reread.source"),
         locator=text_field(raw, "locator", name, label, required=True, at="reread.locator"),
         quote=text_field(raw, "quote", name, label, required=True, rule=TEXT, at="reread.quote"),
+        signature=_signature(raw.get("signature"), name, label),
     )
+
+
+def _signature(raw: Any, name: str, label: str) -> str | None:
+    """A re-read's SSH signature: the armored text ssh-keygen writes, whose embedded key can be read."""
+    if raw is None:
+        return None
+    from claimsdb.trust import sshsig
+
+    if not isinstance(raw, str) or len(raw) > sshsig.MAX_ARMORED or sshsig.signer(raw) is None:
+        raise InvalidRecord(
+            name,
+            label,
+            "reread.signature",
+            "is not an SSH signature (the armored text `claims people sign` or ssh-keygen -Y sign "
+            "writes)",
+        )
+    return raw
 
 
 def _aliases(record: dict, name: str, label: str) -> str | None:

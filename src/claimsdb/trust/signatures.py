@@ -111,7 +111,12 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
         )
     if key.name != actor:
         return f"the re-read recorded as {actor}'s is signed by {key.name}'s key"
-    if not (key.added_at[:10] <= at[:10] and (key.removed_at is None or at < key.removed_at)):
+    # a data file's re-read is dated the day of the reading and signed afterwards (`claims people sign`):
+    # its key need only not have been removed by then
+    later = "data_file" in _detail(event)
+    if not (
+        (later or key.added_at[:10] <= at[:10]) and (key.removed_at is None or at < key.removed_at)
+    ):
         return f"the re-read by {actor} on {at[:10]} is signed by a key {actor} did not hold then"
     why = sshsig.verify(armored, reread_message(claim_key, event), REREAD_NAMESPACE, key.key)
     return f"the signature of the re-read by {actor} does not verify: {why}" if why else None
@@ -140,14 +145,9 @@ def sign(
             "no one is registered to sign: `claims people add NAME --key FILE.pub` first; nothing was recorded"
         )
     event = {**event, "at": utcnow()}
-    armored = signer(reread_message(claim_key, event), REREAD_NAMESPACE)
-    embedded = sshsig.signer(armored)
+    signature = signer(reread_message(claim_key, event), REREAD_NAMESPACE)
     detail = _detail(event)
-    detail["signature"] = {
-        "format": "sshsig",
-        "fingerprint": embedded.fingerprint if embedded else None,
-        "signature": armored,
-    }
+    detail["signature"] = stored(signature)
     signed = {**event, "detail": json.dumps(detail, ensure_ascii=False)}
     why = _problem(reg, claim_key, signed)
     if why:
@@ -213,3 +213,68 @@ def audit(session: Session) -> tuple[bool, str]:
         return False, f"{len(bad)} re-read(s) do not verify: " + "; ".join(bad[:3]) + more
     required = f"required since {reg.required_at[:10]}" if reg.required_at else "not required"
     return True, f"{signed} signed re-read(s) verify; signatures {required}"
+
+
+def stored(armored: str) -> dict[str, Any]:
+    """A signature as a re-read event's detail holds it."""
+    embedded = sshsig.signer(armored)
+    return {
+        "format": "sshsig",
+        "fingerprint": embedded.fingerprint if embedded else None,
+        "signature": armored,
+    }
+
+
+def signature_text(detail: Mapping[str, Any]) -> str | None:
+    """The armored SSH signature a re-read event's (decoded) detail holds, if any."""
+    sig = detail.get("signature")
+    return sig.get("signature") if isinstance(sig, dict) else None
+
+
+def data_file_message(rec: Any) -> bytes:
+    """What the person signs for a data file's re-read (records.types.ClaimRecord with a `reread`): the
+    event the import will record, as the record alone implies it (a claim whose stored evidence holds
+    pages people added beyond the file's vouches for more than the file says: sign that one at a terminal)."""
+    from claimsdb.history import content_digest
+
+    r = rec.reread
+    evidence = [(e.source, e.locator, e.quote) for e in rec.evidence]
+    if (r.source, r.locator, r.quote) not in evidence:
+        evidence.append((r.source, r.locator, r.quote))
+    figures = [(f.quantity.raw, f.name) for f in rec.figures]
+    event = {
+        "content_sha256": content_digest(rec.subject, rec.statement, figures, evidence, rec.label),
+        "origin": r.source,
+        "detail": {"locator": r.locator, "quote": r.quote, "data_file": True},
+        "actor": r.by,
+        "at": f"{r.at}T00:00:00.000000+00:00",
+    }
+    return reread_message(rec.key, event)
+
+
+def sign_data_file(
+    doc: Any, file: str, person: str, signer: people.Signer
+) -> tuple[list[str], list[str]]:
+    """Sign, in a data file's document (its parsed JSON), every claim's `reread` that names `person`: each
+    gets its `signature` (`data_file_message`, namespace REREAD_NAMESPACE). Returns the keys signed and
+    the keys whose re-read names someone else (left as they are). A record that is not valid is refused
+    as the import would refuse it (records.validation), naming the file, record and field."""
+    from claimsdb.errors import InvalidRecord
+    from claimsdb.records.validation import read_claim
+
+    claims = doc.get("claims") if isinstance(doc, dict) else None
+    if not isinstance(claims, list):
+        raise InvalidRecord(file, None, "claims", "a data file is an object with a list of claims")
+    signed, others = [], []
+    for index, raw in enumerate(claims):
+        rec = read_claim(file, index, raw)
+        if rec.reread is None:
+            continue
+        if rec.reread.by != person:
+            others.append(rec.key)
+            continue
+        reread = dict(raw["reread"])
+        reread["signature"] = signer(data_file_message(rec), REREAD_NAMESPACE)
+        raw["reread"] = reread
+        signed.append(rec.key)
+    return signed, others
