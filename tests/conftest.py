@@ -475,6 +475,8 @@ def keys(tmp_path: Path):
 
     def make(name: str, passphrase: str = "") -> Path:
         path = tmp_path / "keys" / name
+        if path.exists():  # the same name is the same key
+            return path
         path.parent.mkdir(exist_ok=True)
         subprocess.run(
             ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", name, "-f", str(path)],

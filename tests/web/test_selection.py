@@ -15,7 +15,7 @@ from claimsdb import db, views
 from claimsdb.cli.app import app
 from claimsdb.models import Claim
 from claimsdb.queries import ClaimFilter
-from claimsdb.selection import Memo, Selection, outdated_ids
+from claimsdb.selection import Memo, Selection, outdated_ids, unsigned_ids
 from claimsdb.trust_rule import Policy
 from tests.conftest import DATA_FILES, run_sql
 
@@ -38,7 +38,7 @@ def with_statements(source: Path, target: Path, statements: dict[str, str]) -> P
 
 
 def test_sql_gives_each_claims_view_verdict_through_every_history(
-    web_db, web_template, tmp_path, write_json
+    web_db, web_template, tmp_path, write_json, keys
 ):
     original = web_template.sources.parent / "web.json"
     changed = with_statements(
@@ -53,10 +53,11 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
     double = {"name": "double-checked", "trust": "verified", "description": "Checked twice."}
     verified_tag = write_json({"tags": [double]}, "tag.json")
     # checked against the page's snapshot, which the web store keeps beside its template
-    reread = lambda: cli(  # noqa: E731
+    reread_args = (
         "reread", "gadget.pretrain", "--source", "gadget-report", "--locator", "§2",
         "--quote", "2,048 H800 GPUs", "--yes", "--sources-dir", web_template.sources, "--db", web_db,
     )  # fmt: skip
+    reread = lambda: cli(*reread_args)  # noqa: E731
     steps = [
         (
             "the bundled data beside the web data",
@@ -85,6 +86,11 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
         ),
         ("content changed back", lambda: cli("import", original, "--db", web_db)),
         ("changed again", lambda: cli("import", changed, "--db", web_db)),
+        ("signatures required", lambda: require_signatures(web_db, keys)),
+        (
+            "a signed re-read",
+            lambda: cli(*reread_args, "--by", "Ada Lovelace", "--sign-with", keys("ada")),
+        ),
         (
             "tampered",
             lambda: run_sql(
@@ -112,19 +118,27 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
         "not outdated after a retag",
         "re-read again",
         "changed back",
+        "unsigned once required",
+        "signed",
     } <= seen, seen
+
+
+def require_signatures(store: str, keys) -> None:
+    """Ada registered (the key the keys fixture makes), then signatures required, signed by her."""
+    ada = keys("ada")
+    cli("people", "add", "Ada Lovelace", "--key", f"{ada}.pub", "--db", store)
+    cli("people", "require-signatures", "--sign-with", ada, "--db", store)
 
 
 def judged_alike(session, memo: Memo, step: str) -> set[str]:
     ids = list(session.scalars(select(Claim.id).order_by(Claim.id)))
     read = list(views.load(session, ids))
-    outdated = outdated_ids(session)
-    assert memo.facts(session).outdated == outdated, (
-        step
-    )  # brought up to date from the new events alone
+    outdated, unsigned = outdated_ids(session), unsigned_ids(session)
+    facts = memo.facts(session)  # brought up to date from the new events alone
+    assert (facts.outdated, facts.unsigned) == (outdated, unsigned), step
     seen = set()
     for policy in POLICIES:
-        chosen = Selection(session, ClaimFilter(), policy, outdated=outdated)
+        chosen = Selection(session, ClaimFilter(), policy, outdated=outdated, unsigned=unsigned)
         unsafe = set(session.scalars(chosen.where(select(Claim.id)).where(chosen.unsafe())))
         stale = set(
             session.scalars(
@@ -166,6 +180,10 @@ def judged_alike(session, memo: Memo, step: str) -> set[str]:
             seen.add("re-read again")
         if v.key == "widget.pretrain" and step == "content changed back" and not v.reread_outdated:
             seen.add("changed back")
+        if v.unsigned and step == "signatures required":
+            seen.add("unsigned once required")
+        if v.key == "gadget.pretrain" and step == "a signed re-read" and v.unsigned is None:
+            seen.add("signed")
     return seen
 
 
