@@ -164,7 +164,7 @@ def test_a_settings_file_claims_cannot_read_stops_the_command(claims, store, act
     assert result.exit_code == 2
     assert (
         result.stderr.strip()
-        == f"error: settings file {path}: unknown setting 'reeder' (known: reader)"
+        == f"error: settings file {path}: unknown setting 'reeder' (known: reader, signing_key)"
     )
     assert store_digest(store) == before
 
