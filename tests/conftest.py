@@ -9,6 +9,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -462,3 +463,29 @@ class Stores:
 @pytest.fixture(scope="session")
 def stores(request) -> Stores:
     return Stores(request.getfixturevalue("pg_server") if ENGINE == "postgresql" else None)
+
+
+# --- a real browser: Debian's Chromium driven by Playwright, one per worker (web and trust tests) ----
+
+CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no Chromium installed ({CHROMIUM}): apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
