@@ -99,8 +99,9 @@ def test_an_invitation_registers_a_passkey_that_signs_a_reread(
     assert claims("people", "require-signatures", "--sign-with", key).exit_code == 0
 
     tab.goto(f"{local}/queue?key=gadget.pretrain")
-    tab.keyboard.type("Ada Lovelace")
+    tab.fill("#name", "Ada Lovelace")
     tab.get_by_role("button", name="Continue").click()
+    expect(tab).to_have_url(re.compile(r"/queue\?key=gadget\.pretrain$"))
     tab.fill("#locator", "§2")
     tab.get_by_role(
         "button", name="Record re-read as Ada Lovelace, signed with your passkey"
