@@ -468,10 +468,9 @@ def stores(request) -> Stores:
 
 @pytest.fixture
 def keys(tmp_path: Path):
+    """`keys(name) -> Path` of a fresh ed25519 private key (its .pub beside it), made by ssh-keygen."""
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen (OpenSSH) is needed to make keys")
-
-    """`keys(name) -> Path` of a fresh ed25519 private key (its .pub beside it), made by ssh-keygen."""
 
     def make(name: str, passphrase: str = "") -> Path:
         path = tmp_path / "keys" / name
@@ -485,3 +484,29 @@ def keys(tmp_path: Path):
         return path
 
     return make
+
+
+# --- a real browser: Debian's Chromium driven by Playwright, one per worker (web and trust tests) ----
+
+CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no Chromium installed ({CHROMIUM}): apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()

@@ -301,7 +301,7 @@ def reread(
     read: PageRead | None = None,
     correct: tuple[str, ...] = (),
     attest: str | None = None,
-    sign: Signer | None = None,
+    sign: Signer | signatures.Prepare | signatures.Passkey | None = None,
 ) -> dict[str, Any]:
     """Record that `actor` re-read the claim in a page; the tag becomes spot-checked and the page, with
     the locator and the quote, becomes evidence of the claim (unless it is cited so already).

@@ -30,7 +30,6 @@ from starlette.routing import Route
 from claimsdb.cli.serve import listen
 from claimsdb.trust import passkeys
 from claimsdb.trust.passkeys import Credential, PasskeyError
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.slow  # Chromium
 
@@ -124,23 +123,16 @@ def site() -> Iterator[SimpleNamespace]:
 
 
 @pytest.fixture(scope="module")
-def tab(site):
+def tab(site, browser):
     """A Chromium tab on the page, with DevTools' WebAuthn domain enabled (no authenticator yet)."""
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"no Chromium installed ({CHROMIUM}): apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        page = browser.new_context().new_page()
-        page.set_default_timeout(15_000)
-        page.goto(site.origin + "/")
-        cdp = page.context.new_cdp_session(page)
-        cdp.send("WebAuthn.enable")
-        yield SimpleNamespace(page=page, cdp=cdp)
-        browser.close()
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(site.origin + "/")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    yield SimpleNamespace(page=page, cdp=cdp)
+    context.close()
 
 
 # One flow in the page: ask for options, let passkey.js drive the authenticator, post the response back.

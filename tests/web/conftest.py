@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -392,29 +391,9 @@ def csrf_token(html: str) -> str:
 
 # --- a real browser: Debian's Chromium driven by Playwright ------------------------------------------
 
-CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401  (one browser per worker)
+
 SCREENSHOTS: list[Path] = []
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"no Chromium installed ({CHROMIUM}): apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

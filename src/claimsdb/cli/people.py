@@ -4,6 +4,7 @@ registry as an allowed-signers file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -210,6 +211,38 @@ def require_signatures(
         _shown(row),
         f"signatures are required from now on (signed by {row['actor']}, {row['signer']})",
     )
+
+
+@command(app, "passkey")
+def passkey(
+    name: NameArgument,
+    sign_with: SignWithOption = None,
+    db_: DbOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Invite a person to register a passkey in the browser, signed by a registered person: prints a
+    one-time link, valid for a day, to open on the address `claims serve` shows. Open it at
+    http://localhost:PORT, not 127.0.0.1: a passkey belongs to a domain. Their re-reads recorded in the
+    web view are then signed by the passkey.
+
+    Example: claims people passkey "Grace Hopper" --sign-with ~/.ssh/id_ed25519
+    """
+    from claimsdb.trust import people as registry
+
+    signing = signer(sign_with, needed=True)
+    with db.session_scope(db.open_engine(db_, create=False)) as session:
+        row, token = registry.invite(session, name, sign=signing.sign, signed_with=signing.public)
+    path = f"/passkey?token={token}"
+    expires = json.loads(row["key"])["expires"]
+    record = {**_shown(row), "path": path, "expires": expires}
+    said = (
+        f"{row['name']} is invited to register a passkey (signed by {row['actor']}); until "
+        f"{expires[:19]}Z, once, open\n  http://localhost:PORT{path}\n"
+        "where PORT is the port `claims serve` listens on (localhost, not 127.0.0.1: a passkey "
+        "needs a domain). Anyone with this link can register a passkey as them: give it to them only."
+    )
+    # typer.echo, not the console: a link is never wrapped
+    emit(fmt, Output(record, tuple(record), [record], lambda: typer.echo(said)))
 
 
 @command(app, "unsigned")

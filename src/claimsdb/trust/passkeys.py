@@ -295,15 +295,20 @@ def _same_id(stored: str, seen: bytes) -> bool:
         return False
 
 
-def _server(rp_id: str, rp_name: str, **kwargs: Any) -> Fido2Server:
+def check_rp_id(rp_id: object) -> str:
+    """The relying party id, when it is a lower-case domain ("localhost" or a DNS name); PasskeyError
+    otherwise (WebAuthn refuses an IP address)."""
     if not isinstance(rp_id, str) or not rp_id or rp_id != rp_id.strip().lower():
         raise PasskeyError("the relying party id is a lower-case domain, e.g. 'localhost'")
     try:
         ipaddress.ip_address(rp_id.strip("[]"))
     except ValueError:
-        pass
-    else:
-        raise PasskeyError("the relying party id is a domain, not an IP address: open localhost")
+        return rp_id
+    raise PasskeyError("the relying party id is a domain, not an IP address: open localhost")
+
+
+def _server(rp_id: str, rp_name: str, **kwargs: Any) -> Fido2Server:
+    check_rp_id(rp_id)
     return Fido2Server(PublicKeyCredentialRpEntity(name=rp_name, id=rp_id), **kwargs)
 
 

@@ -32,7 +32,7 @@ from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidField
 from claimsdb.identity import person_name
 from claimsdb.models import utcnow
-from claimsdb.trust import sshsig
+from claimsdb.trust import invites, sshsig
 
 PEOPLE_NAMESPACE = "claimsdb-people"
 MESSAGE_FORMAT = "claimsdb-people/1"
@@ -72,7 +72,10 @@ class Registry:
     """The people registry as its rows imply: keys by fingerprint, passkeys, and the requirement."""
 
     keys: dict[str, Key] = field(default_factory=dict)
+    # registered passkeys: {"name", "at", "credential" (passkeys.Credential), "rp_id", "invite"}
     passkeys: list[dict[str, Any]] = field(default_factory=list)
+    # passkey invitations by their row's sha256: {"name", "at", "hash", "expires", "used"}
+    invitations: dict[str, dict[str, Any]] = field(default_factory=dict)
     required_at: str | None = None
     required_by: str | None = None
     problems: list[str] = field(default_factory=list)
@@ -102,6 +105,10 @@ class Registry:
 
     def keys_of(self, name: str) -> list[Key]:
         return [k for k in self.keys.values() if k.name == name and k.removed_at is None]
+
+    def passkeys_of(self, name: str) -> list[dict[str, Any]]:
+        """The passkeys registered to this person: {"name", "at", "credential", "rp_id", "invite"}."""
+        return [p for p in self.passkeys if p["name"] == name]
 
 
 def row_message(row: dict[str, Any]) -> bytes:
@@ -172,7 +179,12 @@ def replay(rows: Iterable[dict[str, Any]]) -> Registry:
 
 
 def _signed_problem(reg: Registry, row: dict[str, Any]) -> str | None:
-    """Why a row is not one a registered person signed (None: it is, or it is the unsigned first person)."""
+    """Why a row is not one a registered person signed (None: it is, or it is the unsigned first person,
+    or a passkey registered with a valid invitation's one-time token)."""
+    if row["kind"] == "passkey":
+        why = invites.row_problem(reg, row)
+        if why or row["signature"] is None:
+            return why
     if reg.empty and not reg.problems and row["kind"] == "added" and row["signature"] is None:
         return None  # the first person, added freely
     if row["signature"] is None or row["signer"] is None:
@@ -205,7 +217,7 @@ def _apply(reg: Registry, row: dict[str, Any]) -> None:
                 old.name, old.key, old.added_at, old.added_by, row["at"], row["actor"]
             )
     elif kind == "passkey":
-        reg.passkeys.append({"name": row["name"], "at": row["at"], "credential": row["key"]})
+        invites.apply(reg, row)
     elif kind == "required" and reg.required_at is None:
         reg.required_at, reg.required_by = row["at"], row["actor"]
 
@@ -335,6 +347,47 @@ def require(
     signer = signing_person(reg, signed_with, "requiring signatures")
     row = _row("required", signer.name, None, None, signer.name, prev, signed_with)
     return _append(session, row, sign, signer)
+
+
+def invite(
+    session: Session, name: str, *, sign: Signer | None, signed_with: sshsig.PublicKey | None
+) -> tuple[dict[str, Any], str]:
+    """Invite `name` to register a passkey: a row signed by a registered person holding the hash of a
+    one-time token, valid for a day (trust.invites). Returns (the row, the token: shown once)."""
+    name = person_name(name, field="name")
+    reg, prev = _begin(session)
+    signer = signing_person(reg, signed_with, f"inviting {name} to register a passkey")
+    token, hashed = invites.new_token()
+    row = _row("passkey", name, None, None, signer.name, prev, signed_with)
+    row["key"] = invites.invitation_key(hashed, invites.expiry(row["at"]))
+    return _append(session, row, sign, signer), token
+
+
+def invitation(session: Session, token: str) -> dict[str, Any]:
+    """The open invitation this one-time token names ({"name", "at", "expires", ...}); BadQuery says why
+    not (unknown, used, expired)."""
+    reg = load(session)
+    try:
+        return invites.open_invitation(reg, token, utcnow())[1]
+    except ValueError as exc:
+        raise BadQuery(str(exc)) from None
+
+
+def register_passkey(session: Session, token: str, credential: Any, rp_id: str) -> dict[str, Any]:
+    """Register the passkey `credential` (passkeys.Credential) for the person the token's invitation names,
+    on the site `rp_id`: an unsigned row the token authorises. BadQuery when the token opens nothing."""
+    reg, prev = _begin(session)
+    try:
+        digest, invited = invites.open_invitation(reg, token, utcnow())
+    except ValueError as exc:
+        raise BadQuery(f"{exc}; nothing was recorded") from None
+    name = invited["name"]
+    row = _row("passkey", name, None, None, name, prev, None)
+    row["key"] = invites.passkey_key(credential, rp_id, digest, token)
+    why = invites.row_problem(reg, row)
+    if why:
+        raise BadQuery(f"the passkey was not registered: {why}")
+    return _append(session, row, None, None)
 
 
 def _row(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlmodel import Session
@@ -28,11 +29,37 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery
 from claimsdb.history import REREAD_KIND
 from claimsdb.models import utcnow
-from claimsdb.trust import people, sshsig
+from claimsdb.trust import passkeys, people, sshsig
 
 REREAD_NAMESPACE = "claimsdb-reread"
 MESSAGE_FORMAT = "claimsdb-reread/1"
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@dataclass(frozen=True)
+class Prepare:
+    """A signer for a re-read signed in two steps (a passkey in the browser): the recording stops at the
+    event, raising Prepared with it and its message; nothing is recorded."""
+
+
+class Prepared(Exception):
+    """The event a re-read would record (its time fixed) and the message its signature must sign."""
+
+    def __init__(self, event: dict[str, Any], message: bytes):
+        super().__init__("prepared")
+        self.event, self.message = event, message
+
+
+@dataclass(frozen=True)
+class Passkey:
+    """A signer for the second step: the browser's assertion (passkeys.assertion_record) over the
+    prepared message, checked at `origin` for the site `rp_id`; the event keeps the prepared time."""
+
+    at: str
+    message: bytes
+    record: dict[str, Any] = field(hash=False)
+    origin: str
+    rp_id: str
 
 
 def _detail(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,6 +100,8 @@ def reread_message(claim_key: str, event: Mapping[str, Any]) -> bytes:
 def fingerprint(event: Mapping[str, Any]) -> str | None:
     """The fingerprint of the key that signed a re-read (as its detail records it), None when unsigned."""
     sig = _detail(event).get("signature")
+    if isinstance(sig, dict) and sig.get("format") == "webauthn":
+        return f"passkey {sig.get('credential_id')}"
     return sig.get("fingerprint") if isinstance(sig, dict) else None
 
 
@@ -98,6 +127,8 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
     actor, at = str(event.get("actor")), str(event.get("at"))
     if not isinstance(sig, dict):
         return f"the re-read by {actor} on {at[:10]} is not signed"
+    if sig.get("format") == "webauthn":
+        return _passkey_problem(reg, claim_key, event, sig)
     if sig.get("format") != "sshsig" or not isinstance(sig.get("signature"), str):
         return f"the re-read by {actor} on {at[:10]} carries no SSH signature"
     armored = sig["signature"]
@@ -122,12 +153,100 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
     return f"the signature of the re-read by {actor} does not verify: {why}" if why else None
 
 
+def _passkey_problem(
+    reg: people.Registry, claim_key: str, event: Mapping[str, Any], sig: dict[str, Any]
+) -> str | None:
+    """Why a re-read's passkey assertion does not vouch: the credential must be one of the named person's
+    passkeys, registered on or before the re-read's day, and the assertion must be over this re-read."""
+    actor, at = str(event.get("actor")), str(event.get("at"))
+    record, credential_id = sig.get("assertion"), sig.get("credential_id")
+    if not isinstance(record, dict) or record.get("credential_id") != credential_id:
+        return f"the re-read by {actor} on {at[:10]} carries no passkey assertion"
+    held = [p for p in reg.passkeys if p["credential"].credential_id == credential_id]
+    if not held:
+        return f"the re-read by {actor} is signed by a passkey no one registered"
+    if held[0]["name"] != actor:
+        return f"the re-read recorded as {actor}'s is signed by {held[0]['name']}'s passkey"
+    if held[0]["at"][:10] > at[:10]:
+        return f"the re-read by {actor} on {at[:10]} is signed by a passkey registered after it"
+    why = passkeys.verify_assertion(
+        record,
+        reread_message(claim_key, event),
+        [held[0]["credential"]],
+        origin=None,
+        rp_id=held[0]["rp_id"],
+    )
+    return (
+        f"the passkey signature of the re-read by {actor} does not verify: {why}" if why else None
+    )
+
+
+def _passkey_signed(
+    reg: people.Registry, claim_key: str, event: dict[str, Any], signer: Passkey
+) -> dict[str, Any]:
+    """The event as prepared (its time), with the browser's assertion; refused unless the assertion
+    is over exactly this event, made at this server's origin, by one of the person's passkeys."""
+    event = {**event, "at": signer.at}
+    message = reread_message(claim_key, event)
+    if message != signer.message:
+        raise BadQuery(
+            f"{claim_key}: the claim, its page or the entries changed after the passkey signed: "
+            "nothing was recorded; record the re-read again"
+        )
+    actor = str(event.get("actor"))
+    mine = [p for p in reg.passkeys_of(actor) if p["rp_id"] == signer.rp_id]
+    why = passkeys.verify_assertion(
+        signer.record,
+        message,
+        [p["credential"] for p in mine],
+        origin=signer.origin,
+        rp_id=signer.rp_id,
+    )
+    if why:
+        raise BadQuery(
+            f"{claim_key}: the passkey signature is refused ({why}); nothing was recorded"
+        )
+    detail = _detail(event)
+    detail["signature"] = {
+        "format": "webauthn",
+        "credential_id": signer.record["credential_id"],
+        "assertion": signer.record,
+    }
+    signed = {**event, "detail": json.dumps(detail, ensure_ascii=False)}
+    why = _problem(reg, claim_key, signed)
+    if why:
+        raise BadQuery(f"{claim_key}: {why}; nothing was recorded")
+    return signed
+
+
+def _replayed(seen: dict[str, Any], event: dict[str, Any]) -> str | None:
+    """Why a passkey assertion that verifies is still a replay: an earlier re-read carries it already."""
+    sig = _detail(event).get("signature")
+    record = sig.get("assertion") if isinstance(sig, dict) else None
+    mark = record.get("signature") if isinstance(record, dict) else None
+    if not isinstance(mark, str):
+        return None
+    if mark in seen:
+        return f"it replays the passkey assertion of event {seen[mark]}"
+    seen[mark] = event["id"]
+    return None
+
+
 def sign(
-    session: Session, claim_key: str, event: dict[str, Any], signer: people.Signer | None
+    session: Session,
+    claim_key: str,
+    event: dict[str, Any],
+    signer: people.Signer | Prepare | Passkey | None,
 ) -> dict[str, Any]:
     """The re-read event as it is recorded: signed by `signer` (its time fixed now, then its message
-    signed), refused when signatures are required and no signer is given or its key is not the person's."""
+    signed), refused when signatures are required and no signer is given or its key is not the person's.
+    Prepare stops here with the event (Prepared); Passkey records the prepared event with its assertion."""
     reg = people.load(session)
+    if isinstance(signer, Prepare):
+        event = {**event, "at": utcnow()}
+        raise Prepared(event, reread_message(claim_key, event))
+    if isinstance(signer, Passkey):
+        return _passkey_signed(reg, claim_key, event, signer)
     if signer is None:
         if reg.required:
             since = (
@@ -187,6 +306,7 @@ def audit(session: Session) -> tuple[bool, str]:
     names = ("id", "key", "kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
     bad: list[str] = []
     signed = 0
+    seen: dict[str, Any] = {}  # each passkey assertion by the event that first carried it
     for row in stream_rows(
         session,
         "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, e.sha256 "
@@ -196,7 +316,7 @@ def audit(session: Session) -> tuple[bool, str]:
         detail = str(event["detail"] or "")
         if '"signature": ' in detail:
             signed += 1
-            why = problem(reg, event["key"], event)
+            why = problem(reg, event["key"], event) or _replayed(seen, event)
         elif (
             reg.required
             and reg.required_at is not None

@@ -13,8 +13,10 @@ errors become pages.
                            next claim; a refusal comes back with the form and what the page says
     POST /queue/fetch      "Fetch the page now": `claims verify` of one claim (verification.run, under the
                            server's fetch policy), then the same claim with its passage
+    POST /queue/prepare, /queue/sign   the same re-read signed with the reader's passkey (web.signing)
+    GET  /passkey?token=T, POST /passkey/options, POST /passkey   register a passkey by invitation
     GET  /reader, POST /reader   who is recording (unless the server was started with --by)
-    GET  /static/claims.css
+    GET  /static/claims.css, /static/passkey.js, /static/webpass.js
 
 Every request runs in a worker thread with its own session (db.session_scope); writes are checked by
 guard.Csrf, clients and Host names by guard.Guard.
@@ -50,7 +52,7 @@ from claimsdb.figures.quantity import FIELDS as FIGURE_FIELDS
 from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.selection import Memo
 from claimsdb.trust_rule import Policy
-from claimsdb.web import drawing, pages, queue_page
+from claimsdb.web import drawing, pages, queue_page, signing
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
@@ -68,6 +70,7 @@ LABELS = {
 }
 FETCH_TIMEOUT_S = 10.0  # "Fetch the page now": a whole fetch, redirects and body included, per page
 YEAR_S = 365 * 24 * 3600
+SCRIPTS = ("passkey.js", "webpass.js")  # served from web/static: passkeys (signing.py)
 STATUS_OF = ((UnknownClaim, 404), (NotFound, 404), (TamperedHistory, 409))
 
 
@@ -127,6 +130,7 @@ class Site:
             person_name(settings.reader, field="reader") if settings.reader is not None else None
         )
         self.fetch_limits = self._fetch_limits()
+        self.signing = signing.Signing(self)
 
     def _fetch_limits(self):
         from claimsdb.fetching.fetch import FetchLimits
@@ -288,6 +292,7 @@ class Site:
         return self.page(
             request,
             "queue.html",
+            passkey=await self.passkey_signs(request),
             done=done,
             error=None,
             fetched=fetched,
@@ -306,6 +311,19 @@ class Site:
             pages.href("/queue", [("key", key), ("fetched", key), *kept]), status_code=303
         )
 
+    async def entered(self, request: Request, fields: dict[str, str]) -> queue_page.Entered:
+        """The re-read form's fields as the person sent them."""
+        return queue_page.Entered(
+            **{k: fields.get(k, "") for k in ("source", "locator", "quote", "note", "attest")},
+            correct=tuple(
+                v for v in (await request.form()).getlist("correct") if isinstance(v, str)
+            ),
+            attesting=bool(fields.get("attesting")),
+        )  # request.form() again: the form read once (cached), its repeated field as a list
+
+    async def passkey_signs(self, request: Request) -> bool:
+        return await run_in_threadpool(self.read, signing.signs_with_passkey, self.reader(request))
+
     async def record(self, request: Request) -> Response:
         fields = await self.form(request)
         key = fields.get("key", "")
@@ -317,13 +335,7 @@ class Site:
                 "/reader?" + urlencode({"next": pages.href("/queue", [("key", key), *kept])}),
                 status_code=303,
             )
-        entered = queue_page.Entered(
-            **{k: fields.get(k, "") for k in ("source", "locator", "quote", "note", "attest")},
-            correct=tuple(
-                v for v in (await request.form()).getlist("correct") if isinstance(v, str)
-            ),
-            attesting=bool(fields.get("attesting")),
-        )  # request.form() again: the form read once (cached), its repeated field as a list
+        entered = await self.entered(request, fields)
         try:
             entered.required()
             read = None
@@ -345,6 +357,7 @@ class Site:
                 request,
                 "queue.html",
                 400,
+                passkey=await self.passkey_signs(request),
                 done=None,
                 error=told(exc),
                 fetched=None,
@@ -374,6 +387,16 @@ class Site:
             READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict"
         )
         return response
+
+    async def script(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in SCRIPTS:
+            raise HTTPException(404, "no such script")
+        return Response(
+            (drawing.HERE / "static" / name).read_text(encoding="utf-8"),
+            media_type="text/javascript",
+            headers={"cache-control": "no-cache"},
+        )
 
     async def stylesheet(self, request: Request) -> Response:
         return Response(
@@ -450,9 +473,15 @@ def create_app(settings: Settings) -> Starlette:
         Route("/queue", site.queue, methods=["GET"]),
         Route("/queue", site.record, methods=["POST"]),
         Route("/queue/fetch", site.fetch, methods=["POST"]),
+        Route("/queue/prepare", site.signing.prepare, methods=["POST"]),
+        Route("/queue/sign", site.signing.sign, methods=["POST"]),
+        Route("/passkey", site.signing.page, methods=["GET"]),
+        Route("/passkey", site.signing.register, methods=["POST"]),
+        Route("/passkey/options", site.signing.options, methods=["POST"]),
         Route("/reader", site.who, methods=["GET"]),
         Route("/reader", site.set_reader, methods=["POST"]),
         Route("/static/claims.css", site.stylesheet, methods=["GET"]),
+        Route("/static/{name}", site.script, methods=["GET"]),
     ]
     app = Starlette(
         routes=routes,

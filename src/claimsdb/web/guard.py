@@ -33,7 +33,8 @@ HTTP_PORT = 80  # the port a Host header or an origin without one means
 SECURITY_HEADERS = (
     (
         b"content-security-policy",
-        b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+        b"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "
+        b"form-action 'self'; frame-ancestors 'none'; "
         b"base-uri 'none'",
     ),
     (b"x-content-type-options", b"nosniff"),

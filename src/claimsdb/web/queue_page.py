@@ -380,12 +380,17 @@ def reread_preview(
 
 
 def record_reread(
-    session: Session, key: str, reader: str, entered: Entered, read: PageRead | None
+    session: Session,
+    key: str,
+    reader: str,
+    entered: Entered,
+    read: PageRead | None,
+    sign: Any = None,
 ) -> dict[str, Any]:
     """Record the re-read under every rule of `claims reread` (provenance.reread: previewed, checked
     against `read`, the page's text, and recorded in one transaction, as `claims reread --yes` records
     it); a refusal (BadQuery) records nothing."""
-    return provenance.reread(session, key, actor=reader, **entered.fields(), read=read)
+    return provenance.reread(session, key, actor=reader, **entered.fields(), read=read, sign=sign)
 
 
 def recorded(session: Session, key: str) -> dict[str, str]:
