@@ -88,7 +88,7 @@ POSTGRES_ONLY = {
     "db grant"
 }  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
 # Signed by a registered person's key: tests/cli/test_signed_rereads.py runs them in every format.
-SIGNED = {"people remove", "people require-signatures", "people sign"}
+SIGNED = {"people remove", "people require-signatures", "people sign", "people passkey"}
 
 
 def declared_formats(name: str) -> tuple[str, ...]:

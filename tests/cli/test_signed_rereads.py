@@ -326,13 +326,21 @@ def test_a_person_row_forged_into_the_registry_grants_nothing(
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])
-def test_signed_registry_changes_write_every_format(claims, keys, fmt):
+def test_signed_registry_changes_write_every_format(claims, keys, write_json, fmt):
     from tests.cli.test_formats import parse
 
     ada, grace = keys("ada"), keys("grace")
     assert claims("people", "add", "Ada", "--key", f"{ada}.pub").exit_code == 0
     added = claims("people", "add", "Grace", "--key", f"{grace}.pub", "--sign-with", ada)
     assert added.exit_code == 0
+    invited = claims("people", "passkey", "Grace", "--sign-with", ada, "--format", fmt)
+    assert invited.exit_code == 0, invited.output
+    parse(fmt, invited.stdout)
+    doc = {"claims": []}
+    path = write_json(doc, "empty.json")
+    signed = claims("people", "sign", path, "-o", path, "--sign-with", ada, "--format", fmt)
+    assert signed.exit_code == 0, signed.output
+    parse(fmt, signed.stdout)
     removed = claims("people", "remove", "Grace", "--sign-with", ada, "--format", fmt)
     assert removed.exit_code == 0, removed.output
     parse(fmt, removed.stdout)
