@@ -15,7 +15,7 @@ from claimsdb import db, paper_safe, store
 from claimsdb.escaping import markdown_text
 from claimsdb.exporters import latex, render
 from claimsdb.queries import ClaimFilter
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import DATA_FILES
 from tests.web.markup import parse
 

@@ -509,7 +509,7 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
 
 def test_the_export_manifest_names_the_head_of_the_history(engine):
     from claimsdb import paper_safe
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
     def head():
         with db.session_scope(engine) as session:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from claimsdb import db, provenance
-from claimsdb.importer.known import DATA_FILE
 from claimsdb.importer.plan import plan_claims
 from claimsdb.importer.stream import Importer
 from claimsdb.models import Claim, Event
 from claimsdb.records.validation import claim_record
+from claimsdb.trust.channels import DATA_FILE
 
 
 def counts(session):

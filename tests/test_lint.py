@@ -16,7 +16,7 @@ from claimsdb.errors import BadQuery
 from claimsdb.lint import Finding, build_store, lint_files, lint_text, linter
 from claimsdb.prose.markup import markdown
 from claimsdb.prose.tex import tex
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import DATA_FILES, ENGINE, reread
 from tests.pages import LLAMA3_FAILURES
 

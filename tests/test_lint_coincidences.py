@@ -7,7 +7,7 @@ import pytest
 
 from claimsdb import db
 from claimsdb.lint import build_store, lint_report
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import DATA_FILES
 
 

@@ -16,7 +16,7 @@ from claimsdb import db
 from claimsdb.cli.app import app
 from claimsdb.lint import Report, build_store, lint_report
 from claimsdb.prose.tex import tex
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import DATA_FILES
 
 

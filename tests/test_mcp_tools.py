@@ -9,7 +9,6 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from claimsdb.agents import SoftwareAgent
 from claimsdb.cli.app import app
 from claimsdb.errors import (
     AgentCannotVouch,
@@ -21,6 +20,7 @@ from claimsdb.errors import (
     TooManyWrites,
 )
 from claimsdb.mcp_tools import TOOLS, VOUCHING, ClaimsTools
+from claimsdb.trust.agents import SoftwareAgent
 from tests.conftest import SAMPLE, show_json, store_digest
 
 PAGE = {"source": "widget-report", "locator": "§3.1", "quote": "as the report says"}

@@ -22,7 +22,7 @@ from claimsdb import db
 from claimsdb.figures import parse
 from claimsdb.lint import build_store, lint_report
 from claimsdb.locating.locate import locate
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.figures.cases import CASES
 
 SUBJECTS = [f"Zq{a}{b}" for a in string.ascii_uppercase for b in string.ascii_lowercase]

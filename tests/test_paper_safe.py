@@ -17,7 +17,7 @@ from claimsdb import db, paper_safe, provenance, store
 from claimsdb.errors import ExportConflict, UnsafeIdentifier
 from claimsdb.exporters import FORMATS, GUARDING, render
 from claimsdb.queries import ClaimFilter
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import reread
 from tests.latex import needs_tex
 from tests.pages import read, reread_of

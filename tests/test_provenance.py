@@ -14,7 +14,7 @@ from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownCla
 from claimsdb.models import Claim, Event, utcnow
 from claimsdb.queries import ClaimFilter
 from claimsdb.reread_page import PageRead
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.pages import CONTEXT, read, reread_of, widget_report
 
 

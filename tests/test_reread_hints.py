@@ -1,6 +1,6 @@
 """Every door that tells of a re-read to make says what to re-read and where (the page, its address, the
 place the claim cites) and how a person records it (the browser's re-read queue, or `claims reread KEY` at
-a terminal), in one wording (trust_rule.reread_hint); none hands over a command line that records a
+a terminal), in one wording (trust.rule.reread_hint); none hands over a command line that records a
 re-read (--yes) or a quote and a locator to fill in (issue 32, item 6)."""
 
 from __future__ import annotations

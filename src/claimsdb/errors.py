@@ -10,7 +10,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from claimsdb.trust_rule import RereadPage
+    from claimsdb.trust.rule import RereadPage
 
 
 class ExitCode(IntEnum):
@@ -74,7 +74,7 @@ class AgentCannotVouch(InvalidRecord):
     vouch for something: a tag above unverified trust, a tag definition, a re-read, or a change to a
     claim or source that a person or a data file vouches for. `key` is the claim a person may re-read
     instead (None when the record is not a claim), `page` the page the record cites for it
-    (trust_rule.RereadPage; None when it names none)."""
+    (trust.rule.RereadPage; None when it names none)."""
 
     def __init__(
         self,
@@ -97,7 +97,7 @@ class AgentCannotVouch(InvalidRecord):
 
 
 def _reread_hint(key: str, page: RereadPage | None) -> str:
-    from claimsdb.trust_rule import reread_hint  # the one wording of it, for every door
+    from claimsdb.trust.rule import reread_hint  # the one wording of it, for every door
 
     return reread_hint(key, page)
 
@@ -168,7 +168,7 @@ class InvalidField(FieldError, BadQuery):
 
 class RetagRaisesTrust(BadQuery):
     """A retag that would raise a claim's trust: only a person's re-read does. `key` and `page` (the
-    claim's primary page, trust_rule.RereadPage): for the door to say what to re-read (`with_reread`)."""
+    claim's primary page, trust.rule.RereadPage): for the door to say what to re-read (`with_reread`)."""
 
     def __init__(self, key: str, message: str, page: RereadPage | None = None):
         self.key, self.page = key, page
@@ -225,7 +225,7 @@ class ExportConflict(ClaimsError):
 
 
 class InvalidName(FieldError):
-    """A person's name that cannot be recorded (identity.person_name). `field` is the domain's word for
+    """A person's name that cannot be recorded (trust.identity.person_name). `field` is the domain's word for
     it ("reader", "actor"); `origin` says where it was set when it was not typed (CLAIMS_READER, the
     settings file, git's user.name)."""
 

@@ -26,18 +26,18 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import __version__
-from claimsdb.agents import SoftwareAgent
-from claimsdb.identity import TOOL_ACTOR
 from claimsdb.models import Claim, Event, Snapshot, Source, Verification
 from claimsdb.queries import claim_views
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.agents import SoftwareAgent
+from claimsdb.trust.identity import TOOL_ACTOR
+from claimsdb.trust.rule import Policy
 from claimsdb.views import ClaimView
 
 NAMESPACE = "urn:claimsdb:"
 TOOL = f"claims:tool/claimsdb-{__version__}"
 RESEARCH_AGENT = "claims:agent/ai-research-agent"
 AGENT_REPORTED = "agent-reported"
-IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
+IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (trust.identity.person_name refuses it)
 SEALED = "sealed"
 
 

@@ -31,7 +31,6 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from claimsdb import db, queries, sources, store, views
-from claimsdb.agents import SoftwareAgent
 from claimsdb.errors import (
     AgentCannotVouch,
     BadQuery,
@@ -46,7 +45,8 @@ from claimsdb.figures import as_quantity
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim
 from claimsdb.queries import ClaimFilter
 from claimsdb.records import types as record_types
-from claimsdb.trust_rule import page_to_reread, reread_doors, reread_hint
+from claimsdb.trust.agents import SoftwareAgent
+from claimsdb.trust.rule import page_to_reread, reread_doors, reread_hint
 
 ORIGIN = "claims mcp"  # the door's name: an added claim's origin in its history, and where errors say they arose
 AGENT_TAG = "agent-reported"  # the one tag an agent over MCP records

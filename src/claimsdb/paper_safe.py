@@ -31,7 +31,7 @@ from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust import people, signatures
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
+from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 from claimsdb.views import ClaimView
 
 MODES = ("gate", "skip-unsafe", "draft", "guarded")

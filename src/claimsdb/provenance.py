@@ -14,7 +14,6 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from claimsdb.errors import BadQuery, RetagRaisesTrust
-from claimsdb.identity import person_name
 from claimsdb.models import Claim, Tag
 from claimsdb.queries import get_claim
 from claimsdb.recording import REREAD_TAG, TRUST_RANK, TRUSTED
@@ -23,7 +22,8 @@ from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.recording import required as _required
 from claimsdb.rereads import RereadPreview, preview_reread, required_fields, reread
-from claimsdb.trust_rule import page_to_reread
+from claimsdb.trust.identity import person_name
+from claimsdb.trust.rule import page_to_reread
 
 __all__ = [
     "REREAD_TAG",

@@ -41,7 +41,7 @@ from claimsdb.models import (
     SourceFields,
     Tag,
 )
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from claimsdb.views import ClaimView
 
 TRACE_EVENTS = 3  # how many of the latest history events `trace` shows per claim

@@ -20,7 +20,6 @@ from sqlmodel import Session, col
 from claimsdb import history, integrity, sources
 from claimsdb.errors import BadQuery, InvalidField
 from claimsdb.escaping import http_url
-from claimsdb.identity import person_name
 from claimsdb.models import Claim, Evidence, Figure, Source
 from claimsdb.queries import claim_views, get_claim
 from claimsdb.recording import REREAD_TAG, TRUSTED
@@ -29,6 +28,7 @@ from claimsdb.recording import detail as _detail
 from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.trust import signatures
+from claimsdb.trust.identity import person_name
 from claimsdb.trust.people import Signer
 from claimsdb.views import ClaimView
 

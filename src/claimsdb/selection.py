@@ -50,7 +50,7 @@ from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust import people, signatures
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy
 
 UNREACHABLE = "unreachable"  # a fetch that failed: it never hides an earlier verification's outcome
 DECIDED_IN_SQL = (*IMPORT_KINDS, REREAD_KIND)  # tag events after which SQL tells an outdated claim

@@ -37,17 +37,17 @@ from sqlmodel import Session, col
 
 from claimsdb import records
 from claimsdb.errors import BadQuery
-from claimsdb.identity import TOOL_ACTOR
-from claimsdb.importer.known import AGENT, DATA_FILE, Channel, channel_of
 from claimsdb.importer.plan import ImportPlan
 from claimsdb.importer.stream import Importer
 from claimsdb.models import Claim, Tag
 from claimsdb.records.types import DataFile
 from claimsdb.records.validation import claim_record
+from claimsdb.trust.channels import AGENT, DATA_FILE, Channel, channel_of
+from claimsdb.trust.identity import TOOL_ACTOR
 
 __all__ = ["AGENT", "DATA_FILE", "Channel", "ImportPlan", "channel_of"]
 
-IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (identity.person_name refuses it)
+IMPORT_ACTOR = TOOL_ACTOR  # the tool, never a person (trust.identity.person_name refuses it)
 
 
 def import_files(

@@ -25,7 +25,7 @@ from typer.testing import CliRunner  # noqa: E402
 from claimsdb import db  # noqa: E402
 from claimsdb.cli.app import app  # noqa: E402
 from claimsdb.lint import build_store, lint_report  # noqa: E402
-from claimsdb.trust_rule import Policy  # noqa: E402
+from claimsdb.trust.rule import Policy  # noqa: E402
 
 REPORT = "deepseek_v3_tech_report_arxiv2412.19437.md"
 

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from claimsdb.db import HEAD_REVISION
-from claimsdb.identity import MAX_NAME
 from claimsdb.records import types as record_types
+from claimsdb.trust.identity import MAX_NAME
 from tests.conftest import REPO, SAMPLE, run_sql, store_digest
 
 pytestmark = pytest.mark.slow  # hundreds of hostile records, each through the real CLI

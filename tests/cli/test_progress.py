@@ -94,7 +94,7 @@ def test_copy_shows_rows_done(claims, loaded, tmp_path, terminal_stderr, monkeyp
 
 def test_the_domain_reports_through_its_callback(engine, paper):
     from claimsdb import db, lint
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
     heard: list[str] = []
     with db.session_scope(engine) as session:

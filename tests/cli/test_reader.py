@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from claimsdb import identity
+from claimsdb.trust import identity
 from tests.cli.test_values import DATA
 from tests.conftest import store_digest
 from tests.names import REFUSED_PARAMS

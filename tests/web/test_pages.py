@@ -300,7 +300,7 @@ def test_no_reread_is_recorded_without_a_name(serve, client, history):
 @pytest.mark.engine_free  # the name is refused before any write
 @pytest.mark.parametrize("name, reason", REFUSED_PARAMS)
 def test_a_name_must_be_a_name(serve, client, history, name, reason):
-    """The form refuses what `--by` refuses (one rule, identity.person_name), saying why under its own label."""
+    """The form refuses what `--by` refuses (one rule, trust.identity.person_name), saying why under its own label."""
     c = client(serve())
     token = csrf_token(c.get("/reader").text)
     answer = c.post(

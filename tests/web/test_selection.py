@@ -16,7 +16,7 @@ from claimsdb.cli.app import app
 from claimsdb.models import Claim
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Selection, outdated_ids, unsigned_ids
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from tests.conftest import DATA_FILES, run_sql
 
 POLICIES = (Policy(), Policy(strict=True))

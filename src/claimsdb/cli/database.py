@@ -136,7 +136,8 @@ def anchor_(
 
     Example: claims db anchor -o paper/claims.anchor
     """
-    from claimsdb import anchor, identity
+    from claimsdb import anchor
+    from claimsdb.trust import identity
 
     with db.session_of(db_) as session:
         head = anchor.take(session)
@@ -206,7 +207,7 @@ def grant(
 
     Example: claims db grant alice --as writer --db postgresql+psycopg://owner@db.example.org/review
     """
-    from claimsdb import roles
+    from claimsdb.trust import roles
 
     with db.session_of(db_) as session:
         roles.grant(session, role, access)

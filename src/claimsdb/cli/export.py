@@ -32,7 +32,7 @@ from claimsdb.errors import BadQuery, ExitCode
 if TYPE_CHECKING:
     from claimsdb.paper_safe import Blocked, Export
     from claimsdb.queries import ClaimFilter
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
 
 # Formats that lay claims out as a table: --grid chooses subjects by stages. The others write figures,
@@ -47,8 +47,8 @@ STDOUT = Path("-")
 
 
 def reread_hint(row: Blocked, db_: str | None) -> str:
-    """What a person re-reads to clear a blocked claim, and where they record it (trust_rule.reread_hint)."""
-    from claimsdb.trust_rule import reread_hint as hint
+    """What a person re-reads to clear a blocked claim, and where they record it (trust.rule.reread_hint)."""
+    from claimsdb.trust.rule import reread_hint as hint
 
     return hint(row.key, row.reread_page, db_)
 
@@ -148,7 +148,7 @@ def export(
 
     Example: claims export --format latex --grid --subject SmolLM3 -o table.tex
     """
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
     _check_flags(fmt, grid=grid, cite_notes=cite_notes, skip_unsafe=skip_unsafe, draft=draft)
     output = _destination(fmt, output)

@@ -257,7 +257,8 @@ def add(
 
 def _add(fields: dict, *, source: str, by: str | None, db_: str | None, fmt: OutputFormat) -> None:
     """Record the claim `claims add` was given, as the person named (or the tool), and report it."""
-    from claimsdb import identity, store
+    from claimsdb import store
+    from claimsdb.trust import identity
 
     # Adding vouches for nothing (the claim is unverified), so with no person named the tool records it.
     person = (

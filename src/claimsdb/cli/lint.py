@@ -86,7 +86,7 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     paper repository's own ./claims.anchor, when there is one)."""
     from claimsdb import anchor
     from claimsdb import lint as linting
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
     if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
         anchors = [

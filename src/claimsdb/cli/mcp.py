@@ -58,9 +58,10 @@ def mcp(
 
     Example: claims mcp --db ~/review/claims.db --agent sweep-7 --by "Ada Lovelace"
     """
-    from claimsdb import db, identity
+    from claimsdb import db
     from claimsdb.errors import DatabaseProblem
     from claimsdb.mcp_tools import ClaimsTools
+    from claimsdb.trust import identity
 
     # Nobody vouches by adding (the claims are unverified), so with no person named the record says so.
     person = (

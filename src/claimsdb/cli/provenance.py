@@ -56,7 +56,7 @@ TagArgument = Annotated[
 
 def _actor(by: str | None) -> str:
     """The person recording: --by, else the reader set on this machine; never the login name."""
-    from claimsdb import identity
+    from claimsdb.trust import identity
 
     return identity.reader(by)
 
@@ -507,7 +507,7 @@ def _details(e: dict) -> str:
             ):  # the whole signature is in --format json
                 parts.append(f"signed with {v.get('fingerprint')} ({v.get('format')})")
             elif k == "agent" and isinstance(v, dict):
-                from claimsdb.agents import SoftwareAgent
+                from claimsdb.trust.agents import SoftwareAgent
 
                 parts.append("agent: " + SoftwareAgent.of_detail(detail).describe())
             elif k != "url":

@@ -103,7 +103,7 @@ def verify(
     from claimsdb.fetching.fetch import FetchLimits
     from claimsdb.fetching.snapshots import SnapshotStore
     from claimsdb.fetching.targets import FetchPolicy
-    from claimsdb.trust_rule import Policy
+    from claimsdb.trust.rule import Policy
 
     _check_selection(keys, source, everything, unverified, strict, rereads)
     if rereads:

@@ -8,7 +8,7 @@ from claimsdb.errors import AgentCannotVouch, InvalidRecord
 from claimsdb.importer.known import VERIFIED, Known
 from claimsdb.records.types import ClaimRecord
 from claimsdb.records.validation import REREAD_FIELDS
-from claimsdb.trust_rule import RereadPage
+from claimsdb.trust.rule import RereadPage
 
 
 def check_claim(rec: ClaimRecord, known: Known) -> None:

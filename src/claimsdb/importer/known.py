@@ -1,15 +1,17 @@
-"""What an import knows as it goes: the channel each file came in through (what it may vouch for), and
-the store's definitions (tags and their trust, sources, quantities), which it writes as they come."""
+"""What an import knows as it goes: the channel each file came in through (trust.channels: what it may
+vouch for), and the store's definitions (tags and their trust, sources, quantities), which it writes as
+they come."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claimsdb import history, records
+from claimsdb import history
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import Quantity, figure_columns
 from claimsdb.records.types import FigureRecord
-from claimsdb.trust_rule import RereadPage
+from claimsdb.trust.channels import AGENT, Channel
+from claimsdb.trust.rule import RereadPage
 
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
 DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "label")
@@ -17,28 +19,6 @@ DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 UNVERIFIED, VERIFIED = "unverified", history.VERIFIED
 FIGURE_COLUMNS = tuple(figure_columns(0, FigureRecord(Quantity(raw="", kind="text"))).keys())
-
-
-@dataclass(frozen=True)
-class Channel:
-    """How records come in, and so what they may vouch for. `agent`: only what was reported (tags of
-    unverified trust, no tag definitions, no re-reads, no preferred value, no change to a source or to a
-    claim a person vouches for); otherwise a data file read from a path, which vouches for its secondary
-    tags and records the re-reads it names."""
-
-    name: str
-    agent: bool
-
-
-AGENT = Channel("agent channel", agent=True)
-DATA_FILE = Channel("data file", agent=False)
-
-
-def channel_of(path: str) -> Channel:
-    """JSON Lines (standard input or a .jsonl file) is what agents write, so it is an agent channel: a
-    sweep's output piped in and the same output saved to a file first must get the same rules. A JSON or
-    CSV data file read from a path is a data file."""
-    return AGENT if records.json_lines(path) else DATA_FILE
 
 
 @dataclass

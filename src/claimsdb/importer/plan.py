@@ -31,7 +31,7 @@ from claimsdb.importer.known import (
 from claimsdb.importer.read import StoredClaims, read_stored
 from claimsdb.models import Claim, Event
 from claimsdb.records.types import ClaimRecord, FigureRecord
-from claimsdb.trust_rule import RereadPage, reread_hint
+from claimsdb.trust.rule import RereadPage, reread_hint
 
 # A piece of evidence as a claim's content holds it: (source key, locator, quote).
 Cited = tuple[str, str | None, str | None]

@@ -14,12 +14,13 @@ from sqlmodel import Session, col
 from claimsdb import db, history
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
 from claimsdb.importer import read as import_read
-from claimsdb.importer.known import VERIFIED, Channel, Known
+from claimsdb.importer.known import VERIFIED, Known
 from claimsdb.importer.plan import ImportPlan, plan_claims
 from claimsdb.importer.read import as_declared, existing_keys, stored_digests
 from claimsdb.importer.write import Writer
 from claimsdb.models import Claim, MeasuredQuantity, Source, Tag, utcnow
 from claimsdb.records.types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
+from claimsdb.trust.channels import Channel
 
 BATCH = 5000  # claims read, checked and written at a time
 

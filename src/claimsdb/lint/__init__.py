@@ -82,7 +82,7 @@ claims that are not paper-safe state it, or only withdrawn/superseded ones; "war
 store" when a claim of a named subject measures the same thing with another value ("10,000 concurrent
 tasks" for Kimi K2.5 when the store says 100,000); "note" when nothing matches (an untracked figure).
 Each message is one line naming the claim key(s), tag and trust, and for errors the page a person
-re-reads to clear each one (its address and locator) and where they record it (trust_rule.reread_hint). The report counts the figures checked, passed, errors, warnings,
+re-reads to clear each one (its address and locator) and where they record it (trust.rule.reread_hint). The report counts the figures checked, passed, errors, warnings,
 untracked and skipped.
 
 Modules: `claimsdb.prose` (a rewritten copy that maps back to the original; prose per format: tex,

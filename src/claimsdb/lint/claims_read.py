@@ -11,7 +11,7 @@ from claimsdb import integrity, views
 from claimsdb.figures import Quantity, as_quantity
 from claimsdb.figures.matching import SETTING_KEY, measure_words, spelled
 from claimsdb.lint.subjects import SubjectIndex
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
+from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 
 
 @dataclass(frozen=True)

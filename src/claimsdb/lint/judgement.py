@@ -10,7 +10,7 @@ from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdi
 from claimsdb.lint.claims_read import DIGIT, IndexedClaim, Store
 from claimsdb.lint.filter import small_bare
 from claimsdb.lint.report import SKIPPED, Finding
-from claimsdb.trust_rule import reread_hint
+from claimsdb.trust.rule import reread_hint
 
 Judged = tuple[int, Quantity, Verdict]  # a claim's index, its stored figure, the matcher's verdict
 Say = Callable[[str, str, list, str | None], Finding]  # severity, message, claims chosen, verdict

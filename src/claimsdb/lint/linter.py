@@ -30,7 +30,7 @@ from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.tex import tex
 from claimsdb.trust import people
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 
 KINDS = ("tex", "md", "qmd", "html", "txt")
 EXTENSIONS = {

@@ -10,7 +10,6 @@ from typing import Any
 
 from claimsdb.errors import InvalidName, InvalidRecord, shown
 from claimsdb.escaping import CITE_KEY_PATTERN, http_url
-from claimsdb.identity import person_name
 from claimsdb.models import ALIAS_SEPARATOR, CLAIM_STATUSES, RANKS, SOURCE_KINDS, TRUST_LEVELS
 from claimsdb.records.fields import (
     choice_field,
@@ -35,6 +34,7 @@ from claimsdb.records.types import (
     SourceRecord,
     TagRecord,
 )
+from claimsdb.trust.identity import person_name
 
 
 def tag_record(name: str, index: int, record: Any) -> TagRecord:
@@ -184,7 +184,7 @@ def read_claim(name: str, index: int, record: Any, label: str | None = None) -> 
 
 def _reread(raw: Any, name: str, label: str) -> RereadRecord | None:
     """Who re-read the claim, when, in which page, where and what they saw: every part required, the
-    name a person's (identity.person_name), the day a calendar date that has come."""
+    name a person's (trust.identity.person_name), the day a calendar date that has come."""
     if raw is None:
         return None
     if not isinstance(raw, dict):

@@ -14,7 +14,7 @@ export's manifest names the keys that vouched.
 - An AI agent that adds claims over MCP or a JSON Lines channel (`trust.channels`): it records only
   unverified claims, never a tag above that, a re-read, a definition or a rank (`trust.agents` names it).
 - An agent, script or colleague that runs `claims` as the author: without signatures it can type any
-  reader's name (`trust.names` only checks that a name shows); with signatures required it cannot vouch
+  reader's name (`trust.identity` only checks that a name shows); with signatures required it cannot vouch
   unless it can use a registered key, which a security key (a touch), a passphrase asked in a dialog or
   `ssh-add -c` prevents. The MCP server and the agent channels never sign.
 - Whoever can write the database file or owns the PostgreSQL tables (an agent running as the author can):
@@ -30,7 +30,7 @@ sources, aliases and quantities, which are outside the chain (a data file read f
 define a tag of secondary trust); and the claimsdb installation itself: a process that can rewrite the
 tool can make it say anything.
 
-Modules: `names` (what a person's name may be; the reader and the signing key set on this machine),
+Modules: `identity` (what a person's name may be; the reader and the signing key set on this machine),
 `channels` (each way in and what it may vouch for), `agents` (the software agent an MCP client is),
 `rule` (the paper-safe rule and the re-read every door points to), `people` (the registry), `signatures`
 (whether a re-read is signed by its person), `sshsig` (SSH signatures, checked in process), `passkeys`

@@ -1,4 +1,4 @@
-"""The key a person signs with, as the command line names it (identity.signing_key): its public half, how
+"""The key a person signs with, as the command line names it (trust.identity.signing_key): its public half, how
 it signs (ssh-keygen, so ssh-agent, passphrases and security keys work as for git) and a warning when it is
 a key any process of the user can read. Errors are claimsdb.errors (exit 2); nothing here prints."""
 
@@ -9,9 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from claimsdb import identity
 from claimsdb.errors import BadQuery, InvalidField
-from claimsdb.trust import sshsig
+from claimsdb.trust import identity, sshsig
 
 GIT_LITERAL = "key::"
 
@@ -33,7 +32,7 @@ class SigningKey:
 
 
 def signing_key(given: str | None) -> SigningKey | None:
-    """The key named by --sign-with, else by the settings (identity.signing_key); None when none is."""
+    """The key named by --sign-with, else by the settings (trust.identity.signing_key); None when none is."""
     setting = identity.signing_key(given)
     if setting is None:
         return None

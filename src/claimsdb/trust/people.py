@@ -30,9 +30,9 @@ from sqlmodel import Session, SQLModel
 
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidField
-from claimsdb.identity import person_name
 from claimsdb.models import utcnow
 from claimsdb.trust import invites, sshsig
+from claimsdb.trust.identity import person_name
 
 PEOPLE_NAMESPACE = "claimsdb-people"
 MESSAGE_FORMAT = "claimsdb-people/1"

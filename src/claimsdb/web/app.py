@@ -49,9 +49,9 @@ from claimsdb.errors import (
 )
 from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.figures.quantity import FIELDS as FIGURE_FIELDS
-from claimsdb.identity import MAX_NAME, person_name
 from claimsdb.selection import Memo
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.identity import MAX_NAME, person_name
+from claimsdb.trust.rule import Policy
 from claimsdb.web import drawing, pages, queue_page, signing
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
@@ -90,7 +90,7 @@ class Settings:
 
 
 def reader_name(text: str | None) -> str | None:
-    """The reader's name a cookie holds, checked as every name is (identity.person_name); None when it
+    """The reader's name a cookie holds, checked as every name is (trust.identity.person_name); None when it
     holds none or one that is not a name."""
     try:
         return person_name(text, field="reader") if text else None

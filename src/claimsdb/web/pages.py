@@ -21,7 +21,7 @@ from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.models import CLAIM_STATUSES, TRUST_LEVELS, Claim, Source
 from claimsdb.selection import Facts, Memo, Selection
 from claimsdb.sources import get_source
-from claimsdb.trust_rule import Policy
+from claimsdb.trust.rule import Policy
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
 

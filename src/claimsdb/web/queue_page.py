@@ -41,7 +41,7 @@ from claimsdb.models import Claim, Evidence, Source, Verification
 from claimsdb.reread_page import PageRead, read_snapshot
 from claimsdb.selection import UNREACHABLE, Memo, Queue
 from claimsdb.sources import get_source
-from claimsdb.trust_rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy
 from claimsdb.views import ClaimView
 from claimsdb.web.drawing import Drawn, highlight
 from claimsdb.web.pages import Filters, choices

@@ -12,7 +12,7 @@ from claimsdb import db, paper_safe, views
 from claimsdb.lint import build_store
 from claimsdb.queries import ClaimFilter
 from claimsdb.selection import Memo, Queue
-from claimsdb.trust_rule import Policy, RereadPage, page_to_reread, reread_hint
+from claimsdb.trust.rule import Policy, RereadPage, page_to_reread, reread_hint
 from claimsdb.web import pages
 from claimsdb.web.pages import Filters, Paging
 from tests.conftest import DATA_FILES, run_sql

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from claimsdb import identity
 from claimsdb.errors import BadSetting, InvalidName, NoReader
+from claimsdb.trust import identity
 from tests.names import ACCEPTED, REFUSED_PARAMS
 
 

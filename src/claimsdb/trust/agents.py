@@ -12,7 +12,7 @@ prov` reads to draw a software agent acting on behalf of the person. Decisions a
 never on the actor's wording.
 
 The client's name and version come from the other end of a pipe, so they are checked by the rule every
-recorded name follows (`identity.person_name`: visible, no control, format or bidirectional characters,
+recorded name follows (`trust.identity.person_name`: visible, no control, format or bidirectional characters,
 at most 80 characters); a client whose name is not one records nothing.
 
 Light on purpose: `claims history` imports it to draw the agent, and loads nothing of the server.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from claimsdb.identity import person_name
+from claimsdb.trust.identity import person_name
 
 PROTOCOL = "MCP"
 DETAIL_KEY = "agent"  # where an event's detail holds the software agent
