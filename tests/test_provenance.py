@@ -14,7 +14,7 @@ from claimsdb.errors import BadQuery, InvalidField, RetagRaisesTrust, UnknownCla
 from claimsdb.models import Claim, Event, utcnow
 from claimsdb.queries import ClaimFilter
 from claimsdb.reread_page import PageRead
-from claimsdb.trust.rule import Policy
+from claimsdb.trust.rule import Policy, with_reread
 from tests.pages import CONTEXT, read, reread_of, widget_report
 
 
@@ -173,9 +173,9 @@ def test_retag_never_raises_trust_only_a_reread_does(engine, target):
         do(engine, provenance.retag, "gadget.fleet", target, actor="bo", reason="looked")
     assert (
         "only a re-read raises trust; a person re-reads gadget.fleet in the page its figure comes from"
-        in refused.value.with_reread()
+        in with_reread(refused.value)
     )  # each door adds it its own way
-    assert "`claims reread gadget.fleet`" in refused.value.with_reread()
+    assert "`claims reread gadget.fleet`" in with_reread(refused.value)
     assert tag_of(engine, "gadget.fleet") == "agent-reported"
     with pytest.raises(BadQuery, match="retag cannot raise"):
         do(engine, provenance.retag, "widget.context", "spot-checked", actor="bo", reason="looked")

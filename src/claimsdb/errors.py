@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from claimsdb.trust.rule import RereadPage
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -74,7 +71,8 @@ class AgentCannotVouch(InvalidRecord):
     vouch for something: a tag above unverified trust, a tag definition, a re-read, or a change to a
     claim or source that a person or a data file vouches for. `key` is the claim a person may re-read
     instead (None when the record is not a claim), `page` the page the record cites for it
-    (trust.rule.RereadPage; None when it names none)."""
+    (trust.rule.RereadPage; None when it names none). trust.rule.with_reread words the refusal with the
+    re-read that raises the claim instead."""
 
     def __init__(
         self,
@@ -84,22 +82,10 @@ class AgentCannotVouch(InvalidRecord):
         reason: str,
         *,
         key: str | None = None,
-        page: RereadPage | None = None,
+        page: Any = None,
     ):
-        self.key, self.page = key, page
+        self.key, self.page = key, page  # page: a trust.rule.RereadPage, or None
         super().__init__(file, record, field, reason)
-
-    def with_reread(self) -> str:
-        """The message, followed by how a person raises the claim instead (when it names one)."""
-        if self.key is None:
-            return self.message
-        return f"{self.message}; record it unverified: {_reread_hint(self.key, self.page)}"
-
-
-def _reread_hint(key: str, page: RereadPage | None) -> str:
-    from claimsdb.trust.rule import reread_hint  # the one wording of it, for every door
-
-    return reread_hint(key, page)
 
 
 class ReadOnly(ClaimsError):
@@ -168,14 +154,12 @@ class InvalidField(FieldError, BadQuery):
 
 class RetagRaisesTrust(BadQuery):
     """A retag that would raise a claim's trust: only a person's re-read does. `key` and `page` (the
-    claim's primary page, trust.rule.RereadPage): for the door to say what to re-read (`with_reread`)."""
+    claim's primary page, trust.rule.RereadPage): for the door to say what to re-read
+    (trust.rule.with_reread)."""
 
-    def __init__(self, key: str, message: str, page: RereadPage | None = None):
+    def __init__(self, key: str, message: str, page: Any = None):
         self.key, self.page = key, page
         super().__init__(message)
-
-    def with_reread(self) -> str:
-        return f"{self.message}; {_reread_hint(self.key, self.page)}"
 
 
 class DatabaseProblem(ClaimsError):

@@ -28,6 +28,7 @@ from mcp_types import INVALID_PARAMS
 from claimsdb import __version__
 from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
 from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools, ResourceInfo, ToolSpec
+from claimsdb.trust.rule import with_reread
 
 INSTRUCTIONS = (
     "claimsdb keeps figures (numbers from papers, reports and READMEs) with the sources that support them and a "
@@ -42,7 +43,7 @@ INSTRUCTIONS = (
 def tool_error(exc: BaseException) -> str:
     """What the agent reads for an error, as the command line prints it (cli/app.describe)."""
     if isinstance(exc, AgentCannotVouch):
-        return f"error: {exc.with_reread()}"
+        return f"error: {with_reread(exc)}"
     if isinstance(exc, UnknownClaim):
         return f"error: {exc.with_suggestions()}"
     if isinstance(exc, ClaimsError):

@@ -16,9 +16,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from claimsdb.errors import BadQuery
+from claimsdb import sources
+from claimsdb.errors import BadQuery, InvalidField
+from claimsdb.escaping import http_url
 from claimsdb.fetching.snapshots import SnapshotStore
 from claimsdb.models import Source
+from claimsdb.views import ClaimView
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,13 @@ def read_page(
     read for the check: the local copy named, else the latest snapshot, else fetched now (`limits`: verify's
     fetch limits and policy). Refuses (BadQuery) a claim or page that cannot be named; a page that cannot
     be had is returned with `text` None and the reason."""
-    from claimsdb import db, rereads
+    from claimsdb import db
     from claimsdb.queries import claim_views, get_claim
 
     with db.session_scope(engine) as session:
         claim = get_claim(session, key)
         view = claim_views(session, [claim], events=0)[0]
-        src, named = rereads._named_page(session, view, page)
+        src, named = named_page(session, view, page)
         if copy is None and src is not None:
             kept = read_snapshot(session, src, store)
             if kept is not None:
@@ -158,3 +161,34 @@ def _kept(page: str, how: str, result: Any, store: SnapshotStore, where: str | N
     sha = store.put(result.content)
     text, error = _text(store, sha, result.content_type, where or page)
     return PageRead(page, how, text, sha, result.fetched_at, where, error)
+
+
+def refuse_note(kind: str, name: str) -> None:
+    """A note is not a page: a re-read checks the page the figure comes from."""
+    if kind == "note":
+        raise BadQuery(
+            f"{name!r} is a note, not a primary page: a re-read checks the page the figure comes from"
+        )
+
+
+def named_page(session: Session, view: ClaimView, source: str | None) -> tuple[Source | None, str]:
+    """The page a re-read is recorded against, resolved once: the one named (a key, or a URL: None
+    when no source has it yet, registered only when the re-read is recorded), else the claim's
+    primary page. Returns (source or None, the name given)."""
+    if source is None:
+        if view.primary_source is None:
+            raise InvalidField(
+                "source",
+                f"is needed: {view.key} cites no primary page (name the page you re-read: "
+                "its URL, or a key from `claims sources add`)",
+            )
+        return sources.get_source(session, view.primary_source), view.primary_source
+    if http_url(source) is not None:
+        found = sources.find_by_url(session, source)
+        if found is None:
+            refuse_note(sources.guess_kind(source.strip()), source.strip())
+            return None, source.strip()
+    else:
+        found, _ = sources.resolve(session, source)  # a key, or an address refused as not one
+    refuse_note(found.kind, found.key)
+    return found, source

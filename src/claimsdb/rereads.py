@@ -19,7 +19,6 @@ from sqlmodel import Session, col
 
 from claimsdb import history, integrity, sources
 from claimsdb.errors import BadQuery, InvalidField
-from claimsdb.escaping import http_url
 from claimsdb.models import Claim, Evidence, Figure, Source
 from claimsdb.queries import claim_views, get_claim
 from claimsdb.recording import REREAD_TAG, TRUSTED
@@ -27,6 +26,7 @@ from claimsdb.recording import clean as _clean
 from claimsdb.recording import detail as _detail
 from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
+from claimsdb.reread_page import named_page, refuse_note
 from claimsdb.trust import signatures
 from claimsdb.trust.identity import person_name
 from claimsdb.trust.people import Signer
@@ -74,36 +74,6 @@ class RereadPreview:
     @property
     def registers(self) -> bool:
         return self.source_id is None
-
-
-def _refuse_note(kind: str, name: str) -> None:
-    if kind == "note":
-        raise BadQuery(
-            f"{name!r} is a note, not a primary page: a re-read checks the page the figure comes from"
-        )
-
-
-def _named_page(session: Session, view: ClaimView, source: str | None) -> tuple[Source | None, str]:
-    """The page a re-read is recorded against, resolved once: the one named (a key, or a URL: None
-    when no source has it yet, registered only when the re-read is recorded), else the claim's
-    primary page. Returns (source or None, the name given)."""
-    if source is None:
-        if view.primary_source is None:
-            raise InvalidField(
-                "source",
-                f"is needed: {view.key} cites no primary page (name the page you re-read: "
-                "its URL, or a key from `claims sources add`)",
-            )
-        return sources.get_source(session, view.primary_source), view.primary_source
-    if http_url(source) is not None:
-        found = sources.find_by_url(session, source)
-        if found is None:
-            _refuse_note(sources.guess_kind(source.strip()), source.strip())
-            return None, source.strip()
-    else:
-        found, _ = sources.resolve(session, source)  # a key, or an address refused as not one
-    _refuse_note(found.kind, found.key)
-    return found, source
 
 
 def _cited(view: ClaimView, page: str | None, locator: str | None, quote: str | None) -> bool:
@@ -169,7 +139,7 @@ def _preview(
     """The preview of re-reading a claim read already (its view checked against its history), and the
     page it resolved (None: a URL to register)."""
     required_fields(asked.source, asked.locator, asked.quote)
-    src, _named = _named_page(session, view, asked.source)
+    src, _named = named_page(session, view, asked.source)
     locator, quote = _clean(asked.locator, "locator") or None, _clean(asked.quote, "quote") or None
     if asked.attest is not None and not asked.attest.strip():
         raise InvalidField("attest", "must say why the page cannot be checked here")
@@ -326,7 +296,7 @@ def reread(
     registered = False
     if src is None:  # a URL new to the store when previewed: registered now (or found since)
         src, registered = sources.resolve(session, what.page)
-        _refuse_note(src.kind, src.key)
+        refuse_note(src.kind, src.key)
     cited = _cited(view, src.key, what.locator, what.quote)
     statement, stored = _apply_corrections(session, claim, what)
     unsigned = {

@@ -36,7 +36,7 @@ Domain reads only: no HTTP, no output.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
@@ -51,6 +51,7 @@ from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust import people, signatures
 from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy
+from claimsdb.trust.signatures import vouching_events
 
 UNREACHABLE = "unreachable"  # a fetch that failed: it never hides an earlier verification's outcome
 DECIDED_IN_SQL = (*IMPORT_KINDS, REREAD_KIND)  # tag events after which SQL tells an outdated claim
@@ -127,35 +128,6 @@ def unsigned_ids(session: Session, among: Sequence[int] | None = None) -> set[in
         for claim_id, key, event in vouching_events(session, among)
         if signatures.problem(registry, key, event)
     }
-
-
-def vouching_events(
-    session: Session, among: Sequence[int] | None = None
-) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """(id, key, event) of each verified claim (or of those `among` these ids) with the latest tag event
-    that vouches for it (an import's or a re-read's), as history.derive finds it."""
-    vouching, e = aliased(Event), aliased(Event)
-    latest = (
-        select(func.max(vouching.id))
-        .where(
-            vouching.claim_id == Claim.id,
-            vouching.tag_after.is_not(None),
-            vouching.kind.in_((*IMPORT_KINDS, REREAD_KIND)),
-        )
-        .correlate(Claim)
-        .scalar_subquery()
-    )
-    names = ("kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
-    stmt = (
-        select(Claim.id, Claim.key, *(getattr(e, n) for n in names))
-        .join(e, e.id == latest)
-        .where(trust_in([VERIFIED]))
-        .order_by(Claim.key)
-    )
-    if among is not None:
-        stmt = stmt.where(ids_in(among))
-    for row in session.execute(stmt.execution_options(yield_per=views.BATCH)):
-        yield row[0], row[1], dict(zip(names, row[2:]))
 
 
 def ids_in(ids: Iterable[int]):

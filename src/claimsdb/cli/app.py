@@ -107,7 +107,9 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
     if isinstance(
         exc, (AgentCannotVouch, RetagRaisesTrust)
     ):  # with the way a person raises the claim instead
-        return f"error: {exc.with_reread()}", exc.exit_code
+        from claimsdb.trust.rule import with_reread
+
+        return f"error: {with_reread(exc)}", exc.exit_code
     if isinstance(exc, UnknownClaim):  # with the closest stored keys
         return f"error: {exc.with_suggestions()}", exc.exit_code
     if isinstance(exc, NoReader):

@@ -34,7 +34,9 @@ from claimsdb.models import utcnow
 from claimsdb.trust import invites, sshsig
 from claimsdb.trust.identity import person_name
 
+# The SSHSIG namespaces claims signs in: the registry's rows, and re-reads (trust.signatures)
 PEOPLE_NAMESPACE = "claimsdb-people"
+REREAD_NAMESPACE = "claimsdb-reread"
 MESSAGE_FORMAT = "claimsdb-people/1"
 ROW_FIELDS = ("at", "kind", "name", "key", "fingerprint", "actor", "signer", "signature")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -429,8 +431,6 @@ def listing(session: Session) -> list[dict[str, Any]]:
 
 def allowed_signers(reg: Registry) -> list[str]:
     """The registered keys as lines of an allowed-signers file (git's gpg.ssh.allowedSignersFile)."""
-    from claimsdb.trust.signatures import REREAD_NAMESPACE
-
     return [
         sshsig.allowed_signers_line(k.name, k.key, (REREAD_NAMESPACE, PEOPLE_NAMESPACE))
         for k in reg.keys.values()

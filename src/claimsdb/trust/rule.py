@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from claimsdb.errors import AgentCannotVouch, RetagRaisesTrust
     from claimsdb.views import ClaimView
 
 EXPORTABLE_STATUS = "active"
@@ -147,3 +148,14 @@ class Policy:
 
     def describe(self) -> str:
         return f"{self.name} policy ({' and '.join(self.passing)} pass)"
+
+
+def with_reread(exc: AgentCannotVouch | RetagRaisesTrust) -> str:
+    """A refusal to vouch (an agent's record, a retag that would raise trust), followed by how a person
+    raises the claim instead: the one wording every door prints (the command line, MCP)."""
+    from claimsdb.errors import AgentCannotVouch
+
+    if exc.key is None:
+        return exc.message
+    lead = "; record it unverified: " if isinstance(exc, AgentCannotVouch) else "; "
+    return f"{exc.message}{lead}{reread_hint(exc.key, exc.page)}"

@@ -20,18 +20,19 @@ protects nothing against someone who holds the key: a key an agent can read sign
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import Table, bindparam, func, select
+from sqlmodel import Session, SQLModel
 
 from claimsdb.errors import BadQuery
-from claimsdb.history import REREAD_KIND
+from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
 from claimsdb.models import utcnow
 from claimsdb.trust import passkeys, people, sshsig
 
-REREAD_NAMESPACE = "claimsdb-reread"
+REREAD_NAMESPACE = people.REREAD_NAMESPACE
 MESSAGE_FORMAT = "claimsdb-reread/1"
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -284,8 +285,6 @@ def vouching_problem(
 def unsigned(session: Session) -> list[dict[str, str]]:
     """Every verified claim whose tag does not stand on a re-read signed by its person, required or not
     (`claims people unsigned`): the claims that vouch for nothing once signatures are required."""
-    from claimsdb.selection import vouching_events
-
     reg = people.load(session)
     out = []
     for _id, key, event in vouching_events(session):
@@ -398,3 +397,45 @@ def sign_data_file(
         raw["reread"] = reread
         signed.append(rec.key)
     return signed, others
+
+
+BATCH = 500  # rows a server-side cursor brings at a time
+
+
+def vouching_events(
+    session: Session, among: Sequence[int] | None = None
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(id, key, event) of each verified claim (or of those `among` these ids) with the latest tag event
+    that vouches for it (an import's or a re-read's), as history.derive finds it."""
+    claim, tag = _table("claim"), _table("tag")
+    vouching, e = _table("event").alias("vouching"), _table("event").alias("e")
+    latest = (
+        select(func.max(vouching.c.id))
+        .where(
+            vouching.c.claim_id == claim.c.id,
+            vouching.c.tag_after.is_not(None),
+            vouching.c.kind.in_((*IMPORT_KINDS, REREAD_KIND)),
+        )
+        .correlate(claim)
+        .scalar_subquery()
+    )
+    names = ("kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
+    verified = select(tag.c.name).where(tag.c.trust == VERIFIED)
+    stmt = (
+        select(claim.c.id, claim.c.key, *(e.c[n] for n in names))
+        .select_from(claim.join(e, e.c.id == latest))
+        .where(claim.c.tag.in_(verified))
+        .order_by(claim.c.key)
+    )
+    if among is not None:
+        # the ids written into the statement (integers only): no parameter limit
+        ids: Any = bindparam(
+            "ids", sorted(among), unique=True, expanding=True, literal_execute=True
+        )
+        stmt = stmt.where(claim.c.id.in_(ids))
+    for row in session.execute(stmt.execution_options(yield_per=BATCH)):
+        yield row[0], row[1], dict(zip(names, row[2:]))
+
+
+def _table(name: str) -> Table:
+    return SQLModel.metadata.tables[name]  # SQLModel sets __table__ at run time, unseen by mypy
