@@ -33,7 +33,7 @@ from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
 from claimsdb.reasons import event_detail, rank_reason, reread_check, tag_reason
-from claimsdb.trust import people, signatures
+from claimsdb.trust import people, prefetch, signatures
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
 
@@ -255,15 +255,32 @@ def load(
     walks the whole chain first), so the check here leaves that part out."""
     trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
     registry = people.load(session)
-    for i in range(0, len(ids), BATCH):
-        for view in _batch(session, ids[i : i + BATCH], trust, events, events_checked):
-            yield _signed(view, registry)
+    # many signatures to check: a worker checks them ahead on another core (trust.prefetch)
+    ahead = (
+        prefetch.Prefetch(session, registry, prefetch.VOUCHING, ids) if registry.required else None
+    )
+    try:
+        for i in range(0, len(ids), BATCH):
+            batch = ids[i : i + BATCH]
+            where = {claim_id: i + k for k, claim_id in enumerate(batch)} if ahead else {}
+            for view in _batch(session, batch, trust, events, events_checked):
+                yield _signed(view, registry, ahead, where.get(view.id, i))
+    finally:
+        if ahead is not None:
+            ahead.close()
 
 
-def _signed(view: ClaimView, registry: people.Registry) -> ClaimView:
+def _signed(
+    view: ClaimView,
+    registry: people.Registry,
+    ahead: prefetch.Prefetch | None = None,
+    position: int = 0,
+) -> ClaimView:
     """The view with why its verified tag's re-read does not vouch, once signatures are required."""
     if not registry.required or view.trust != "verified" or view.integrity:
         return view
+    if ahead is not None and view.vouched_event is not None:
+        ahead.need(position, signatures.verdict_key(view.key, view.vouched_event))
     why = signatures.problem(registry, view.key, view.vouched_event)
     return view._replace(unsigned=why) if why else view
 

@@ -382,3 +382,88 @@ def test_cutting_the_requirement_out_of_the_registry_is_caught_by_the_anchor_or_
         "the people registry does not verify"
     )
     assert claims("db", "check").exit_code == 1
+
+
+def test_a_forged_signature_is_blocked_when_a_worker_checks_signatures(
+    claims, store, page, ada_and_grace, monkeypatch
+):
+    """The parallel path (trust.prefetch, forced from the first claim): a worker process checks the
+    signatures ahead of the views, and a re-read whose signature does not verify still vouches for
+    nothing; a worker that cannot start leaves every check inline."""
+    import sys
+
+    from claimsdb import selection, views
+    from claimsdb.trust import people, prefetch, signatures, sshsig
+
+    ada, _ = ada_and_grace
+    assert signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada).exit_code == 0
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    armored = sshsig.sign(b"other words", "claimsdb-reread", ada)  # Ada's key, not this message
+    fp = sshsig.read_public_key(ada).fingerprint
+    _forge(
+        store,
+        "widget.context",
+        "Ada",
+        {"signature": {"format": "sshsig", "fingerprint": fp, "signature": armored}},
+    )
+    monkeypatch.setenv(prefetch.ENV, "1")
+    engine = db.make_engine(db.resolve_url(store))
+    try:
+        with db.session_scope(engine) as session:
+            reg = people.load(session)
+            ids = views.select_ids(session)
+            digests = {
+                k: signatures.verdict_key(k, e) for _, k, e in signatures.vouching_events(session)
+            }
+            where = {claim_id: i for i, claim_id in enumerate(ids)}
+            with prefetch.Prefetch(session, reg, prefetch.VOUCHING, ids) as ahead:
+                assert ahead.proc is not None
+                ahead._read(prefetch.WAIT, -prefetch.CHUNK)  # ready before the first view: from 0
+                assert ahead.start == 0
+                for claim_id, key, _ in selection.vouching_events(session):
+                    ahead.need(where[claim_id], digests[key])  # waits for the worker's chunk
+            assert ahead.proc is None
+            assert "does not verify" in (reg.verdicts[digests["widget.context"]] or "")
+            assert reg.verdicts[digests["widget.pretrain"]] is None
+            # the views stand on the worker's verdicts: nothing is checked inline now
+            inline = signatures._problem
+            monkeypatch.setattr(signatures, "_problem", lambda *a: pytest.fail("checked inline"))
+            shown = {v.key: v for v in views.load(session, ids)}
+            assert "does not verify" in (shown["widget.context"].unsigned or "")
+            assert shown["widget.pretrain"].unsigned is None
+            monkeypatch.setattr(signatures, "_problem", inline)
+    finally:
+        engine.dispose()
+    assert "widget.context" not in exported(claims)[1]
+    assert "widget.pretrain" in exported(claims)[1]
+    found = checks(claims("db", "check", "--format", "json"))
+    assert "does not verify" in found["re-read signatures"]["detail"]
+    # a worker that cannot start: every signature is checked inline, the forged one blocked as well
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    assert "widget.context" not in exported(claims)[1]
+
+
+def test_a_verdict_is_kept_by_what_was_checked_not_by_a_copied_hash(
+    claims, store, page, ada_and_grace
+):
+    """Within one command a verdict is reused for the same fields only: a forged event that copies a real
+    event's stored sha256 (but not its words, or its claim) is checked on its own."""
+    from claimsdb import queries
+    from claimsdb.trust import people, signatures
+
+    ada, _ = ada_and_grace
+    assert signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada).exit_code == 0
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    engine = db.make_engine(db.resolve_url(store))
+    with db.session_scope(engine) as session:
+        view = queries.claim_views(session, [queries.get_claim(session, "widget.pretrain")])[0]
+        real = dict(view.vouched_event)
+        reg = people.load(session)
+        assert signatures.problem(reg, "widget.pretrain", real) is None
+        other_claim = signatures.problem(reg, "widget.context", real)
+        other_words = signatures.problem(
+            reg, "widget.pretrain", {**real, "detail": real["detail"].replace("3,072", "4,096")}
+        )
+    engine.dispose()
+    assert other_claim is not None and "does not verify" in other_claim
+    assert other_words is not None and "does not verify" in other_words

@@ -19,6 +19,7 @@ protects nothing against someone who holds the key: a key an agent can read sign
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,10 +75,13 @@ def _detail(event: Mapping[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def reread_message(claim_key: str, event: Mapping[str, Any]) -> bytes:
+def reread_message(
+    claim_key: str, event: Mapping[str, Any], detail: Mapping[str, Any] | None = None
+) -> bytes:
     """What a re-read's signature signs, from the event's own fields. A data file's re-read signs what the
-    file states: the import's own findings (its attestation, the copy it checked) are not the person's."""
-    d = _detail(event)
+    file states: the import's own findings (its attestation, the copy it checked) are not the person's.
+    `detail`: the event's detail already decoded (else it is decoded here)."""
+    d = _detail(event) if detail is None else detail
     from_file = "data_file" in d
     checked = d.get("checked")
     page_sha = checked.get("sha256") if isinstance(checked, dict) and not from_file else None
@@ -114,17 +118,27 @@ def problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any] | Non
         return "nothing vouches for its tag"
     if event.get("kind") != REREAD_KIND:
         return "its verified tag was set by an import, not by a person's signed re-read"
-    digest = event.get("sha256")
-    if digest is not None and digest in reg.verdicts:
-        return reg.verdicts[digest]
-    why = _problem(reg, claim_key, event)
-    if digest is not None:
-        reg.verdicts[digest] = why
+    key = verdict_key(claim_key, event)
+    if key in reg.verdicts:
+        return reg.verdicts[key]
+    why = reg.verdicts[key] = _problem(reg, claim_key, event)
     return why
 
 
+def verdict_key(claim_key: str, event: Mapping[str, Any]) -> str:
+    """What a verdict is kept under for the command's life: the digest of every field the check reads
+    (not the event's own stored sha256, which a forged row could copy from a real one)."""
+    detail = event.get("detail")
+    if not isinstance(detail, str):
+        detail = json.dumps(detail, sort_keys=True, ensure_ascii=False)
+    fields = ("kind", "actor", "at", "origin", "content_sha256")
+    payload = [claim_key, *(str(event.get(f)) for f in fields), detail]
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> str | None:
-    sig = _detail(event).get("signature")
+    detail = _detail(event)
+    sig = detail.get("signature")
     actor, at = str(event.get("actor")), str(event.get("at"))
     if not isinstance(sig, dict):
         return f"the re-read by {actor} on {at[:10]} is not signed"
@@ -132,8 +146,8 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
         return _passkey_problem(reg, claim_key, event, sig)
     if sig.get("format") != "sshsig" or not isinstance(sig.get("signature"), str):
         return f"the re-read by {actor} on {at[:10]} carries no SSH signature"
-    armored = sig["signature"]
-    embedded = sshsig.signer(armored)
+    read = sshsig.read_signature(sig["signature"])  # decoded once: its key, then its check
+    embedded = read.signer
     if embedded is None:
         return f"the re-read by {actor} on {at[:10]} carries something that is not an SSH signature"
     key = reg.keys.get(embedded.fingerprint)
@@ -145,12 +159,13 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
         return f"the re-read recorded as {actor}'s is signed by {key.name}'s key"
     # a data file's re-read is dated the day of the reading and signed afterwards (`claims people sign`):
     # its key need only not have been removed by then
-    later = "data_file" in _detail(event)
+    later = "data_file" in detail
     if not (
         (later or key.added_at[:10] <= at[:10]) and (key.removed_at is None or at < key.removed_at)
     ):
         return f"the re-read by {actor} on {at[:10]} is signed by a key {actor} did not hold then"
-    why = sshsig.verify(armored, reread_message(claim_key, event), REREAD_NAMESPACE, key.key)
+    message = reread_message(claim_key, event, detail)
+    why = sshsig.verify_read(read, message, REREAD_NAMESPACE, key.key)
     return f"the signature of the re-read by {actor} does not verify: {why}" if why else None
 
 
@@ -300,33 +315,41 @@ def audit(session: Session) -> tuple[bool, str]:
     come unsigned: it vouches for nothing). An event appended with correct hashes but no valid signature
     is one that claims did not record."""
     from claimsdb.db import stream_rows
+    from claimsdb.trust import prefetch
 
     reg = people.load(session)
     names = ("id", "key", "kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
     bad: list[str] = []
     signed = 0
     seen: dict[str, Any] = {}  # each passkey assertion by the event that first carried it
-    for row in stream_rows(
-        session,
-        "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, e.sha256 "
-        "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'reread' ORDER BY e.id",
-    ):
-        event = dict(zip(names, row))
-        detail = str(event["detail"] or "")
-        if '"signature": ' in detail:
-            signed += 1
-            why = problem(reg, event["key"], event) or _replayed(seen, event)
-        elif (
-            reg.required
-            and reg.required_at is not None
-            and str(event["at"]) >= reg.required_at
-            and '"data_file": ' not in detail
+    where = "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'reread' ORDER BY e.id"
+    ids = [row[0] for row in stream_rows(session, f"SELECT e.id {where}")]
+    # many to check: a worker checks the later half on another core (trust.prefetch)
+    with prefetch.Prefetch(session, reg, prefetch.REREADS, ids, share=0.5) as ahead:
+        for position, row in enumerate(
+            stream_rows(
+                session,
+                "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, "
+                f"e.sha256 {where}",
+            )
         ):
-            why = "not signed, though signatures were required before it: claims did not record it"
-        else:
-            continue
-        if why:
-            bad.append(f"event {event['id']} ({event['key']}): {why}")
+            event = dict(zip(names, row))
+            detail = str(event["detail"] or "")
+            if '"signature": ' in detail:
+                signed += 1
+                ahead.need(position, verdict_key(event["key"], event))
+                why = problem(reg, event["key"], event) or _replayed(seen, event)
+            elif (
+                reg.required
+                and reg.required_at is not None
+                and str(event["at"]) >= reg.required_at
+                and '"data_file": ' not in detail
+            ):
+                why = "not signed, though signatures were required before it: claims did not record it"
+            else:
+                continue
+            if why:
+                bad.append(f"event {event['id']} ({event['key']}): {why}")
     if bad:
         more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
         return False, f"{len(bad)} re-read(s) do not verify: " + "; ".join(bad[:3]) + more

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
@@ -118,8 +119,7 @@ class PublicKey:
     @property
     def fingerprint(self) -> str:
         """What `ssh-keygen -lf` prints: SHA256: and the unpadded base64 of the blob's SHA-256."""
-        digest = base64.b64encode(hashlib.sha256(self.blob).digest()).decode("ascii")
-        return "SHA256:" + digest.rstrip("=")
+        return _fingerprint(self.blob)
 
     @property
     def line(self) -> str:
@@ -132,6 +132,13 @@ class PublicKey:
         return self.algorithm.startswith("sk-")
 
 
+@lru_cache(maxsize=256)
+def _fingerprint(blob: bytes) -> str:
+    digest = base64.b64encode(hashlib.sha256(blob).digest()).decode("ascii")
+    return "SHA256:" + digest.rstrip("=")
+
+
+@lru_cache(maxsize=256)  # in process only: a key is rebuilt once, not per signature checked
 def _load_blob(algorithm: str, blob: bytes) -> tuple[_CryptoKey, bytes]:
     """The key in `blob` for cryptography and its FIDO application (b"" unless an sk- key): string
     type, [string curve, for ECDSA], string key, [string application]. BadKey, or _Malformed for a
@@ -336,13 +343,45 @@ def _der(raw: bytes) -> bytes:
     return encode_dss_signature(int.from_bytes(r, "big"), int.from_bytes(s, "big"))
 
 
+@dataclass(frozen=True)
+class Signature:
+    """An armored SSHSIG signature read once (`read_signature`): its parts (public key blob, namespace,
+    reserved field, hash algorithm, signature) or why it has none, and the key it embeds (None when it
+    holds no usable key). `signer` and `verify` share it, so a signature is decoded once a check."""
+
+    parts: tuple[bytes, ...] = ()
+    malformed: str | None = None
+    signer: PublicKey | None = None
+
+
+def read_signature(armored: str) -> Signature:
+    """An armored signature decoded once; never raises for what it holds."""
+    try:
+        parts = tuple(_parse(armored))
+    except _Malformed as error:
+        return Signature(malformed=str(error))
+    blob = parts[0]
+    try:
+        algorithm = _type(blob)
+        if algorithm not in SUPPORTED:
+            return Signature(parts)
+        _load_blob(algorithm, blob)
+    except (_Malformed, ValueError):
+        return Signature(parts)
+    return Signature(parts, None, PublicKey(algorithm, blob))
+
+
 def verify(armored: str, message: bytes, namespace: str, key: PublicKey) -> str | None:
     """None when `armored` is a valid SSHSIG signature of `message` under `namespace` by exactly
     `key`; otherwise a short reason. Never raises for what a signature holds."""
-    try:
-        key_blob, signed_namespace, _reserved, hash_algorithm, signature = _parse(armored)
-    except _Malformed as error:
-        return str(error)
+    return verify_read(read_signature(armored), message, namespace, key)
+
+
+def verify_read(read: Signature, message: bytes, namespace: str, key: PublicKey) -> str | None:
+    """`verify` of a signature already decoded (`read_signature`)."""
+    if read.malformed is not None:
+        return read.malformed
+    key_blob, signed_namespace, _reserved, hash_algorithm, signature = read.parts
     expected_namespace = namespace.encode("utf-8", errors="surrogatepass")
     if signed_namespace != expected_namespace:
         return f"signed for namespace {_shown(signed_namespace)}, not {namespace!r}"
@@ -363,15 +402,7 @@ def verify(armored: str, message: bytes, namespace: str, key: PublicKey) -> str 
 
 def signer(armored: str) -> PublicKey | None:
     """The key embedded in an armored signature; None when it holds no usable key."""
-    try:
-        blob = _parse(armored)[0]
-        algorithm = _type(blob)
-        if algorithm not in SUPPORTED:
-            return None
-        _load_blob(algorithm, blob)
-    except (_Malformed, ValueError):
-        return None
-    return PublicKey(algorithm, blob)
+    return read_signature(armored).signer
 
 
 def sign(message: bytes, namespace: str, key_path: str | Path, *, timeout: float = 120) -> str:
