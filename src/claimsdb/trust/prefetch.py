@@ -36,7 +36,14 @@ from typing import IO, Any
 from sqlalchemy import Engine, bindparam, create_engine, text
 from sqlmodel import Session
 
-from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, event_digest
+from claimsdb.history import (
+    EVENT_FIELDS,
+    IMPORT_KINDS,
+    LATER_FIELDS,
+    REREAD_KIND,
+    VERIFIED,
+    event_digest,
+)
 from claimsdb.trust import people, signatures
 
 WORKERS_FROM = 5000
@@ -44,22 +51,7 @@ ENV = "CLAIMS_VERIFY_WORKERS_FROM"
 CHUNK = 250  # positions a worker's message covers
 WAIT = 10.0  # seconds the parent waits for the chunk in progress before it drops the worker
 VOUCHING, REREADS = "vouching", "rereads"
-_FIELDS = (
-    "id",
-    "at",
-    "kind",
-    "actor",
-    "tag_before",
-    "tag_after",
-    "status_after",
-    "origin",
-    "detail",
-    "content_sha256",
-    "prev_sha256",
-    "rank_after",
-    "stored_sha256",
-    "sha256",
-)
+_FIELDS = ("id", *EVENT_FIELDS, *LATER_FIELDS, "sha256")  # every column the event digest covers
 
 
 def threshold() -> int:
