@@ -94,6 +94,8 @@ def list_(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     with db.session_of(db_) as session:
         rows = registry.listing(session)
         reg = registry.load(session)
+    for problem in reg.problems:  # each row that grants nothing; then no re-read vouches
+        err_console.print(f"warning: {problem}", markup=False)
     required = (
         f"signatures required since {reg.required_at[:19]}Z (by {reg.required_by})"
         if reg.required_at

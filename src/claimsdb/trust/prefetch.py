@@ -6,9 +6,10 @@ its own engine on the same database (never the parent's connections), replays th
 itself, reads the events the command will ask about, in the command's order, and checks their
 signatures with the same rule (`signatures.problem`), sending {verdict key: reason or None} a chunk
 at a time (signatures.verdict_key: the digest of every field the check reads). The parent merges a chunk into `registry.verdicts` only when the worker's registry is the
-parent's (same head, same rows, no problems), and only for events whose stored sha256 the worker
-recomputed from the fields it read (history.event_digest: the claim's key and every field the message
-signs), so a verdict is a pure function of what the parent checks. Whatever the worker did not cover,
+parent's (same head, same rows, no problems); each verdict is kept under the digest of every field the
+check reads (signatures.verdict_key: the claim's key, the event's kind, actor, time, page, content and
+detail), so the parent takes it only for an event it reads exactly so: a verdict is a pure function of
+what the parent checks. Whatever the worker did not cover,
 or did not cover in time, the parent checks itself, inline: a worker that fails, hangs or says
 anything unexpected is dropped (killed and reaped), never taken for "verified".
 
@@ -42,7 +43,6 @@ from claimsdb.history import (
     LATER_FIELDS,
     REREAD_KIND,
     VERIFIED,
-    event_digest,
 )
 from claimsdb.trust import people, signatures
 
@@ -220,9 +220,6 @@ def _events(session: Session, mode: str, ids: Sequence[int]) -> Iterator[tuple[s
 def _verdicts(session: Session, reg: people.Registry, mode: str, ids: Sequence[int]) -> dict:
     out: dict[str, str | None] = {}
     for key, event in _events(session, mode, ids):
-        digest = event["sha256"]
-        if not digest or event_digest(key, event) != digest:
-            continue  # not what its hash says: the parent checks it (and its history check reports it)
         if mode == REREADS and '"signature": ' not in str(event["detail"] or ""):
             continue
         out[signatures.verdict_key(key, event)] = signatures.problem(reg, key, event)
