@@ -3,14 +3,14 @@
 When one command checks many signatures (an export, lint or `claims db check` of a whole store that
 requires them), `Prefetch` starts one worker process (`python -m claimsdb.trust.prefetch`) that opens
 its own engine on the same database (never the parent's connections), replays the people registry
-itself, reads the events the command will ask about, in the command's order, and checks their
-signatures with the same rule (`signatures.problem`), sending {verdict key: reason or None} a chunk
-at a time (signatures.verdict_key: the digest of every field the check reads). The parent merges a chunk into `registry.verdicts` only when the worker's registry is the
-parent's (same head, same rows, no problems); each verdict is kept under the digest of every field the
-check reads (signatures.verdict_key: the claim's key, the event's kind, actor, time, page, content and
-detail), so the parent takes it only for an event it reads exactly so: a verdict is a pure function of
-what the parent checks. Whatever the worker did not cover,
-or did not cover in time, the parent checks itself, inline: a worker that fails, hangs or says
+itself and, once the parent agrees it is the parent's (same head, same rows, no problems), checks the
+signatures of the events the command will ask about with the same rule (`signatures.problem`), from
+the far end of the command's list, sending {verdict key: reason or None} a chunk at a time. The parent
+goes from the near end: before each check it merges what has come (it never waits), and checks
+inline whatever the worker has not sent, so the two meet where their work balances. A verdict is kept
+under the digest of every field the check reads (signatures.verdict_key: the claim's key, the event's
+kind, actor, time, page, content and detail), so the parent takes it only for an event it reads
+exactly so: a verdict is a pure function of what the parent checks. A worker that fails or says
 anything unexpected is dropped (killed and reaped), never taken for "verified".
 
 Nothing is stored: every command verifies what it relies on (an agent running as the user can write
@@ -49,7 +49,6 @@ from claimsdb.trust import people, signatures
 WORKERS_FROM = 5000
 ENV = "CLAIMS_VERIFY_WORKERS_FROM"
 CHUNK = 250  # positions a worker's message covers
-WAIT = 10.0  # seconds the parent waits for the chunk in progress before it drops the worker
 VOUCHING, REREADS = "vouching", "rereads"
 _FIELDS = ("id", *EVENT_FIELDS, *LATER_FIELDS, "sha256")  # every column the event digest covers
 
@@ -82,24 +81,19 @@ def _reap(proc: subprocess.Popen) -> None:
 
 
 class Prefetch:
-    """Verdicts a worker checks ahead of the caller, who asks `need(position, digest)` before it checks
-    the signature of the event at `position` of `ids` itself (see the module docstring). `share`: the
-    fraction of the positions left when the worker is ready that the caller keeps checking inline (0 for
-    a caller with much other work per claim, such as building views; 0.5 for one that only checks)."""
+    """Verdicts a worker checks from the far end of `ids` while the caller goes from the near end: the
+    caller asks `need(position, key)` before it checks the signature of the event at `position` itself,
+    which merges whatever the worker has sent so far and never waits. The two meet where their work
+    balances (the caller, building views or reading events besides, checks fewer); every verdict the
+    worker has not sent is the caller's to check inline."""
 
     def __init__(
-        self,
-        session: Session,
-        registry: people.Registry,
-        mode: str,
-        ids: Sequence[int],
-        *,
-        share: float = 0.0,
+        self, session: Session, registry: people.Registry, mode: str, ids: Sequence[int]
     ) -> None:
-        self.registry, self.share, self.total = registry, share, len(ids)
+        self.registry = registry
         self.proc: subprocess.Popen | None = None
-        self.start: int | None = None  # the first position the worker checks, once it is ready
-        self.upto = 0  # the worker has sent every chunk before this position
+        self.ready = False  # the worker's registry is the caller's: its verdicts count
+        self.done = False  # the worker has sent every chunk
         self._buffer = b""
         if len(ids) < max(1, threshold()) or (os.cpu_count() or 1) < 2 or os.name != "posix":
             return
@@ -139,60 +133,57 @@ class Prefetch:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def need(self, position: int, digest: str | None) -> None:
-        """Before the caller checks the event at `position` (its verdict key `digest`,
-        signatures.verdict_key): merge what the worker has sent, waiting for the chunk in progress when it
-        covers `position`."""
-        if self.proc is None or digest is None or digest in self.registry.verdicts:
+    def need(self, position: int, key: str | None) -> None:
+        """Before the caller checks the event at `position` (its verdict key, signatures.verdict_key):
+        merge what the worker has sent (nothing is waited for)."""
+        if self.proc is None or key is None or key in self.registry.verdicts:
             return
+        self.wait(0.0)
+
+    def wait(self, timeout: float) -> None:
+        """Merge what the worker sends within `timeout` seconds, or until it has sent everything."""
         try:
-            self._read(0.0, position)
-            while self.proc is not None and self.start is not None and self.start <= position:
-                if not self.upto <= position < self.upto + CHUNK or not self._read(WAIT, position):
-                    return
+            while self.proc is not None and not self.done and self._read(timeout):
+                pass
         except (OSError, ValueError, KeyError, TypeError):
             self.close()
 
-    def _read(self, timeout: float, position: int) -> bool:
+    def _read(self, timeout: float) -> bool:
         """Take the messages waiting (for up to `timeout` s for the first); False when none came."""
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        got = False
-        while select.select([fd], [], [], timeout)[0]:
-            data = os.read(fd, 1 << 16)
-            if not data:
-                self.close()  # the worker ended: whatever it did not send is checked inline
-                return got
-            got, timeout = True, 0.0
-            self._buffer += data
-            *lines, self._buffer = self._buffer.split(b"\n")
-            for line in lines:
-                if self.proc is None:
-                    return got
-                self._take(json.loads(line), position)
-        if timeout and not got:
-            self.close()  # no word within WAIT: dropped
-        return got
+        if not select.select([fd], [], [], timeout)[0]:
+            return False
+        data = os.read(fd, 1 << 16)
+        if not data:
+            self.close()  # the worker ended: whatever it did not send is checked inline
+            return False
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            if self.proc is not None:
+                self._take(json.loads(line))
+        return True
 
-    def _take(self, message: dict[str, Any], position: int) -> None:
+    def _take(self, message: dict[str, Any]) -> None:
         if "head" in message:
             reg = self.registry
             if (message["head"], message["rows"], message["problems"]) != (reg.head, reg.rows, 0):
                 self.close()
                 return
-            left = self.total - position
-            self.start = min(self.total, position + max(CHUNK, int(left * self.share)))
-            self.upto = self.start
+            self.ready = True
             assert self.proc is not None and self.proc.stdin is not None
-            self.proc.stdin.write(f"{self.start}\n".encode())
+            self.proc.stdin.write(b"go\n")
             self.proc.stdin.flush()
             return
+        if not self.ready:
+            raise ValueError("verdicts before the registry was agreed")
         verdicts = message["verdicts"]
         if not all(v is None or isinstance(v, str) for v in verdicts.values()):
             raise ValueError("a verdict that is neither None nor a reason")
-        self.upto = int(message["upto"])
-        for digest, why in verdicts.items():
-            self.registry.verdicts.setdefault(str(digest), why)
+        for key, why in verdicts.items():
+            self.registry.verdicts.setdefault(str(key), why)
+        self.done = bool(message.get("last"))
 
 
 # -- the worker --------------------------------------------------------------------------------------
@@ -243,15 +234,17 @@ def main() -> None:
             ready = {"head": reg.head, "rows": reg.rows, "problems": len(reg.problems)}
             stdout.write(json.dumps(ready).encode() + b"\n")
             stdout.flush()
-            line = stdin.readline()
-            if not line.strip():
+            if stdin.readline().strip() != b"go":
                 return
-            start, ids = int(line), job["ids"]
+            ids = job["ids"]
             threading.Thread(target=_orphaned, args=(stdin,), daemon=True).start()
-            for i in range(start, len(ids), CHUNK):
+            starts = list(range(0, len(ids), CHUNK))
+            for n, i in enumerate(
+                reversed(starts)
+            ):  # from the far end: the caller starts at the near one
                 verdicts = _verdicts(session, reg, job["mode"], ids[i : i + CHUNK])
-                upto = min(len(ids), i + CHUNK)
-                stdout.write(json.dumps({"upto": upto, "verdicts": verdicts}).encode() + b"\n")
+                last = n == len(starts) - 1
+                stdout.write(json.dumps({"verdicts": verdicts, "last": last}).encode() + b"\n")
                 stdout.flush()
     finally:
         engine.dispose()

@@ -324,8 +324,8 @@ def audit(session: Session) -> tuple[bool, str]:
     seen: dict[str, Any] = {}  # each passkey assertion by the event that first carried it
     where = "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'reread' ORDER BY e.id"
     ids = [row[0] for row in stream_rows(session, f"SELECT e.id {where}")]
-    # many to check: a worker checks the later half on another core (trust.prefetch)
-    with prefetch.Prefetch(session, reg, prefetch.REREADS, ids, share=0.5) as ahead:
+    # many to check: a worker checks them from the far end on another core (trust.prefetch)
+    with prefetch.Prefetch(session, reg, prefetch.REREADS, ids) as ahead:
         for position, row in enumerate(
             stream_rows(
                 session,
