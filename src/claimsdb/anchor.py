@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
-from claimsdb.models import Event, utcnow
+from claimsdb.models import Event, Person, table_of, utcnow
 
 __all__ = [
     "ANCHOR_FILE",
@@ -49,7 +49,7 @@ ANCHOR_FILE = "claims.anchor"
 FORMAT = "claimsdb-anchor/1"
 MAX_FILE = 10_000  # bytes: an anchor file is a few hundred
 _CHUNK = 5000
-_PEOPLE = SQLModel.metadata.tables["person"]  # trust.people's registry (its own chain)
+_PEOPLE = table_of(Person)  # trust.people's registry (its own chain)
 
 
 @dataclass(frozen=True)

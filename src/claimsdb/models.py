@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import CheckConstraint, Index, UniqueConstraint
+from sqlalchemy import CheckConstraint, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from claimsdb.figures import COMPARATORS
@@ -60,6 +60,11 @@ ALIAS_SEPARATOR = "\n"
 def utcnow() -> str:
     """UTC time as ISO 8601 text: sortable, and the same in SQLite and PostgreSQL."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """A model's table (SQLModel sets `__table__` at run time, unseen by the type checker)."""
+    return SQLModel.metadata.tables[str(model.__tablename__)]
 
 
 def aliases_of(stored: str | None) -> list[str]:

@@ -261,26 +261,19 @@ def load(
     )
     try:
         for i in range(0, len(ids), BATCH):
-            batch = ids[i : i + BATCH]
-            where = {claim_id: i + k for k, claim_id in enumerate(batch)} if ahead else {}
-            for view in _batch(session, batch, trust, events, events_checked):
-                yield _signed(view, registry, ahead, where.get(view.id, i))
+            if ahead is not None:
+                ahead.merge()
+            for view in _batch(session, ids[i : i + BATCH], trust, events, events_checked):
+                yield _signed(view, registry)
     finally:
         if ahead is not None:
             ahead.close()
 
 
-def _signed(
-    view: ClaimView,
-    registry: people.Registry,
-    ahead: prefetch.Prefetch | None = None,
-    position: int = 0,
-) -> ClaimView:
+def _signed(view: ClaimView, registry: people.Registry) -> ClaimView:
     """The view with why its verified tag's re-read does not vouch, once signatures are required."""
     if not registry.required or view.trust != "verified" or view.integrity:
         return view
-    if ahead is not None and view.vouched_event is not None:
-        ahead.need(position, signatures.verdict_key(view.key, view.vouched_event))
     why = signatures.problem(registry, view.key, view.vouched_event)
     return view._replace(unsigned=why) if why else view
 

@@ -9,12 +9,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, case, select
-from sqlmodel import Session, SQLModel, col
+from sqlalchemy import case, select
+from sqlmodel import Session, col
 
 from claimsdb import history
 from claimsdb.db import parameter_mark
-from claimsdb.models import Claim, Event, Evidence, Figure
+from claimsdb.models import Claim, Event, Evidence, Figure, table_of
 from claimsdb.trust import signatures
 
 CHUNK = 500
@@ -32,11 +32,6 @@ STATE_COLUMNS = (
 # A re-read as a data file names one: (by, day, page, locator, quote, signature): a re-read signed since
 # it was recorded is recorded again, signed.
 RereadSeen = tuple[str, str, str | None, str | None, str | None, str | None]
-
-
-def table_of(model: type[SQLModel]) -> Table:
-    """A model's table (SQLModel sets `__table__` at run time, unseen by the type checker)."""
-    return SQLModel.metadata.tables[str(model.__tablename__)]
 
 
 def chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:

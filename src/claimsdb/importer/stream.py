@@ -13,12 +13,11 @@ from sqlmodel import Session, col
 
 from claimsdb import db, history
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
-from claimsdb.importer import read as import_read
 from claimsdb.importer.known import VERIFIED, Known
 from claimsdb.importer.plan import ImportPlan, plan_claims
 from claimsdb.importer.read import as_declared, existing_keys, stored_digests
 from claimsdb.importer.write import Writer
-from claimsdb.models import Claim, MeasuredQuantity, Source, Tag, utcnow
+from claimsdb.models import Claim, MeasuredQuantity, Source, Tag, table_of, utcnow
 from claimsdb.records.types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
 from claimsdb.trust.channels import Channel
 
@@ -256,6 +255,6 @@ class Importer:
 
 def _changed_field(session: Session, model: Any, key: str, fields: dict[str, Any]) -> str | None:
     """The first of `fields` whose stored value (of the row of `model` with `key`) differs, or None."""
-    table = import_read.table_of(model)
+    table = table_of(model)
     stored = session.execute(select(table).where(table.c.key == key)).one()._mapping
     return next((k for k, v in fields.items() if stored[k] != v), None)

@@ -20,7 +20,8 @@ from claimsdb.errors import InvalidRecord
 from claimsdb.figures import Quantity, figure_columns, reach
 from claimsdb.importer.known import DATA_FIELDS, FIGURE_COLUMNS, Known
 from claimsdb.importer.plan import Cited, ClaimBatch, PendingReread
-from claimsdb.importer.read import chunks, claim_ids, table_of
+from claimsdb.importer.read import chunks, claim_ids
+from claimsdb.models import table_of
 from claimsdb.records.types import (
     ClaimRecord,
     FigureRecord,

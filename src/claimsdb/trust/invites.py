@@ -23,9 +23,8 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from claimsdb.trust.passkeys import Credential, PasskeyError, check_rp_id
-
 if TYPE_CHECKING:
+    from claimsdb.trust.passkeys import Credential
     from claimsdb.trust.people import Registry
 
 INVITE_FIELDS = {"invite", "expires"}
@@ -95,6 +94,8 @@ def _admitted(reg: Registry, row: dict[str, Any], entry: dict[str, Any]) -> str 
     token = entry["token"]
     if not isinstance(token, str) or not hmac.compare_digest(token_hash(token), invite["hash"]):
         return "its token is not the invitation's"
+    from claimsdb.trust.passkeys import Credential, PasskeyError, check_rp_id  # fido2: only here
+
     try:
         credential = Credential.from_json(entry["credential"])
         check_rp_id(entry["rp_id"])
@@ -120,6 +121,8 @@ def apply(reg: Registry, row: dict[str, Any]) -> None:
         }
         return
     reg.invitations[entry["invite"]]["used"] = True
+    from claimsdb.trust.passkeys import Credential
+
     reg.passkeys.append(
         {
             "name": row["name"],

@@ -23,16 +23,19 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from claimsdb import history
 from claimsdb.errors import BadQuery, InvalidField
-from claimsdb.models import utcnow
-from claimsdb.trust import invites, sshsig
+from claimsdb.models import Person, table_of, utcnow
+from claimsdb.trust import invites
 from claimsdb.trust.identity import person_name
+
+if TYPE_CHECKING:  # the checks load it (and cryptography) only for a store with people
+    from claimsdb.trust import sshsig
 
 # The SSHSIG namespaces claims signs in: the registry's rows, and re-reads (trust.signatures)
 PEOPLE_NAMESPACE = "claimsdb-people"
@@ -64,9 +67,12 @@ class Key:
     def fingerprint(self) -> str:
         return self.key.fingerprint
 
-    def held_at(self, at: str) -> bool:
-        """Whether the key was registered to its person at this time (ISO 8601 UTC text)."""
-        return self.added_at <= at and (self.removed_at is None or at < self.removed_at)
+    def held_at(self, at: str, *, signed_later: bool = False) -> bool:
+        """Whether the key was its person's on the day of `at` (ISO 8601 UTC text) and not removed by
+        then. `signed_later`: the re-read was signed after that day (a data file's, dated the day of the
+        reading): the key need only not have been removed by then."""
+        added = signed_later or self.added_at[:10] <= at[:10]
+        return added and (self.removed_at is None or at < self.removed_at)
 
 
 @dataclass
@@ -134,7 +140,7 @@ def row_digest(row: dict[str, Any]) -> str:
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-_TABLE = SQLModel.metadata.tables["person"]  # SQLModel sets __table__ at run time, unseen by mypy
+_TABLE = table_of(Person)
 
 
 def _rows(session: Session) -> list[dict[str, Any]]:
@@ -183,6 +189,8 @@ def replay(rows: Iterable[dict[str, Any]]) -> Registry:
 def _signed_problem(reg: Registry, row: dict[str, Any]) -> str | None:
     """Why a row is not one a registered person signed (None: it is, or it is the unsigned first person,
     or a passkey registered with a valid invitation's one-time token)."""
+    from claimsdb.trust import sshsig
+
     if row["kind"] == "passkey":
         why = invites.row_problem(reg, row)
         if why or row["signature"] is None:
@@ -208,6 +216,8 @@ def _signed_problem(reg: Registry, row: dict[str, Any]) -> str | None:
 
 
 def _apply(reg: Registry, row: dict[str, Any]) -> None:
+    from claimsdb.trust import sshsig
+
     kind = row["kind"]
     if kind == "added":
         key = sshsig.parse_public_key(row["key"])
@@ -228,6 +238,8 @@ def _append(
     session: Session, row: dict[str, Any], sign: Signer | None, signer: Key | None
 ) -> dict[str, Any]:
     """Sign the row (when a signer is given), chain it to the registry's head and insert it."""
+    from claimsdb.trust import sshsig
+
     if sign is not None:
         row["signature"] = sign(row_message(row), PEOPLE_NAMESPACE)
         embedded = sshsig.signer(row["signature"])
@@ -431,6 +443,8 @@ def listing(session: Session) -> list[dict[str, Any]]:
 
 def allowed_signers(reg: Registry) -> list[str]:
     """The registered keys as lines of an allowed-signers file (git's gpg.ssh.allowedSignersFile)."""
+    from claimsdb.trust import sshsig
+
     return [
         sshsig.allowed_signers_line(k.name, k.key, (REREAD_NAMESPACE, PEOPLE_NAMESPACE))
         for k in reg.keys.values()

@@ -82,8 +82,8 @@ def _reap(proc: subprocess.Popen) -> None:
 
 class Prefetch:
     """Verdicts a worker checks from the far end of `ids` while the caller goes from the near end: the
-    caller asks `need(position, key)` before it checks the signature of the event at `position` itself,
-    which merges whatever the worker has sent so far and never waits. The two meet where their work
+    caller calls `merge()` before each stretch of its checks, which takes whatever the worker has sent so
+    far and never waits. The two meet where their work
     balances (the caller, building views or reading events besides, checks fewer); every verdict the
     worker has not sent is the caller's to check inline."""
 
@@ -133,11 +133,9 @@ class Prefetch:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def need(self, position: int, key: str | None) -> None:
-        """Before the caller checks the event at `position` (its verdict key, signatures.verdict_key):
-        merge what the worker has sent (nothing is waited for)."""
-        if self.proc is None or key is None or key in self.registry.verdicts:
-            return
+    def merge(self) -> None:
+        """Take what the worker has sent so far (nothing is waited for): the caller calls it before each
+        stretch of checks and checks inline whatever is still missing."""
         self.wait(0.0)
 
     def wait(self, timeout: float) -> None:

@@ -25,13 +25,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, select
-from sqlmodel import Session, SQLModel
+from sqlalchemy import bindparam, func, select
+from sqlmodel import Session
 
 from claimsdb.errors import BadQuery
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
-from claimsdb.models import utcnow
-from claimsdb.trust import passkeys, people, sshsig
+from claimsdb.models import Claim, Event, Tag, table_of, utcnow
+from claimsdb.trust import people
 
 REREAD_NAMESPACE = people.REREAD_NAMESPACE
 MESSAGE_FORMAT = "claimsdb-reread/1"
@@ -137,6 +137,8 @@ def verdict_key(claim_key: str, event: Mapping[str, Any]) -> str:
 
 
 def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> str | None:
+    from claimsdb.trust import sshsig
+
     detail = _detail(event)
     sig = detail.get("signature")
     actor, at = str(event.get("actor")), str(event.get("at"))
@@ -157,12 +159,8 @@ def _problem(reg: people.Registry, claim_key: str, event: Mapping[str, Any]) -> 
         )
     if key.name != actor:
         return f"the re-read recorded as {actor}'s is signed by {key.name}'s key"
-    # a data file's re-read is dated the day of the reading and signed afterwards (`claims people sign`):
-    # its key need only not have been removed by then
-    later = "data_file" in detail
-    if not (
-        (later or key.added_at[:10] <= at[:10]) and (key.removed_at is None or at < key.removed_at)
-    ):
+    # a data file's re-read is dated the day of the reading and signed afterwards (`claims people sign`)
+    if not key.held_at(at, signed_later="data_file" in detail):
         return f"the re-read by {actor} on {at[:10]} is signed by a key {actor} did not hold then"
     message = reread_message(claim_key, event, detail)
     why = sshsig.verify_read(read, message, REREAD_NAMESPACE, key.key)
@@ -185,6 +183,8 @@ def _passkey_problem(
         return f"the re-read recorded as {actor}'s is signed by {held[0]['name']}'s passkey"
     if held[0]["at"][:10] > at[:10]:
         return f"the re-read by {actor} on {at[:10]} is signed by a passkey registered after it"
+    from claimsdb.trust import passkeys  # fido2: loaded only for a passkey's re-read
+
     why = passkeys.verify_assertion(
         record,
         reread_message(claim_key, event),
@@ -211,6 +211,8 @@ def _passkey_signed(
         )
     actor = str(event.get("actor"))
     mine = [p for p in reg.passkeys_of(actor) if p["rp_id"] == signer.rp_id]
+    from claimsdb.trust import passkeys
+
     why = passkeys.verify_assertion(
         signer.record,
         message,
@@ -290,13 +292,6 @@ def sign(
     return signed
 
 
-def vouching_problem(
-    reg: people.Registry, claim_key: str, event: Mapping[str, Any] | None
-) -> str | None:
-    """`problem` when signatures are required, else None: what a claim view records (views.ClaimView.unsigned)."""
-    return problem(reg, claim_key, event) if reg.required else None
-
-
 def unsigned(session: Session) -> list[dict[str, str]]:
     """Every verified claim whose tag does not stand on a re-read signed by its person, required or not
     (`claims people unsigned`): the claims that vouch for nothing once signatures are required."""
@@ -326,18 +321,17 @@ def audit(session: Session) -> tuple[bool, str]:
     ids = [row[0] for row in stream_rows(session, f"SELECT e.id {where}")]
     # many to check: a worker checks them from the far end on another core (trust.prefetch)
     with prefetch.Prefetch(session, reg, prefetch.REREADS, ids) as ahead:
-        for position, row in enumerate(
-            stream_rows(
-                session,
-                "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, "
-                f"e.sha256 {where}",
-            )
+        for row in stream_rows(
+            session,
+            "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, "
+            f"e.sha256 {where}",
         ):
             event = dict(zip(names, row))
             detail = str(event["detail"] or "")
             if '"signature": ' in detail:
                 signed += 1
-                ahead.need(position, verdict_key(event["key"], event))
+                if signed % prefetch.CHUNK == 1:  # what the worker has sent, a chunk at a time
+                    ahead.merge()
                 why = problem(reg, event["key"], event) or _replayed(seen, event)
             elif (
                 reg.required
@@ -359,6 +353,8 @@ def audit(session: Session) -> tuple[bool, str]:
 
 def stored(armored: str) -> dict[str, Any]:
     """A signature as a re-read event's detail holds it."""
+    from claimsdb.trust import sshsig
+
     embedded = sshsig.signer(armored)
     return {
         "format": "sshsig",
@@ -430,8 +426,8 @@ def vouching_events(
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """(id, key, event) of each verified claim (or of those `among` these ids) with the latest tag event
     that vouches for it (an import's or a re-read's), as history.derive finds it."""
-    claim, tag = _table("claim"), _table("tag")
-    vouching, e = _table("event").alias("vouching"), _table("event").alias("e")
+    claim, tag = table_of(Claim), table_of(Tag)
+    vouching, e = table_of(Event).alias("vouching"), table_of(Event).alias("e")
     latest = (
         select(func.max(vouching.c.id))
         .where(
@@ -458,7 +454,3 @@ def vouching_events(
         stmt = stmt.where(claim.c.id.in_(ids))
     for row in session.execute(stmt.execution_options(yield_per=BATCH)):
         yield row[0], row[1], dict(zip(names, row[2:]))
-
-
-def _table(name: str) -> Table:
-    return SQLModel.metadata.tables[name]  # SQLModel sets __table__ at run time, unseen by mypy
