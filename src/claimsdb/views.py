@@ -261,19 +261,23 @@ def load(
     )
     try:
         for i in range(0, len(ids), BATCH):
-            if ahead is not None:
-                ahead.merge()
-            for view in _batch(session, ids[i : i + BATCH], trust, events, events_checked):
-                yield _signed(view, registry)
+            views = _batch(session, ids[i : i + BATCH], trust, events, events_checked)
+            for n, view in enumerate(views, i):
+                yield _signed(view, registry, ahead, n)
     finally:
         if ahead is not None:
             ahead.close()
 
 
-def _signed(view: ClaimView, registry: people.Registry) -> ClaimView:
-    """The view with why its verified tag's re-read does not vouch, once signatures are required."""
+def _signed(
+    view: ClaimView, registry: people.Registry, ahead: prefetch.Prefetch | None, position: int
+) -> ClaimView:
+    """The view with why its verified tag's re-read does not vouch, once signatures are required
+    (the worker's verdicts up to now taken first, see trust.prefetch)."""
     if not registry.required or view.trust != "verified" or view.integrity:
         return view
+    if ahead is not None:
+        ahead.merge(position)
     why = signatures.problem(registry, view.key, view.vouched_event)
     return view._replace(unsigned=why) if why else view
 

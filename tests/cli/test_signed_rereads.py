@@ -419,7 +419,7 @@ def test_a_forged_signature_is_blocked_when_a_worker_checks_signatures(
                 assert ahead.proc is not None
                 while not ahead.done and ahead.proc is not None:  # every verdict the worker's
                     ahead.wait(10.0)
-                assert ahead.ready and ahead.done
+                assert ahead.agreed.is_set() and ahead.done
             assert ahead.proc is None
             assert "does not verify" in (reg.verdicts[digests["widget.context"]] or "")
             assert reg.verdicts[digests["widget.pretrain"]] is None

@@ -4,12 +4,15 @@ When one command checks many signatures (an export, lint or `claims db check` of
 requires them), `Prefetch` starts one worker process (`python -m claimsdb.trust.prefetch`) that opens
 its own engine on the same database (never the parent's connections), replays the people registry
 itself and, once the parent agrees it is the parent's (same head, same rows, no problems), checks the
-signatures of the events the command will ask about with the same rule (`signatures.problem`), from
-the far end of the command's list, sending {verdict key: reason or None} a chunk at a time. The parent
-goes from the near end: before each check it merges what has come (it never waits), and checks
-inline whatever the worker has not sent, so the two meet where their work balances. A verdict is kept
-under the digest of every field the check reads (signatures.verdict_key: the claim's key, the event's
-kind, actor, time, page, content and detail), so the parent takes it only for an event it reads
+signatures of the events the command will ask about with the same rule (`signatures.problem`), in the
+command's order, sending {verdict key: reason or None} a chunk at a time. The parent drains the pipe on
+a thread as the worker writes; before each check it merges what has come (it never waits) and checks
+inline whatever the worker has not sent. It tells the worker how far it has got (a chunk at a time):
+a worker the parent has overtaken resumes ahead of it, so the two never check the same stretch for
+long, and a command with other work to do (the views of an export, the chain `claims db check` walks
+before the signatures: it starts its worker first) leaves nearly every check to the worker. A verdict
+is kept under the digest of every field the check reads (signatures.verdict_key: the claim's key, the
+event's kind, actor, time, page, content and detail), so the parent takes it only for an event it reads
 exactly so: a verdict is a pure function of what the parent checks. A worker that fails or says
 anything unexpected is dropped (killed and reaped), never taken for "verified".
 
@@ -24,12 +27,14 @@ checks before a worker is worth its start (about half a second).
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import select
+import queue
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
@@ -49,6 +54,7 @@ from claimsdb.trust import people, signatures
 WORKERS_FROM = 5000
 ENV = "CLAIMS_VERIFY_WORKERS_FROM"
 CHUNK = 250  # positions a worker's message covers
+AHEAD = 2 * CHUNK  # how far past the parent's position a worker that fell behind resumes
 VOUCHING, REREADS = "vouching", "rereads"
 _FIELDS = ("id", *EVENT_FIELDS, *LATER_FIELDS, "sha256")  # every column the event digest covers
 
@@ -71,6 +77,25 @@ def _url(session: Session) -> str | None:
     return url.render_as_string(hide_password=False)
 
 
+def _pump(
+    proc: subprocess.Popen, expected: dict, inbox: queue.SimpleQueue[bytes], agreed: threading.Event
+) -> None:
+    """The worker's first line must describe the caller's own registry (`expected`): then it is told to
+    go, and what it writes is moved into `inbox` as it comes (the caller only parses it; a pipe left
+    full would stop the worker until the caller's next look). b"" at the end, or at any disagreement."""
+    assert proc.stdin is not None and isinstance(proc.stdout, io.BufferedReader)
+    try:
+        if json.loads(proc.stdout.readline()) == expected:
+            proc.stdin.write(b"go\n")
+            proc.stdin.flush()
+            agreed.set()
+            while data := proc.stdout.read1(1 << 16):
+                inbox.put(data)
+    except (OSError, ValueError):
+        pass
+    inbox.put(b"")
+
+
 def _reap(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
@@ -81,20 +106,20 @@ def _reap(proc: subprocess.Popen) -> None:
 
 
 class Prefetch:
-    """Verdicts a worker checks from the far end of `ids` while the caller goes from the near end: the
-    caller calls `merge()` before each stretch of its checks, which takes whatever the worker has sent so
-    far and never waits. The two meet where their work
-    balances (the caller, building views or reading events besides, checks fewer); every verdict the
-    worker has not sent is the caller's to check inline."""
+    """Verdicts a worker checks along `ids` ahead of the caller: the caller calls `merge(position)`
+    before each check, which takes whatever the worker has sent so far (never waiting) and tells the
+    worker where the caller is; every verdict the worker has not sent is the caller's to check inline."""
 
     def __init__(
         self, session: Session, registry: people.Registry, mode: str, ids: Sequence[int]
     ) -> None:
         self.registry = registry
         self.proc: subprocess.Popen | None = None
-        self.ready = False  # the worker's registry is the caller's: its verdicts count
+        self.agreed = threading.Event()  # the worker's registry is the caller's: its verdicts count
         self.done = False  # the worker has sent every chunk
         self._buffer = b""
+        self._told = 0  # the last position the worker was told
+        self._inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()  # its lines; b"" at its end
         if len(ids) < max(1, threshold()) or (os.cpu_count() or 1) < 2 or os.name != "posix":
             return
         url = _url(session)
@@ -118,6 +143,10 @@ class Prefetch:
             assert self.proc.stdin is not None
             self.proc.stdin.write(json.dumps(job).encode() + b"\n")
             self.proc.stdin.flush()
+            reg = self.registry
+            expected = {"head": reg.head, "rows": reg.rows, "problems": 0}
+            pump = (self.proc, expected, self._inbox, self.agreed)
+            threading.Thread(target=_pump, args=pump, daemon=True).start()
         except (OSError, ValueError):
             self.close()
 
@@ -133,49 +162,44 @@ class Prefetch:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def merge(self) -> None:
+    def merge(self, position: int | None = None) -> None:
         """Take what the worker has sent so far (nothing is waited for): the caller calls it before each
-        stretch of checks and checks inline whatever is still missing."""
+        check the worker may have done, and checks inline whatever is still missing. `position`: how far
+        down the list the caller is, told to the worker (a CHUNK at a time) so that it stays ahead."""
         self.wait(0.0)
+        if position is not None and self.agreed.is_set() and position >= self._told + CHUNK:
+            try:
+                assert self.proc is not None and self.proc.stdin is not None
+                self.proc.stdin.write(b"at %d\n" % position)
+                self.proc.stdin.flush()
+                self._told = position
+            except (OSError, ValueError, AssertionError):
+                self.close()
 
     def wait(self, timeout: float) -> None:
         """Merge what the worker sends within `timeout` seconds, or until it has sent everything."""
+        deadline = time.monotonic() + timeout
         try:
-            while self.proc is not None and not self.done and self._read(timeout):
-                pass
+            while self.proc is not None and not self.done:
+                try:
+                    data = self._inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    return
+                self._parse(data)
         except (OSError, ValueError, KeyError, TypeError):
             self.close()
 
-    def _read(self, timeout: float) -> bool:
-        """Take the messages waiting (for up to `timeout` s for the first); False when none came."""
-        assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        if not select.select([fd], [], [], timeout)[0]:
-            return False
-        data = os.read(fd, 1 << 16)
+    def _parse(self, data: bytes) -> None:
         if not data:
             self.close()  # the worker ended: whatever it did not send is checked inline
-            return False
+            return
         self._buffer += data
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             if self.proc is not None:
                 self._take(json.loads(line))
-        return True
 
     def _take(self, message: dict[str, Any]) -> None:
-        if "head" in message:
-            reg = self.registry
-            if (message["head"], message["rows"], message["problems"]) != (reg.head, reg.rows, 0):
-                self.close()
-                return
-            self.ready = True
-            assert self.proc is not None and self.proc.stdin is not None
-            self.proc.stdin.write(b"go\n")
-            self.proc.stdin.flush()
-            return
-        if not self.ready:
-            raise ValueError("verdicts before the registry was agreed")
         verdicts = message["verdicts"]
         if not all(v is None or isinstance(v, str) for v in verdicts.values()):
             raise ValueError("a verdict that is neither None nor a reason")
@@ -215,10 +239,12 @@ def _verdicts(session: Session, reg: people.Registry, mode: str, ids: Sequence[i
     return out
 
 
-def _orphaned(stdin: IO[bytes]) -> None:
-    """Exit when the parent's pipe closes (the parent ended, or dropped this worker)."""
-    while stdin.readline():
-        pass
+def _listen(stdin: IO[bytes], parent_at: list[int]) -> None:
+    """Keep `parent_at[0]` at the position the parent last said it reached; exit when the parent's pipe
+    closes (the parent ended, or dropped this worker)."""
+    while line := stdin.readline():
+        if line.startswith(b"at "):
+            parent_at[0] = int(line[3:])
     os._exit(0)
 
 
@@ -235,15 +261,19 @@ def main() -> None:
             if stdin.readline().strip() != b"go":
                 return
             ids = job["ids"]
-            threading.Thread(target=_orphaned, args=(stdin,), daemon=True).start()
-            starts = list(range(0, len(ids), CHUNK))
-            for n, i in enumerate(
-                reversed(starts)
-            ):  # from the far end: the caller starts at the near one
+            parent_at = [0]
+            threading.Thread(target=_listen, args=(stdin, parent_at), daemon=True).start()
+            i = 0
+            while i < len(ids):
+                if parent_at[0] > i:  # the parent overtook this worker: resume ahead of it
+                    i = parent_at[0] + AHEAD
+                    continue
                 verdicts = _verdicts(session, reg, job["mode"], ids[i : i + CHUNK])
-                last = n == len(starts) - 1
-                stdout.write(json.dumps({"verdicts": verdicts, "last": last}).encode() + b"\n")
+                stdout.write(json.dumps({"verdicts": verdicts}).encode() + b"\n")
                 stdout.flush()
+                i += CHUNK
+            stdout.write(b'{"verdicts": {}, "last": true}\n')
+            stdout.flush()
     finally:
         engine.dispose()
 

@@ -23,7 +23,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, func, select
 from sqlmodel import Session
@@ -32,6 +32,9 @@ from claimsdb.errors import BadQuery
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED
 from claimsdb.models import Claim, Event, Tag, table_of, utcnow
 from claimsdb.trust import people
+
+if TYPE_CHECKING:
+    from claimsdb.trust import prefetch
 
 REREAD_NAMESPACE = people.REREAD_NAMESPACE
 MESSAGE_FORMAT = "claimsdb-reread/1"
@@ -304,34 +307,43 @@ def unsigned(session: Session) -> list[dict[str, str]]:
     return out
 
 
-def audit(session: Session) -> tuple[bool, str]:
-    """`claims db check`'s pass over every re-read: each signature must verify against the key its person
-    held then, and, once signatures are required, every re-read since must be signed (a data file's may
-    come unsigned: it vouches for nothing). An event appended with correct hashes but no valid signature
-    is one that claims did not record."""
+_AUDITED = "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'reread' ORDER BY e.id"
+
+
+def start_audit(session: Session) -> prefetch.Prefetch:
+    """`audit`'s worker, started early: with many re-reads it checks their signatures on another core
+    while the caller's other checks run (trust.prefetch); the caller closes it."""
     from claimsdb.db import stream_rows
     from claimsdb.trust import prefetch
 
-    reg = people.load(session)
+    ids = [row[0] for row in stream_rows(session, f"SELECT e.id {_AUDITED}")]
+    return prefetch.Prefetch(session, people.load(session), prefetch.REREADS, ids)
+
+
+def audit(session: Session, started: prefetch.Prefetch | None = None) -> tuple[bool, str]:
+    """`claims db check`'s pass over every re-read: each signature must verify against the key its person
+    held then, and, once signatures are required, every re-read since must be signed (a data file's may
+    come unsigned: it vouches for nothing). An event appended with correct hashes but no valid signature
+    is one that claims did not record. `started`: this session's `start_audit`."""
+    from claimsdb.db import stream_rows
+
     names = ("id", "key", "kind", "actor", "at", "origin", "content_sha256", "detail", "sha256")
     bad: list[str] = []
     signed = 0
     seen: dict[str, Any] = {}  # each passkey assertion by the event that first carried it
-    where = "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'reread' ORDER BY e.id"
-    ids = [row[0] for row in stream_rows(session, f"SELECT e.id {where}")]
-    # many to check: a worker checks them from the far end on another core (trust.prefetch)
-    with prefetch.Prefetch(session, reg, prefetch.REREADS, ids) as ahead:
-        for row in stream_rows(
+    with started or start_audit(session) as ahead:
+        reg = ahead.registry
+        rows = stream_rows(
             session,
             "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, "
-            f"e.sha256 {where}",
-        ):
+            f"e.sha256 {_AUDITED}",
+        )
+        for position, row in enumerate(rows):
             event = dict(zip(names, row))
             detail = str(event["detail"] or "")
             if '"signature": ' in detail:
                 signed += 1
-                if signed % prefetch.CHUNK == 1:  # what the worker has sent, a chunk at a time
-                    ahead.merge()
+                ahead.merge(position)  # what the worker has sent so far
                 why = problem(reg, event["key"], event) or _replayed(seen, event)
             elif (
                 reg.required
