@@ -118,9 +118,82 @@ def test_an_event_inserted_or_edited_before_the_anchor_is_caught(anchored, claim
         without_triggers=True,
     )
     result = claims("db", "check", "--anchor", "claims.anchor")
-    assert result.exit_code == 1 and "does not follow the event before it" in result.stdout.replace(
-        "\n", " "
-    ) + result.stderr.replace("\n", " ")
+    said = " ".join((result.stdout + result.stderr).split())
+    assert result.exit_code == 1 and "the history before the anchor was edited" in said
+
+
+@pytest.mark.parametrize("walker", ["inline", "worker", "failing worker"])
+def test_an_event_rewritten_before_the_anchor_with_its_digest_recomputed_is_caught(
+    anchored, claims, store, tmp_path, monkeypatch, walker
+):
+    """The attack the issue replayed: the person's lowering retag rewritten with the store's own digest
+    code, the next event relinked to it, the claim set back. Every link still names its predecessor and
+    the anchored head is untouched; only recomputing each digest up to the anchor sees it: walked inline,
+    by a worker process on another core, or inline again when the worker cannot start."""
+    import sys
+
+    from sqlmodel import select
+
+    from claimsdb import anchor, db, history
+    from claimsdb.models import Claim, Event
+
+    answers: list = []
+    if walker != "inline":
+        monkeypatch.setattr(anchor, "WORKER_FROM", 1)
+        answer = anchor.Pending._answer
+        monkeypatch.setattr(
+            anchor.Pending, "_answer", lambda p: answers.append(answer(p)) or answers[-1]
+        )
+    if walker == "failing worker":
+        monkeypatch.setattr(sys, "executable", "/bin/false")
+
+    other = (
+        "pipelines.kimi-k2-k3.data"  # an event after the retag (another subject), then an anchor
+    )
+    assert claims("retag", other, "agent-reported", "--reason", "x", "--by", "Ada").exit_code == 0
+    assert claims("db", "anchor").exit_code == 0
+    engine = db.make_engine(db.resolve_url(store))
+    try:
+        with db.session_scope(engine) as session:
+            claim_id = session.exec(select(Claim.id).where(Claim.key == KEY)).one()
+            mine = select(Event).where(Event.claim_id == claim_id).order_by(Event.id.desc())
+            retag = session.exec(mine).first()
+            assert retag is not None
+            after = session.exec(
+                select(Event).where(Event.id > retag.id).order_by(Event.id)
+            ).first()
+            assert after is not None
+            fields = {f: getattr(retag, f) for f in (*history.EVENT_FIELDS, *history.LATER_FIELDS)}
+    finally:
+        engine.dispose()
+    assert fields["tag_after"] == "agent-reported" and fields["tag_before"] == "spot-checked"
+    fields["tag_after"] = "spot-checked"
+    forged = history.event_digest(KEY, fields)
+    run_sql(
+        store,
+        (
+            "UPDATE event SET tag_after = 'spot-checked', sha256 = ? WHERE id = ?",
+            [forged, retag.id],
+        ),
+        ("UPDATE event SET prev_sha256 = ? WHERE id = ?", [forged, after.id]),
+        ("UPDATE claim SET tag = 'spot-checked' WHERE key = ?", [KEY]),
+        without_triggers=True,
+    )
+    # another subject's export and a lint that names the claim: both see the edit below the anchor
+    exported = claims(
+        "export", "--skip-unsafe", "--subject", "GLM-4.5", "--anchor", "claims.anchor"
+    )
+    assert exported.exit_code == 1 and exported.stdout == ""
+    assert "the history before the anchor was edited" in " ".join(exported.stderr.split())
+    paper = tmp_path / "paper.md"
+    paper.write_text("Llama 3 logged 466 interruptions.\n", encoding="utf-8")
+    linted = claims("lint", str(paper))  # ./claims.anchor, as the pre-commit hook runs it
+    assert linted.exit_code == 1, linted.stdout + linted.stderr
+    assert f"event {after.id} (" in " ".join(linted.stderr.split())
+    if walker == "worker":  # both answers came from the worker, and both named the edit
+        assert len(answers) == 2 and all(a.broken_id == after.id for a in answers)
+    if walker == "failing worker":
+        assert answers == [None, None]
 
 
 @pytest.mark.slow

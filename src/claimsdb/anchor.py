@@ -10,8 +10,10 @@ PostgreSQL a writer may only insert into it).
 
 `problem(session, anchor)` says how the chain no longer holds the anchored head at its position: the
 event is gone (cut), it is another event (rewritten or replaced), the events up to it are more or fewer
-(removed or inserted before it), or a link up to it is broken. Events after the anchor are not covered
-until the next anchor. `claims db check --anchor FILE`, `claims lint --anchor FILE` and `claims export
+(removed or inserted before it), or an event up to it no longer matches its digest or does not name the
+one before it: every event up to the anchored one is recomputed (history.walk), so an event rewritten
+with its digest recomputed and the next event relinked is caught as well. Events after the anchor are
+not covered until the next anchor. `claims db check --anchor FILE`, `claims lint --anchor FILE` and `claims export
 --anchor FILE` fail (exit 1) on any; lint reads ANCHOR_FILE from the folder it runs in when there is one,
 so the pre-commit hook checks the paper's anchor without being told.
 
@@ -20,7 +22,11 @@ Domain code: it returns values and raises BadQuery for a file it cannot use; it 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from claimsdb import db, history
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
 from claimsdb.models import Event, Person, table_of, utcnow
@@ -36,6 +43,7 @@ __all__ = [
     "ANCHOR_FILE",
     "FORMAT",
     "Anchor",
+    "Pending",
     "ensure",
     "load",
     "problem",
@@ -48,7 +56,7 @@ __all__ = [
 ANCHOR_FILE = "claims.anchor"
 FORMAT = "claimsdb-anchor/1"
 MAX_FILE = 10_000  # bytes: an anchor file is a few hundred
-_CHUNK = 5000
+WORKER_FROM = 20_000  # events to recompute before a worker is worth its start (about half a second)
 _PEOPLE = table_of(Person)  # trust.people's registry (its own chain)
 
 
@@ -115,8 +123,10 @@ def record(session: Session, anchor: Anchor, actor: str) -> None:
     )
 
 
-def problem(session: Session, anchor: Anchor) -> str | None:
-    """How the chain no longer holds the anchored head at its position, or None."""
+def problem(session: Session, anchor: Anchor, walked: history.Walk | None = None) -> str | None:
+    """How the chain no longer holds the anchored head at its position, or None. Every event up to the
+    anchored one is recomputed (history.walk; `walked`: a walk of at least that far, already made), so a
+    rewritten event is caught even when its digest was recomputed and the next event relinked."""
     row = session.execute(select(Event.sha256).where(Event.id == anchor.event_id)).first()
     if row is None:
         return f"the anchored event {anchor.event_id} is gone: the history was cut below it"
@@ -130,17 +140,10 @@ def problem(session: Session, anchor: Anchor) -> str | None:
             f"the history holds {length} events up to the anchored one, the anchor counted {anchor.length}: "
             "events before it were removed or inserted"
         )
-    prev = None
-    rows = session.execute(
-        select(Event.id, Event.sha256, Event.prev_sha256)
-        .where(Event.id <= anchor.event_id)
-        .order_by(Event.id)
-        .execution_options(yield_per=_CHUNK)
-    )
-    for event_id, sha, prev_sha in rows:
-        if prev_sha != prev:
-            return f"event {event_id} does not follow the event before it: the history before the anchor was edited"
-        prev = sha
+    if walked is None:
+        walked = history.walk(session, upto=anchor.event_id)
+    if walked.broken_id is not None and walked.broken_id <= anchor.event_id:
+        return f"the history before the anchor was edited: {walked.broken}"
     return _people_problem(session, anchor)
 
 
@@ -170,10 +173,15 @@ def _people_problem(session: Session, anchor: Anchor) -> str | None:
     return None
 
 
-def ensure(session: Session, anchors: list[tuple[str, Anchor]]) -> None:
-    """BrokenHistory (exit 1) naming the first anchor file whose head the chain no longer holds."""
+def ensure(
+    session: Session, anchors: list[tuple[str, Anchor]], walked: history.Walk | None = None
+) -> None:
+    """BrokenHistory (exit 1) naming the first anchor file whose head the chain no longer holds (the
+    chain walked once, up to the latest anchored event, unless `walked` is that walk already)."""
+    if anchors and walked is None:
+        walked = history.walk(session, upto=max(a.event_id for _, a in anchors))
     for name, anchor in anchors:
-        why = problem(session, anchor)
+        why = problem(session, anchor, walked)
         if why:
             raise BrokenHistory(
                 f"{name}: the history no longer holds the anchored head ({anchor.describe()}, "
@@ -181,13 +189,87 @@ def ensure(session: Session, anchors: list[tuple[str, Anchor]]) -> None:
             )
 
 
-def recorded_problems(session: Session) -> tuple[int, list[str]]:
-    """How many anchors the table holds, and how each that the chain no longer holds fails."""
+class Pending:
+    """The anchors' check, begun before a command's own work and ended by `ensure()` before it writes
+    anything. Recomputing every event up to the anchors is one pass over the chain (history.walk, about
+    7 microseconds an event here); with WORKER_FROM events or more a worker process
+    (`python -m claimsdb.anchor`, its own engine on the same database) walks it on another core while the
+    command works, and `ensure()` waits for its answer. A worker that fails or says anything unexpected is
+    dropped and the chain is walked inline: its answer is only ever a faster way to the same walk."""
+
+    def __init__(self, session: Session, anchors: list[tuple[str, Anchor]]) -> None:
+        self.anchors = anchors
+        self.upto = max((a.event_id for _, a in anchors), default=0)
+        self.proc: subprocess.Popen | None = None
+        events = max((a.length for _, a in anchors), default=0)
+        url = db.shared_url(session) if events >= WORKER_FROM else None
+        if url is None or (os.cpu_count() or 1) < 2 or os.name != "posix":
+            return
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "claimsdb.anchor"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C reaches the command, which ends the worker
+                env=env,
+            )
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps({"url": url, "upto": self.upto}).encode() + b"\n")
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            self.close()
+
+    def __enter__(self) -> Pending:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the worker (killed if it still runs) and reap it."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+            self.proc = None
+
+    def ensure(self, session: Session) -> None:
+        """BrokenHistory (exit 1) naming the first anchor whose head the chain no longer holds."""
+        if self.anchors:
+            walked = self._answer() or history.walk(session, upto=self.upto)
+            ensure(session, self.anchors, walked)
+
+    def _answer(self) -> history.Walk | None:
+        if self.proc is None:
+            return None
+        try:
+            assert self.proc.stdout is not None
+            out = self.proc.stdout.read(MAX_FILE)  # the walk's few fields
+            found = json.loads(out) if self.proc.wait() == 0 else None
+            walked = history.Walk(**found) if isinstance(found, dict) else None
+        except (OSError, ValueError, TypeError, AssertionError):
+            walked = None
+        self.close()
+        return walked
+
+
+def recorded_problems(
+    session: Session, walked: history.Walk | None = None
+) -> tuple[int, list[str]]:
+    """How many anchors the table holds, and how each that the chain no longer holds fails (`walked`: the
+    whole chain's walk, already made; else it is walked once here)."""
     rows = list(session.scalars(select(AnchorRow).order_by(AnchorRow.id)))
+    if rows and walked is None:
+        walked = history.walk(session)
     out = []
     for r in rows:
         kept = Anchor(r.head, r.length, r.event_id, r.at, r.people_head, r.people_length or 0)
-        why = problem(session, kept)
+        why = problem(session, kept, walked)
         if why:
             out.append(f"anchor {r.id} (taken {r.at[:19]} by {r.actor}): {why}")
     return len(rows), out
@@ -236,3 +318,24 @@ def _digest(value: object) -> bool:
     return (
         isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
     )
+
+
+def _worker() -> None:
+    """`python -m claimsdb.anchor`: walk the chain a job on standard input names and print the walk."""
+    from sqlalchemy import create_engine
+
+    job = json.loads(sys.stdin.buffer.readline())
+    engine = create_engine(job["url"])
+    try:
+        with Session(engine) as session:
+            walked = history.walk(session, upto=int(job["upto"]))
+    finally:
+        engine.dispose()
+    sys.stdout.write(json.dumps(dataclasses.asdict(walked)) + "\n")
+
+
+if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker()

@@ -330,6 +330,18 @@ def insert_rows(
         )
 
 
+def shared_url(session: Session) -> str | None:
+    """The database URL another process can open to read what this session reads; None when it cannot
+    share it (an in-memory SQLite database)."""
+    bind = session.get_bind()
+    url = bind.url if isinstance(bind, Engine) else bind.engine.url
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return None
+    if url.query.get("mode") == "memory":
+        return None
+    return url.render_as_string(hide_password=False)
+
+
 def parameter_mark(connection) -> str:
     """How the connection's driver marks a bound parameter in SQL it is given as is: "?" or "%s"."""
     return "?" if connection.dialect.paramstyle == "qmark" else "%s"

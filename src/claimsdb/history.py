@@ -63,7 +63,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlmodel import Session
 
-from claimsdb.db import insert_rows
+from claimsdb.db import insert_rows, parameter_mark, stream_rows
 from claimsdb.models import FIGURE_COLUMNS, Event
 
 # Bumped if the hashed fields ever change; part of every digest.
@@ -390,3 +390,58 @@ def problems(
             "name) or its stage, basis, section or quantity differ from what its history recorded"
         )
     return found
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The event chain as one ordered pass found it: how many events it read, the last one's digest and
+    id, and the first break (what is wrong, and the id of the event where it is), if any."""
+
+    count: int
+    head: str | None
+    head_id: int | None
+    broken: str | None = None
+    broken_id: int | None = None
+
+
+def walk(session: Session, upto: int | None = None) -> Walk:
+    """Every link of the event chain, oldest first, up to and including event `upto` (all of it when
+    None): each event must name the one before it and its stored digest must be recomputed from its own
+    fields (so an event rewritten with its digest recomputed breaks the next link, and one whose next
+    link was relinked breaks its own digest). Stops at the first break; one pass, nothing held per claim."""
+    columns = ("id", "claim_id", "sha256", *EVENT_FIELDS, *LATER_FIELDS)
+    fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), -1)
+    prev_at = columns.index("prev_sha256")
+    selected = ", ".join(f'e."{c}"' for c in columns)
+    where, params = "", ()
+    if upto is not None:
+        where, params = f" WHERE e.id <= {parameter_mark(session.connection())}", (upto,)
+    sql = f'SELECT {selected}, c."key" FROM event e LEFT JOIN claim c ON c.id = e.claim_id{where} ORDER BY e.id'
+    prev_sha = prev_id = None
+    count = 0
+    for r in stream_rows(session, sql, params):
+        count += 1
+        broken = None
+        if r[prev_at] != prev_sha:
+            broken = (
+                f"{_where(dict(zip(columns, r)), r[-1])} does not follow event {prev_id}: an event "
+                "before it was removed, inserted or edited"
+                if prev_id is not None
+                else f"{_where(dict(zip(columns, r)), r[-1])} is the first event but names a predecessor"
+            )
+        elif r[2] != row_digest(r[-1] or "", r[fields], r[later]):
+            broken = (
+                f"{_where(dict(zip(columns, r)), r[-1])} does not match its hash: it was edited or "
+                "written outside claims"
+            )
+        if broken:
+            return Walk(count, prev_sha, prev_id, broken, r[0])
+        prev_sha, prev_id = r[2], r[0]
+    return Walk(count, prev_sha, prev_id)
+
+
+def _where(row: Mapping[str, Any], key: str | None) -> str:
+    return (
+        f"event {row['id']} ({row['kind']} of {key or '?'} by {row['actor']} at "
+        f"{str(row['at'])[:19]})"
+    )

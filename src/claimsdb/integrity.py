@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import operator
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby, zip_longest
 from typing import Any
@@ -21,11 +21,10 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import anchor as anchoring
-from claimsdb import views
+from claimsdb import history, views
 from claimsdb.db import stream_rows
 from claimsdb.errors import TamperedHistory
 from claimsdb.figures import Quantity, reach
-from claimsdb.history import EVENT_FIELDS, LATER_FIELDS, row_digest
 from claimsdb.models import Claim
 from claimsdb.trust import people, signatures
 
@@ -76,7 +75,8 @@ def check_store(
     # the signatures' worker checks them on another core while the chain and the claims are walked
     auditing = signatures.start_audit(session)
     try:
-        chain = _history_chain(session)
+        walked = history.walk(session)
+        chain = _history_chain(walked)
         checks.append(chain)
         checks.append(_claims_agree(session, events_checked=chain.ok))
         checks.append(_trace_index(session))
@@ -93,50 +93,22 @@ def check_store(
         checks.append(Check("re-read signatures", *signatures.audit(session, auditing)))
     finally:
         auditing.close()
-    recorded, wrong = anchoring.recorded_problems(session)
+    recorded, wrong = anchoring.recorded_problems(session, walked)
     checks.append(
         Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")
     )
     for name, given in anchors:
-        why = anchoring.problem(session, given)
+        why = anchoring.problem(session, given, walked)
         checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
     return checks
 
 
-def _history_chain(session: Session) -> Check:
-    """Every link of the event chain, in one pass over the events."""
-    prev_sha = prev_id = None
-    count, broken = 0, None
-    # Each event with its claim's key (the hash covers it), joined in SQL: nothing is held per claim.
-    columns = ("id", "claim_id", "sha256", *EVENT_FIELDS, *LATER_FIELDS)
-    fields, later = slice(3, 3 + len(EVENT_FIELDS)), slice(3 + len(EVENT_FIELDS), -1)
-    prev_at = columns.index("prev_sha256")
-    selected = ", ".join(f'e."{c}"' for c in columns)
-    for r in stream_rows(
-        session,
-        f'SELECT {selected}, c."key" FROM event e LEFT JOIN claim c ON c.id = e.claim_id '
-        "ORDER BY e.id",
-    ):
-        count += 1
-        if r[prev_at] != prev_sha:
-            broken = (
-                f"{_where(dict(zip(columns, r)), r[-1])} does not follow event {prev_id}: an event before it "
-                "was removed, inserted or edited"
-                if prev_id is not None
-                else f"{_where(dict(zip(columns, r)), r[-1])} is the first event but names a predecessor"
-            )
-        elif r[2] != row_digest(r[-1] or "", r[fields], r[later]):
-            broken = (
-                f"{_where(dict(zip(columns, r)), r[-1])} does not match its hash: it was edited or written "
-                "outside claims"
-            )
-        if broken:
-            break
-        prev_sha, prev_id = r[2], r[0]
+def _history_chain(walked: history.Walk) -> Check:
+    """Every link of the event chain, in one pass over the events (history.walk)."""
     return Check(
         "history chain",
-        broken is None,
-        broken or f"{count} events, head {(prev_sha or 'none')[:16]}",
+        walked.broken is None,
+        walked.broken or f"{walked.count} events, head {(walked.head or 'none')[:16]}",
     )
 
 
@@ -154,13 +126,6 @@ def _claims_agree(session: Session, *, events_checked: bool) -> Check:
         "claims agree with their history",
         first is None,
         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims",
-    )
-
-
-def _where(row: Mapping[str, Any], key: str | None) -> str:
-    return (
-        f"event {row['id']} ({row['kind']} of {key or '?'} by {row['actor']} at "
-        f"{str(row['at'])[:19]})"
     )
 
 

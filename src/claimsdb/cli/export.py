@@ -214,11 +214,11 @@ def _prepare(
     from claimsdb import paper_safe as exporting
 
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
-    with db.session_of(db_) as session:
-        anchor.ensure(session, loaded)
+    with db.session_of(db_) as session, anchor.Pending(session, loaded) as pending:
         result = exporting.prepare(
             session, filters, policy=policy, mode=mode, layout=layout, cite_notes=cite_notes
         )
+        pending.ensure(session)  # the chain walked on another core meanwhile
         if fmt is ExportFormat.prov:
             from claimsdb import lineage
 

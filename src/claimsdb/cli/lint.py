@@ -93,14 +93,19 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
             Path(anchor.ANCHOR_FILE)
         ]  # a paper repository's own anchor: the pre-commit hook checks it
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
-    with db.session_of(db_) as session, progress("linting", total=len(files)) as advance:
-        anchor.ensure(session, loaded)
-        return linting.lint_files(
+    with (
+        db.session_of(db_) as session,
+        anchor.Pending(session, loaded) as pending,  # the chain walked on another core meanwhile
+        progress("linting", total=len(files)) as advance,
+    ):
+        report = linting.lint_files(
             session,
             [str(f) for f in files],
             Policy(strict=strict),
             on_file=lambda name: advance(item=name),
         )
+        pending.ensure(session)
+        return report
 
 
 def print_findings(shown: list, summarized: str, history: dict) -> None:

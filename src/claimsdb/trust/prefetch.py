@@ -39,9 +39,10 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from sqlalchemy import Engine, bindparam, create_engine, text
+from sqlalchemy import bindparam, create_engine, text
 from sqlmodel import Session
 
+from claimsdb import db
 from claimsdb.history import (
     EVENT_FIELDS,
     IMPORT_KINDS,
@@ -64,17 +65,6 @@ def threshold() -> int:
         return int(os.environ.get(ENV, WORKERS_FROM))
     except ValueError:
         return WORKERS_FROM
-
-
-def _url(session: Session) -> str | None:
-    """The database URL a worker can open, None when it cannot share the parent's (in memory)."""
-    bind = session.get_bind()
-    url = bind.url if isinstance(bind, Engine) else bind.engine.url
-    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
-        return None
-    if url.query.get("mode") == "memory":
-        return None
-    return url.render_as_string(hide_password=False)
 
 
 def _pump(
@@ -122,7 +112,7 @@ class Prefetch:
         self._inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()  # its lines; b"" at its end
         if len(ids) < max(1, threshold()) or (os.cpu_count() or 1) < 2 or os.name != "posix":
             return
-        url = _url(session)
+        url = db.shared_url(session)
         if url is None or registry.problems:
             return
         self._begin(url, mode, ids)
