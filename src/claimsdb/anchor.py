@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import db, history
+from claimsdb import db, history, workers
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
 from claimsdb.models import Event, Person, table_of, utcnow
@@ -203,23 +202,9 @@ class Pending:
         self.proc: subprocess.Popen | None = None
         events = max((a.length for _, a in anchors), default=0)
         url = db.shared_url(session) if events >= WORKER_FROM else None
-        if url is None or (os.cpu_count() or 1) < 2 or os.name != "posix":
-            return
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "claimsdb.anchor"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # Ctrl-C reaches the command, which ends the worker
-                env=env,
-            )
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(json.dumps({"url": url, "upto": self.upto}).encode() + b"\n")
-            self.proc.stdin.close()
-        except (OSError, ValueError):
-            self.close()
+        if url is not None and workers.possible():
+            job = {"url": url, "upto": self.upto}
+            self.proc = workers.start("claimsdb.anchor", job, close_stdin=True)
 
     def __enter__(self) -> Pending:
         return self
@@ -230,12 +215,7 @@ class Pending:
     def close(self) -> None:
         """End the worker (killed if it still runs) and reap it."""
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            for pipe in (self.proc.stdin, self.proc.stdout):
-                if pipe is not None:
-                    pipe.close()
+            workers.reap(self.proc)
             self.proc = None
 
     def ensure(self, session: Session) -> None:

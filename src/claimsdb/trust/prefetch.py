@@ -42,7 +42,7 @@ from typing import IO, Any
 from sqlalchemy import bindparam, create_engine, text
 from sqlmodel import Session
 
-from claimsdb import db
+from claimsdb import db, workers
 from claimsdb.history import (
     EVENT_FIELDS,
     IMPORT_KINDS,
@@ -86,15 +86,6 @@ def _pump(
     inbox.put(b"")
 
 
-def _reap(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    for pipe in (proc.stdin, proc.stdout):
-        if pipe is not None:
-            pipe.close()
-
-
 class Prefetch:
     """Verdicts a worker checks along `ids` ahead of the caller: the caller calls `merge(position)`
     before each check, which takes whatever the worker has sent so far (never waiting) and tells the
@@ -110,7 +101,7 @@ class Prefetch:
         self._buffer = b""
         self._told = 0  # the last position the worker was told
         self._inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()  # its lines; b"" at its end
-        if len(ids) < max(1, threshold()) or (os.cpu_count() or 1) < 2 or os.name != "posix":
+        if len(ids) < max(1, threshold()) or not workers.possible():
             return
         url = db.shared_url(session)
         if url is None or registry.problems:
@@ -118,27 +109,15 @@ class Prefetch:
         self._begin(url, mode, ids)
 
     def _begin(self, url: str, mode: str, ids: Sequence[int]) -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "claimsdb.trust.prefetch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                env=env,
-            )
-            self._finalizer = weakref.finalize(self, _reap, self.proc)
-            job = {"url": url, "mode": mode, "ids": list(ids)}
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(json.dumps(job).encode() + b"\n")
-            self.proc.stdin.flush()
-            reg = self.registry
-            expected = {"head": reg.head, "rows": reg.rows, "problems": 0}
-            pump = (self.proc, expected, self._inbox, self.agreed)
-            threading.Thread(target=_pump, args=pump, daemon=True).start()
-        except (OSError, ValueError):
-            self.close()
+        job = {"url": url, "mode": mode, "ids": list(ids)}
+        self.proc = workers.start("claimsdb.trust.prefetch", job, close_stdin=False)
+        if self.proc is None:
+            return
+        self._finalizer = weakref.finalize(self, workers.reap, self.proc)
+        reg = self.registry
+        expected = {"head": reg.head, "rows": reg.rows, "problems": 0}
+        pump = (self.proc, expected, self._inbox, self.agreed)
+        threading.Thread(target=_pump, args=pump, daemon=True).start()
 
     def close(self) -> None:
         """Kill and reap the worker (idempotent)."""
