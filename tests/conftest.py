@@ -29,6 +29,20 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 
+def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
+    """Today's importer as a release before schema 0014 ran it, for a test that writes a store of that
+    release: the tag table's trust levels read as they stand, no definition recorded."""
+    from sqlmodel import select
+
+    from claimsdb import definitions
+    from claimsdb.models import Tag
+
+    patched.setattr(
+        definitions, "trust_levels", lambda s: {t.name: t.trust for t in s.scalars(select(Tag))}
+    )
+    patched.setattr(definitions, "define_tag", lambda *a: None)
+
+
 def reread(
     source: str,
     *,

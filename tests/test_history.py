@@ -501,6 +501,7 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
         "history chain",
         "claims agree with their history",
         "trace index",
+        "tag definitions",
         "people registry",
         "re-read signatures",
         "recorded anchors",

@@ -19,7 +19,7 @@ from claimsdb.importer import known as import_known
 from claimsdb.importer import write as import_write
 from claimsdb.records import figures as record_figures
 from claimsdb.records import reading as records
-from tests.conftest import DATA_FILES, SAMPLE, run_sql
+from tests.conftest import DATA_FILES, SAMPLE, importer_before_definitions, run_sql
 from tests.pages import WIDGET
 
 DATA = copy.deepcopy(SAMPLE)
@@ -385,6 +385,7 @@ def test_a_store_of_an_earlier_release_upgrades_is_sealed_and_its_rereads_still_
     engine = db.make_engine(url)
     with monkeypatch.context() as patched:  # the importer as it wrote before 0009: no stored record
         patched.setattr(import_write.Writer, "_stored", lambda self, rec: None)
+        importer_before_definitions(patched)
         with db.session_scope(engine) as session:
             store_.import_files(session, [str(p) for p in without_labels(DATA_FILES, tmp_path)])
     reread_as_0007(

@@ -8,6 +8,10 @@ event's id, and how many events the chain held up to it. `claims db anchor` writ
 (ANCHOR_FILE) that a paper repository commits, and records it in the anchor table (append-only; on
 PostgreSQL a writer may only insert into it).
 
+An anchor holds the heads of the two side chains too, each with its length: the people registry
+(trust.people: who may sign) and the definitions (claimsdb.definitions: what each tag is worth), so
+that cutting or rewriting either is caught as the history's would be.
+
 `problem(session, anchor)` says how the chain no longer holds the anchored head at its position: the
 event is gone (cut), it is another event (rewritten or replaced), the events up to it are more or fewer
 (removed or inserted before it), or an event up to it no longer matches its digest or does not name the
@@ -30,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlmodel import Session
 
 from claimsdb import db, history, workers
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
-from claimsdb.models import Event, Person, table_of, utcnow
+from claimsdb.models import Definition, Event, Person, table_of, utcnow
 
 __all__ = [
     "ANCHOR_FILE",
@@ -57,6 +61,7 @@ FORMAT = "claimsdb-anchor/1"
 MAX_FILE = 10_000  # bytes: an anchor file is a few hundred
 WORKER_FROM = 20_000  # events to recompute before a worker is worth its start (about half a second)
 _PEOPLE = table_of(Person)  # trust.people's registry (its own chain)
+_DEFINITIONS = table_of(Definition)  # claimsdb.definitions (its own chain)
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,9 @@ class Anchor:
     # taken before the registry existed (or file written by an earlier release) holds none
     people_head: str | None = None
     people_length: int = 0
+    # the definitions' head then and how many rows they held (claimsdb.definitions; from schema 0014)
+    definitions_head: str | None = None
+    definitions_length: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,11 +88,17 @@ class Anchor:
         }
         if self.people_head is not None:
             out |= {"people_head": self.people_head, "people_length": self.people_length}
+        if self.definitions_head is not None:
+            out |= {
+                "definitions_head": self.definitions_head,
+                "definitions_length": self.definitions_length,
+            }
         return out
 
     def describe(self) -> str:
         people = f"; people registry {self.people_length} rows" if self.people_head else ""
-        return f"{self.length} events, head {self.head[:16]}{people}"
+        defined = f"; {self.definitions_length} definitions" if self.definitions_head else ""
+        return f"{self.length} events, head {self.head[:16]}{people}{defined}"
 
 
 def take(session: Session) -> Anchor | None:
@@ -93,18 +107,15 @@ def take(session: Session) -> Anchor | None:
     if row is None:
         return None
     length = session.execute(select(func.count()).select_from(Event)).scalar() or 0
-    people = session.execute(
-        select(_PEOPLE.c.sha256).order_by(_PEOPLE.c.id.desc()).limit(1)
-    ).scalar()
-    people_length = session.execute(select(func.count()).select_from(_PEOPLE)).scalar() or 0
-    return Anchor(
-        head=row.sha256,
-        length=length,
-        event_id=row.id,
-        at=utcnow(),
-        people_head=people,
-        people_length=people_length,
-    )
+    sides = {}
+    for name, table in (("people", _PEOPLE), ("definitions", _DEFINITIONS)):
+        sides[f"{name}_head"] = session.execute(
+            select(table.c.sha256).order_by(table.c.id.desc()).limit(1)
+        ).scalar()
+        sides[f"{name}_length"] = (
+            session.execute(select(func.count()).select_from(table)).scalar() or 0
+        )
+    return Anchor(head=row.sha256, length=length, event_id=row.id, at=utcnow(), **sides)
 
 
 def record(session: Session, anchor: Anchor, actor: str) -> None:
@@ -118,6 +129,8 @@ def record(session: Session, anchor: Anchor, actor: str) -> None:
             head=anchor.head,
             people_head=anchor.people_head,
             people_length=anchor.people_length,
+            definitions_head=anchor.definitions_head,
+            definitions_length=anchor.definitions_length,
         )
     )
 
@@ -143,32 +156,38 @@ def problem(session: Session, anchor: Anchor, walked: history.Walk | None = None
         walked = history.walk(session, upto=anchor.event_id)
     if walked.broken_id is not None and walked.broken_id <= anchor.event_id:
         return f"the history before the anchor was edited: {walked.broken}"
-    return _people_problem(session, anchor)
+    return _side_problem(
+        session, _PEOPLE, "people registry", anchor.people_head, anchor.people_length
+    ) or _side_problem(
+        session,
+        _DEFINITIONS,
+        "tag definitions",
+        anchor.definitions_head,
+        anchor.definitions_length,
+    )
 
 
-def _people_problem(session: Session, anchor: Anchor) -> str | None:
-    """How the people registry no longer holds the anchored head at its position (None: it does, or the
-    anchor holds none). Who may sign is decided by the registry, so cutting its last rows (the rule that
-    signatures are required, a key's removal) or replacing it is caught here."""
-    if anchor.people_head is None:
+def _side_problem(
+    session: Session, table: Table, what: str, head: str | None, length: int
+) -> str | None:
+    """How a side chain (the people registry, the definitions) no longer holds its anchored head at its
+    position (None: it does, or the anchor holds none). Who may sign and what a tag is worth are decided
+    by them, so cutting their last rows (the rule that signatures are required, a key's removal, a
+    tag's definition) or replacing them is caught here."""
+    if head is None:
         return None
     rows = session.execute(
-        select(_PEOPLE.c.sha256, _PEOPLE.c.prev_sha256)
-        .order_by(_PEOPLE.c.id)
-        .limit(anchor.people_length)
+        select(table.c.sha256, table.c.prev_sha256).order_by(table.c.id).limit(length)
     ).all()
     prev = None
     for sha, prev_sha in rows:
         if prev_sha != prev:
-            return "the people registry before the anchor was edited"
+            return f"the {what} before the anchor was edited"
         prev = sha
-    if len(rows) < anchor.people_length:
-        return (
-            f"the people registry holds {len(rows)} rows, the anchor counted {anchor.people_length}: "
-            "rows were cut"
-        )
-    if prev != anchor.people_head:
-        return "the people registry is not the anchored one: it was rewritten or replaced"
+    if len(rows) < length:
+        return f"the {what} holds {len(rows)} rows, the anchor counted {length}: rows were cut"
+    if prev != head:
+        return f"the {what} is not the anchored one: it was rewritten or replaced"
     return None
 
 
@@ -248,7 +267,16 @@ def recorded_problems(
         walked = history.walk(session)
     out = []
     for r in rows:
-        kept = Anchor(r.head, r.length, r.event_id, r.at, r.people_head, r.people_length or 0)
+        kept = Anchor(
+            r.head,
+            r.length,
+            r.event_id,
+            r.at,
+            r.people_head,
+            r.people_length or 0,
+            r.definitions_head,
+            r.definitions_length or 0,
+        )
         why = problem(session, kept, walked)
         if why:
             out.append(f"anchor {r.id} (taken {r.at[:19]} by {r.actor}): {why}")
@@ -286,12 +314,15 @@ def load(path: str | Path) -> Anchor:
             raise BadQuery(f"{path}: {name}: not a positive whole number")
     if not isinstance(at, str):
         raise BadQuery(f"{path}: at: not a time")
-    people_head, people_length = data.get("people_head"), data.get("people_length", 0)
-    if people_head is not None and not _digest(people_head):
-        raise BadQuery(f"{path}: people_head: not a SHA-256 digest")
-    if not isinstance(people_length, int) or isinstance(people_length, bool) or people_length < 0:
-        raise BadQuery(f"{path}: people_length: not a whole number")
-    return Anchor(head, length, event_id, at, people_head, people_length)
+    sides: dict[str, Any] = {}
+    for side in ("people", "definitions"):  # either absent in a file from an earlier release
+        side_head, side_length = data.get(f"{side}_head"), data.get(f"{side}_length", 0)
+        if side_head is not None and not _digest(side_head):
+            raise BadQuery(f"{path}: {side}_head: not a SHA-256 digest")
+        if not isinstance(side_length, int) or isinstance(side_length, bool) or side_length < 0:
+            raise BadQuery(f"{path}: {side}_length: not a whole number")
+        sides |= {f"{side}_head": side_head, f"{side}_length": side_length}
+    return Anchor(head, length, event_id, at, **sides)
 
 
 def _digest(value: object) -> bool:

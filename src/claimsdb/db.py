@@ -22,9 +22,9 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0013"
+HEAD_REVISION = "0014"
 
-# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0013);
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0014);
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
@@ -50,6 +50,8 @@ TRIGGERS = {
         "anchor_no_delete",
         "person_no_update",
         "person_no_delete",
+        "definition_no_update",
+        "definition_no_delete",
     ),
     "postgresql": (
         "event_append_only",
@@ -63,6 +65,8 @@ TRIGGERS = {
         "anchor_no_truncate",
         "person_append_only",
         "person_no_truncate",
+        "definition_append_only",
+        "definition_no_truncate",
     ),
 }
 

@@ -175,6 +175,18 @@ class TamperedHistory(ClaimsError):
         super().__init__(f"claim {key} disagrees with its history: {reason}; run `claims db check`")
 
 
+class TamperedDefinitions(ClaimsError):
+    """A tag row disagrees with its recorded definition (claimsdb.definitions), or the definitions' chain
+    does not verify: what a tag is worth was changed outside claims. Refused with exit 2 until a person
+    looks."""
+
+    def __init__(self, first: str, count: int = 1):
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        super().__init__(
+            f"the tag definitions disagree with their chain: {first}{more}; run `claims db check`"
+        )
+
+
 class BrokenHistory(ClaimsError):
     """`claims db check` found a broken link: a finding, so exit 1."""
 

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import anchor as anchoring
-from claimsdb import history, views
+from claimsdb import definitions, history, views
 from claimsdb.db import stream_rows
 from claimsdb.errors import TamperedHistory
 from claimsdb.figures import Quantity, reach
@@ -80,14 +80,20 @@ def check_store(
         checks.append(chain)
         checks.append(_claims_agree(session, events_checked=chain.ok))
         checks.append(_trace_index(session))
+        defined = definitions.load(session)
+        checks.append(
+            _side_chain(
+                "tag definitions",
+                defined.problems,
+                f"{defined.length} definition(s), {len(defined.trust)} tag(s) as defined",
+            )
+        )
         registry = people.load(session)
         checks.append(
-            Check(
+            _side_chain(
                 "people registry",
-                not registry.problems,
-                "; ".join(registry.problems[:3])
-                if registry.problems
-                else f"{registry.rows} row(s), {len(registry.people())} person(s)",
+                registry.problems,
+                f"{registry.rows} row(s), {len(registry.people())} person(s)",
             )
         )
         checks.append(Check("re-read signatures", *signatures.audit(session, auditing)))
@@ -101,6 +107,11 @@ def check_store(
         why = anchoring.problem(session, given, walked)
         checks.append(Check(f"anchor {name}", why is None, why or f"held: {given.describe()}"))
     return checks
+
+
+def _side_chain(name: str, problems: list[str], held: str) -> Check:
+    """A side chain's check (the definitions, the people registry): its first problems, or what it holds."""
+    return Check(name, not problems, "; ".join(problems[:3]) if problems else held)
 
 
 def _history_chain(walked: history.Walk) -> Check:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import exists, func, or_, select
 from sqlmodel import Session
 
-from claimsdb import views
+from claimsdb import definitions, views
 from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
@@ -397,6 +397,7 @@ def list_sources(session: Session) -> list[dict[str, Any]]:
 
 
 def list_tags(session: Session) -> list[dict[str, Any]]:
+    definitions.trust_levels(session)  # each row's trust as defined (else exit 2)
     counts = dict(session.execute(select(Claim.tag, func.count()).group_by(Claim.tag)).all())
     order = {"verified": 0, "secondary": 1, "unverified": 2}
     tags = sorted(session.scalars(select(Tag)), key=lambda t: (order.get(t.trust, 9), t.name))

@@ -45,7 +45,7 @@ from sqlalchemy import and_, bindparam, case, exists, false, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
-from claimsdb import paper_safe, views
+from claimsdb import definitions, paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
@@ -221,6 +221,7 @@ class Memo:
             select(Event.id, Event.sha256).order_by(Event.id.desc()).limit(1)
         ).first()
         head = tuple(head) if head is not None else None
+        definitions.trust_levels(session)  # the tag table's trust levels, as defined (else exit 2)
         registry = people.load(session).head
         known = self._facts
         if known is not None and known.head == head and known.people == registry:
@@ -289,6 +290,8 @@ class Selection:
         unsigned: Iterable[int] = (),
         stale: bool = False,
     ):
+        # the SQL below reads the tag table's trust levels: they must be the ones defined
+        definitions.trust_levels(session)
         self.session, self.filters, self.policy, self.stale = session, filters, policy, stale
         self.outdated = frozenset(outdated)  # the store's outdated claims (Memo.facts)
         self.unsigned = frozenset(unsigned)  # its claims whose re-read is not signed, when required

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
@@ -23,11 +24,13 @@ from claimsdb.errors import DatabaseProblem
 from claimsdb.models import (
     Anchor,
     Claim,
+    Definition,
     Event,
     Evidence,
     Figure,
     FigureNumber,
     MeasuredQuantity,
+    Person,
     Snapshot,
     Source,
     Tag,
@@ -47,8 +50,32 @@ TABLES = (
     Snapshot,
     Verification,
     Anchor,
+    Person,
+    Definition,
 )
+# Rows a new store holds before anything is copied (its seeded tags, and their definitions): each must be
+# the source's own, kept as it is; the rest of the source's rows follow.
+SEEDED = (Tag, Definition)
 CHUNK = 5000
+
+
+def _seeded(dst: Session, model: Any) -> dict[Any, dict[str, Any]]:
+    """The rows a new store already holds, by what names them (a tag's name, a definition's id)."""
+    table = model.__table__
+    named = "name" if model is Tag else "id"
+    return {r[named]: dict(r) for r in dst.execute(select(table)).mappings()}
+
+
+def _new_rows(model: Any, rows: list[dict], seeded: dict[Any, dict]) -> list[dict]:
+    """The source's rows the target does not hold yet; DatabaseProblem when one it holds differs (a
+    tag's trust level, a definition's digest: the target is not a new store of this release)."""
+    named, compared = ("name", "trust") if model is Tag else ("id", "sha256")
+    for r in rows:
+        held = seeded.get(r[named])
+        if held is not None and held[compared] != r[compared]:
+            what = f"tag {r['name']!r}" if model is Tag else f"definition {r['id']}"
+            raise DatabaseProblem(f"{what} differs in the target: copy into a new, empty store")
+    return [r for r in rows if r[named] not in seeded]
 
 
 @dataclass
@@ -69,9 +96,12 @@ def copy_store(
             else 0
         )
         history.begin_write(dst)
-        seeded = {t.name: t.trust for t in dst.scalars(select(Tag))}
-        for model in TABLES[1:]:
-            if dst.execute(select(func.count()).select_from(model)).scalar():
+        seeded = {model: _seeded(dst, model) for model in SEEDED}
+        for model in TABLES:
+            if (
+                model not in SEEDED
+                and dst.execute(select(func.count()).select_from(model)).scalar()
+            ):
                 raise DatabaseProblem(
                     f"the target already holds {model.__tablename__} rows: copy into an empty store"
                 )
@@ -85,23 +115,14 @@ def copy_store(
             copied = 0
             for part in result.partitions():
                 rows = [dict(r._mapping) for r in part]
-                if model is Tag:
-                    clash = [
-                        r["name"]
-                        for r in rows
-                        if r["name"] in seeded and seeded[r["name"]] != r["trust"]
-                    ]
-                    if clash:
-                        raise DatabaseProblem(
-                            f"tag {clash[0]!r} has another trust level in the target"
-                        )
-                    rows = [r for r in rows if r["name"] not in seeded]
+                if model in SEEDED:
+                    rows = _new_rows(model, rows, seeded[model])
                 if rows:
                     dst.execute(table.insert(), rows)
                 copied += len(rows)
                 if on_rows:
                     on_rows(len(part), total)
-            report.rows[table.name] = copied + (len(seeded) if model is Tag else 0)
+            report.rows[table.name] = copied + len(seeded.get(model, ()))
         if target.dialect.name == "postgresql":
             for model in TABLES[1:]:  # the rows kept their ids: move each sequence past them
                 name = model.__tablename__

@@ -29,9 +29,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import select
 from sqlmodel import Session
 
+from claimsdb import definitions
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
-from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, Tag, aliases_of
+from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, aliases_of
 from claimsdb.reasons import event_detail, rank_reason, reread_check, tag_reason
 from claimsdb.trust import people, prefetch, signatures
 
@@ -253,7 +254,7 @@ def load(
     `events`: how many of the latest history events each view lists (None: all; the check always reads
     all of them). `events_checked`: the caller has just checked every event's hash (`claims db check`
     walks the whole chain first), so the check here leaves that part out."""
-    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    trust = definitions.trust_levels(session)  # as defined (exit 2 if a tag row was changed)
     registry = people.load(session)
     # many signatures to check: a worker checks them ahead on another core (trust.prefetch)
     ahead = (
@@ -341,8 +342,9 @@ def problems_of(
     session: Session, ids: Sequence[int], *, events_checked: bool = False
 ) -> Iterator[tuple[str, list[str]]]:
     """(key, every way the claim disagrees with its history) for these claims, BATCH at a time: the check
-    every view runs (see `load`), without building the views (`claims db check` reads every claim)."""
-    trust = dict(session.execute(select(Tag.name, Tag.trust)).all())
+    every view runs (see `load`), without building the views (`claims db check` reads every claim;
+    it reports definitions that do not verify on their own: here they define nothing)."""
+    trust = definitions.load(session).trust
     for i in range(0, len(ids), BATCH):
         batch = ids[i : i + BATCH]
         figures: dict[int, list[dict[str, Any]]] = {}

@@ -10,17 +10,18 @@ from tests.cli.test_signed_rereads import exported
 
 
 def test_a_store_of_an_earlier_release_vouches_as_before_until_signatures_are_required(
-    store, claims, keys, tmp_path
+    store, claims, keys, tmp_path, monkeypatch
 ):
     """A store written at schema 0012 (before the registry) upgrades; its re-reads vouch as before, and
     `people unsigned` lists them for a person to re-read and sign once signatures are required."""
     from claimsdb import store as store_
-    from tests.conftest import DATA_FILES
+    from tests.conftest import DATA_FILES, importer_before_definitions
 
     url = db.resolve_url(store)
     db.upgrade(url, "0012")
     engine = db.make_engine(url)
-    with db.session_scope(engine) as session:
+    with monkeypatch.context() as patched, db.session_scope(engine) as session:
+        importer_before_definitions(patched)
         store_.import_files(session, [str(p) for p in DATA_FILES])
     engine.dispose()
     assert claims("db", "upgrade").exit_code == 0

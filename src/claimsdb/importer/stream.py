@@ -11,13 +11,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from claimsdb import db, history
+from claimsdb import db, definitions, history
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
 from claimsdb.importer.known import VERIFIED, Known
 from claimsdb.importer.plan import ImportPlan, plan_claims
 from claimsdb.importer.read import as_declared, existing_keys, stored_digests
 from claimsdb.importer.write import Writer
-from claimsdb.models import Claim, MeasuredQuantity, Source, Tag, table_of, utcnow
+from claimsdb.models import Claim, MeasuredQuantity, Source, table_of, utcnow
 from claimsdb.records.types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
 from claimsdb.trust.channels import Channel
 
@@ -45,7 +45,9 @@ class Importer:
             select(col(Source.key), col(Source.id), col(Source.kind))
         ).all()
         self.known = Known(
-            tags={t.name: t.trust for t in session.scalars(select(Tag))},
+            tags=definitions.trust_levels(
+                session
+            ),  # as defined: never a row changed outside claims
             sources={key: id_ for key, id_, _kind in stored_sources if id_ is not None},
             source_kinds={key: kind for key, _id, kind in stored_sources},
             quantities={

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
-from claimsdb import history, models
+from claimsdb import definitions, history, models
 from claimsdb.db import insert_rows
 from claimsdb.errors import InvalidRecord
 from claimsdb.figures import Quantity, figure_columns, reach
@@ -55,6 +55,7 @@ class Writer:
 
     def add_tag(self, rec: TagRecord) -> None:
         self.session.execute(table_of(models.Tag).insert(), [vars(rec)])
+        definitions.define_tag(self.session, rec.name, rec.trust, rec.description, self.actor)
 
     def add_source(self, rec: SourceRecord) -> None:
         table = table_of(models.Source)

@@ -34,6 +34,7 @@ TABLES = (
     "verification",
     "anchor",
     "person",
+    "definition",
 )
 WRITER_UPDATES = ("claim", "source", "quantity")
 WRITER_DELETES = ("evidence", "figure", "figure_number")
