@@ -93,17 +93,19 @@ def test_a_changed_record_updates_its_claim_and_writes_an_event(engine, write_js
 
 
 def test_aliases_are_the_files_and_a_change_is_an_update(engine, write_json, sample, claims):
-    sample["claims"][0]["aliases"] = ["Widget"]
+    """widget.context's tag is the file's own (secondary, nobody's word on it): so are its aliases
+    (a person's claim keeps its own: tests/cli/test_kept_fields.py)."""
+    sample["claims"][1]["aliases"] = ["Widget"]
     run_import(engine, write_json(sample))
-    assert claim_row(engine, "widget.pretrain").aliases == "Widget"
-    sample["claims"][0]["aliases"] = ["Widget", "W7"]
+    assert claim_row(engine, "widget.context").aliases == "Widget"
+    sample["claims"][1]["aliases"] = ["Widget", "W7"]
     plan = run_import(engine, write_json(sample))
-    assert plan.updated == {"widget.pretrain": ["aliases"]}
-    assert claim_row(engine, "widget.pretrain").aliases == "Widget\nW7"
-    assert [k for k, *_ in events(engine, "widget.pretrain")] == ["imported", "reread", "updated"]
-    shown = claims("show", "widget.pretrain")
+    assert plan.updated == {"widget.context": ["aliases"]}
+    assert claim_row(engine, "widget.context").aliases == "Widget\nW7"
+    assert [k for k, *_ in events(engine, "widget.context")] == ["imported", "updated"]
+    shown = claims("show", "widget.context")
     assert shown.exit_code == 0 and "Widget-7 (also Widget, W7)" in shown.stdout
-    assert show_json(claims, "widget.pretrain")["aliases"] == ["Widget", "W7"]
+    assert show_json(claims, "widget.context")["aliases"] == ["Widget", "W7"]
 
 
 def test_an_import_may_change_a_tag_that_only_imports_set(engine, write_json, sample):

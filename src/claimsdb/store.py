@@ -15,8 +15,10 @@ covers what the claim says, so it is not paper-safe until it is re-read again (h
 Records come in through a channel (`Channel`), which decides what they may vouch for. An agent channel
 (`claims add`, JSON Lines on standard input or in a .jsonl file, any later agent interface such as an MCP
 server: pass `AGENT`) records what was reported, nothing more: tags of unverified trust only, no tag
-definitions, no re-reads, no preferred value, no change to a source, nor to a claim whose tag a person set
-above unverified.
+definitions, no re-reads, no preferred value, no change to a source or a quantity, no new name for a
+subject whose claims are vouched for, nor a change to a claim whose tag a person set above unverified.
+A data file never changes a source, a quantity or aliases that a person set or a re-read names
+(importer.kept): the difference is a conflict.
 A data file read from a path (JSON or CSV) may declare secondary tags and define tags of any trust, but a
 claim with a verified tag must name the person who re-read it (`reread`), and the import records that
 re-read as the person's event, as `claims reread` would.

@@ -198,10 +198,23 @@ def test_lint_warns_when_the_prose_uses_a_value_not_preferred_or_deprecated(
     assert message.startswith("uses a deprecated value: orchard.table")
 
 
-def test_a_data_file_that_changes_its_quantity_updates_it(claims, ranked, write_json):
+def test_a_data_file_changes_a_quantity_a_person_read_a_value_of_under_a_new_key(
+    claims, ranked, write_json
+):
+    """orchard.readme was re-read: what its quantity measures is kept (importer.kept), and a changed
+    quantity comes under a key of its own."""
     changed = copy.deepcopy(DATA)
     changed["quantities"] = [{**QUANTITY, "measure": "update time of a 1T model over RDMA"}]
     result = claims("import", write_json(changed, "ranked.json"))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert "field 'measure': kept 'update time of a 1T model' (a value of it" in result.output
     (q,) = json.loads(claims("values", "orchard.update-1t", "--format", "json").stdout)
+    assert q["measure"] == "update time of a 1T model"
+    changed["quantities"][0]["key"] = "orchard.update-1t-rdma"
+    for claim in changed["claims"][-2:]:
+        claim["quantity"] = "orchard.update-1t-rdma"
+    result = claims("import", write_json(changed, "ranked.json"))
+    assert result.exit_code == 0, result.output
+    (q,) = json.loads(claims("values", "orchard.update-1t-rdma", "--format", "json").stdout)
     assert q["measure"] == "update time of a 1T model over RDMA"
+    assert len(q["values"]) == 2

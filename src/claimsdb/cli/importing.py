@@ -11,6 +11,7 @@ import typer
 from claimsdb import db
 from claimsdb.cli.options import ActorOption, DbOption, FormatOption, OutputFormat
 from claimsdb.cli.output import Output, console, emit, print_registered, progress
+from claimsdb.errors import ExitCode
 
 PLAN_COLUMNS = ("kind", "key", "action", "fields", "detail")
 
@@ -35,7 +36,9 @@ def import_(
     A bad record aborts the whole call (exit 2) and leaves the database as it was. Importing the same
     files again changes nothing; a changed record updates its claim and writes an event. A tag or
     status that a person set is kept, and the difference is reported as a conflict. A change to what a
-    person re-read is applied and reported: that claim is not paper-safe until it is re-read again.
+    person re-read is applied and reported: that claim is not paper-safe until it is re-read again. A
+    source, a quantity or a claim's aliases that a person set or a re-read names are kept: each
+    difference is a conflict, that record is not written, the rest is, and the command exits 1.
     A data file read from a path (JSON or CSV) may declare secondary tags; a claim with a verified tag
     names who re-read it (its reread object), and the import records that person's re-read. JSON Lines
     (- or a .jsonl file) is the agents' channel: one claim object per line, or {"source": {...}}, with
@@ -68,6 +71,8 @@ def import_(
             lambda: _print_plan(plan, dry_run),
         ),
     )
+    if plan.kept_registered():
+        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def _row(kind: str, key: str, action: str, fields: str | None = None, detail: str | None = None):
@@ -81,7 +86,7 @@ def _plan_rows(plan) -> list[dict]:
     rows = [_row("claim", k, "added") for k in plan.added]
     rows += [_row("claim", k, "updated", " ".join(f)) for k, f in plan.updated.items()]
     rows += [_row("claim", k, "unchanged") for k in plan.unchanged]
-    rows += [_row("claim", c.key, "conflict", c.field, c.why) for c in plan.conflicts]
+    rows += [_row(c.kind, c.key, "conflict", c.field, c.why) for c in plan.conflicts]
     rows += [_row("claim", r.key, "reread", r.source, _reread_text(r)) for r in plan.rereads]
     rows += [_row("claim", v.key, "vouched", v.tag, _vouched_text(v)) for v in plan.vouched]
     for kind, action, keys in (
@@ -98,6 +103,10 @@ def _plan_rows(plan) -> list[dict]:
     return rows
 
 
+KEPT_NOTE = (
+    "kept as registered: a data file never changes what a person set or a re-read names; make the "
+    "file say what is registered, or give the changed source or quantity a new key"
+)
 VERIFIED_TAG_NOTE = (
     "a tag of verified trust, which only a data file read from a path can define; each claim "
     "given it still needs a person's re-read"
@@ -169,7 +178,13 @@ def _print_plan(plan, dry_run: bool) -> None:
             f"  tag      {name} defined by a data file: {VERIFIED_TAG_NOTE}", markup=False
         )
     for c in plan.conflicts:
-        if c.field == "replaces":
+        if c.registered:
+            kind = "" if c.kind == "claim" else f"{c.kind} "
+            text = (
+                f"  conflict {kind}{c.key}: {c.file}, record {c.record}, field {c.field!r}: "
+                f"kept {c.kept!r} ({c.why}); the file says {c.offered!r}"
+            )
+        elif c.field == "replaces":
             text = f"  conflict {c.key}: changed; {c.why}"
         elif c.applied:
             text = (
@@ -178,6 +193,8 @@ def _print_plan(plan, dry_run: bool) -> None:
         else:
             text = f"  conflict {c.key}: kept {c.field} {c.kept!r} ({c.why}); the file says {c.offered!r}"
         console.print(text, style="yellow", markup=False)
+    if plan.kept_registered():
+        console.print(f"  {KEPT_NOTE}", style="yellow", markup=False)
 
 
 def add(

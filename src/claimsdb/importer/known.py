@@ -18,6 +18,9 @@ DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "
 # What a person reads when re-reading a claim (history.content_digest covers these).
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 UNVERIFIED, VERIFIED = "unverified", history.VERIFIED
+# source.origin of the sources a data file (or JSON Lines) registers (models.SOURCE_ORIGINS): the only
+# sources a data file may change (importer.kept)
+DATA_FILE_ORIGIN = "data-file"
 FIGURE_COLUMNS = tuple(figure_columns(0, FigureRecord(Quantity(raw="", kind="text"))).keys())
 
 

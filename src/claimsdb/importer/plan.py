@@ -19,6 +19,7 @@ from sqlmodel import Session, col
 from claimsdb import history
 from claimsdb.errors import AgentCannotVouch
 from claimsdb.figures import as_quantity, figure_columns, figure_dict
+from claimsdb.importer import kept
 from claimsdb.importer.checks import check_claim, page_of
 from claimsdb.importer.known import (
     CONTENT_FIELDS,
@@ -29,7 +30,7 @@ from claimsdb.importer.known import (
     Known,
 )
 from claimsdb.importer.read import StoredClaims, read_stored
-from claimsdb.models import Claim, Event
+from claimsdb.models import Claim, Event, aliases_of
 from claimsdb.records.types import ClaimRecord, FigureRecord
 from claimsdb.trust.rule import RereadPage, reread_hint
 
@@ -40,7 +41,9 @@ Cited = tuple[str, str | None, str | None]
 @dataclass(frozen=True)
 class Conflict:
     """A difference between the file and what a person recorded. `applied` is False when the person's
-    value was kept (a tag, a status), True when the file's content was applied over a re-read."""
+    value was kept (a tag, a status), True when the file's content was applied over a re-read.
+    `registered`: a source's field, a quantity's or an alias was kept (importer.kept), which `claims
+    import` exits 1 on; `kind` is what `key` names, `file` and `record` where the file says otherwise."""
 
     key: str
     field: str
@@ -48,6 +51,10 @@ class Conflict:
     offered: Any
     why: str
     applied: bool = False
+    kind: str = "claim"  # or "source", "quantity"
+    file: str | None = None
+    record: str | None = None
+    registered: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,10 @@ class ImportPlan:
     rereads: list[Reread] = field(default_factory=list)
     vouched: list[Vouched] = field(default_factory=list)
     dry_run: bool = False
+
+    def kept_registered(self) -> list[Conflict]:
+        """The conflicts over what a data file may not change (importer.kept): the import exits 1."""
+        return [c for c in self.conflicts if c.registered]
 
     def counts(self) -> dict[str, int]:
         return {
@@ -172,6 +183,7 @@ def plan_claims(
     among them the store holds."""
     for rec in todo:
         check_claim(rec, known)
+    kept.check_agent_aliases(session, todo, known)
     batch = ClaimBatch(
         {r.key: r for r in todo},
         read_stored(
@@ -295,6 +307,7 @@ def _plan_stored(
         evidence = compared.new_evidence + compared.person_evidence
         recorded = batch.stored.rereads.get(claim.id, [])
         _plan_reread(rec, state, tag_after, evidence, recorded, batch, plan)
+    _keep_aliases(rec, claim, state, diff, batch, known, plan)
     if diff or batch.rereading(rec) is not None:
         covered = state.vouched_by is not None and state.vouches_for(content)
         _vouched(rec, tag_after, state, batch, known, plan, covered=covered)
@@ -328,14 +341,46 @@ def _keep_persons(
             (rec.status, rec.status_reason, rec.superseded_by),
         ),
     )
-    for name, kept, offered, now, new in offers:
+    for name, held, offered, now, new in offers:
         if now == new:
             continue
         setter = state.set_by(name)
         if setter is not None:
-            plan.conflicts.append(Conflict(rec.key, name, kept, offered, f"set by {setter}"))
+            plan.conflicts.append(Conflict(rec.key, name, held, offered, f"set by {setter}"))
         else:
             diff[name] = (now, new)
+
+
+def _keep_aliases(
+    rec: ClaimRecord,
+    claim: Any,
+    state: history.ClaimState,
+    diff: dict[str, tuple[Any, Any]],
+    batch: ClaimBatch,
+    known: Known,
+    plan: ImportPlan,
+) -> None:
+    """Other aliases for a claim a person vouches for come only with the new re-read this record
+    names (importer.kept); else they are kept and reported, and the record is read again next time."""
+    if "aliases" not in diff or batch.rereading(rec) is not None:
+        return
+    person = kept.aliases_keeper(state, known.tags.get(claim.tag))
+    if person is None:
+        return
+    stored, offered = diff.pop("aliases")
+    plan.conflicts.append(
+        Conflict(
+            rec.key,
+            "aliases",
+            aliases_of(stored),
+            aliases_of(offered),
+            f"vouched for by {person}; other names come with a new re-read",
+            file=rec.file,
+            record=rec.record_name,
+            registered=True,
+        )
+    )
+    batch.digests[rec.key] = None  # not stored as imported: the next import reads it and says so
 
 
 def _outdated_rereads(

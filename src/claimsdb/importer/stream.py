@@ -13,8 +13,9 @@ from sqlmodel import Session, col
 
 from claimsdb import db, definitions, history
 from claimsdb.errors import AgentCannotVouch, InvalidRecord
+from claimsdb.importer import kept
 from claimsdb.importer.known import VERIFIED, Known
-from claimsdb.importer.plan import ImportPlan, plan_claims
+from claimsdb.importer.plan import Conflict, ImportPlan, plan_claims
 from claimsdb.importer.read import as_declared, existing_keys, stored_digests
 from claimsdb.importer.write import Writer
 from claimsdb.models import Claim, MeasuredQuantity, Source, table_of, utcnow
@@ -131,25 +132,14 @@ class Importer:
                 )
             return
         self.sources_defined[rec.key] = (rec, entry.file)
-        self.known.source_kinds[rec.key] = rec.kind
         if rec.key not in self.known.sources:
+            self.known.source_kinds[rec.key] = rec.kind
             self.writer.add_source(rec)
             self.plan.sources_added.append(rec.key)
-            return
-        changed = _changed_field(self.session, Source, rec.key, rec.fields())
-        if changed is None:
-            return
-        if self.known.agent(entry.file):
-            # A source is what a re-read names and what a paper cites: an agent may add one, never change one.
-            raise AgentCannotVouch(
-                entry.file,
-                entry.label,
-                changed,
-                f"source {rec.key!r} is registered with another {changed}: an agent channel "
-                "may add a source, never change one (change it in its data file)",
-            )
-        self.writer.update_source(rec)
-        self.plan.sources_updated.append(rec.key)
+        elif self._may_change(entry, "source", rec):
+            self.known.source_kinds[rec.key] = rec.kind
+            self.writer.update_source(rec)
+            self.plan.sources_updated.append(rec.key)
 
     def _quantity(self, entry: Any, rec: QuantityRecord) -> None:
         if rec.key in self.quantities_defined:
@@ -162,9 +152,51 @@ class Importer:
         if rec.key not in self.known.quantities:
             self.writer.add_quantity(rec)
             self.plan.quantities_added.append(rec.key)
-        elif _changed_field(self.session, MeasuredQuantity, rec.key, rec.fields()) is not None:
+        elif self._may_change(entry, "quantity", rec):
             self.writer.update_quantity(rec)
             self.plan.quantities_updated.append(rec.key)
+
+    def _may_change(self, entry: Any, kind: str, rec: SourceRecord | QuantityRecord) -> bool:
+        """Whether the stored source or quantity takes `rec`'s fields: not when they are the same, nor
+        when it is someone else's (importer.kept: each difference is then a conflict). An agent channel
+        may add one, never change one: a source is what a re-read names and a paper cites, a quantity
+        says what its values (and the one preferred) are values of."""
+        stored = _stored_row(
+            self.session, Source if kind == "source" else MeasuredQuantity, rec.key
+        )
+        offered = rec.fields()
+        changed = [name for name, value in offered.items() if stored[name] != value]
+        if not changed:
+            return False
+        if self.known.agent(entry.file):
+            raise AgentCannotVouch(
+                entry.file,
+                entry.label,
+                changed[0],
+                f"{kind} {rec.key!r} is registered with another {changed[0]}: an agent channel "
+                f"may add a {kind}, never change one (change it in its data file)",
+            )
+        if kind == "source":
+            why = kept.source_keeper(self.session, rec.key, stored["origin"])
+        else:
+            why = kept.quantity_keeper(self.session, self.known.quantities[rec.key])
+        if why is None:
+            return True
+        self.plan.conflicts += [
+            Conflict(
+                rec.key,
+                name,
+                stored[name],
+                offered[name],
+                why,
+                kind=kind,
+                file=entry.file,
+                record=entry.label,
+                registered=True,
+            )
+            for name in changed
+        ]
+        return False
 
     # --- claims ----------------------------------------------------------------------------------
 
@@ -255,8 +287,7 @@ class Importer:
                 )
 
 
-def _changed_field(session: Session, model: Any, key: str, fields: dict[str, Any]) -> str | None:
-    """The first of `fields` whose stored value (of the row of `model` with `key`) differs, or None."""
+def _stored_row(session: Session, model: Any, key: str) -> Any:
+    """The stored row of `model` with `key`, by column name."""
     table = table_of(model)
-    stored = session.execute(select(table).where(table.c.key == key)).one()._mapping
-    return next((k for k, v in fields.items() if stored[k] != v), None)
+    return session.execute(select(table).where(table.c.key == key)).one()._mapping

@@ -18,7 +18,7 @@ from claimsdb import definitions, history, models
 from claimsdb.db import insert_rows
 from claimsdb.errors import InvalidRecord
 from claimsdb.figures import Quantity, figure_columns, reach
-from claimsdb.importer.known import DATA_FIELDS, FIGURE_COLUMNS, Known
+from claimsdb.importer.known import DATA_FIELDS, DATA_FILE_ORIGIN, FIGURE_COLUMNS, Known
 from claimsdb.importer.plan import Cited, ClaimBatch, PendingReread
 from claimsdb.importer.read import chunks, claim_ids
 from claimsdb.models import table_of
@@ -31,8 +31,6 @@ from claimsdb.records.types import (
 )
 from claimsdb.trust import signatures
 
-# source.origin of the sources a data file (or JSON Lines) registers or changes (models.SOURCE_ORIGINS)
-DATA_FILE_ORIGIN = "data-file"
 # A figure row is its claim, its position, its name and these (figure_columns, without the first two).
 FIGURE_ROW = ("claim_id", "position", "name", *FIGURE_COLUMNS[2:])
 EVIDENCE_ROW = ("claim_id", "source_id", "position", "locator", "quote")

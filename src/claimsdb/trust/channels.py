@@ -2,8 +2,9 @@
 
 An agent channel (the MCP server's `add_claim`, JSON Lines on standard input or in a .jsonl file) records
 only what was reported: claims of unverified trust, never a tag above that, a tag definition, a re-read,
-a preferred value, or a change to a source or to a claim a person vouches for (importer.known.Known checks
-each record against its file's channel). A data file read from a path (JSON or CSV) is the author's own:
+a preferred value, a change to a source, to a quantity or to a claim a person vouches for, or a new name
+for a vouched subject (importer.known.Known and importer.kept check each record against its file's
+channel). A data file read from a path (JSON or CSV) is the author's own:
 it vouches for its secondary tags and records the re-reads it names, which vouch once signed when the
 store requires signatures (trust.signatures). Neither ever signs.
 """
