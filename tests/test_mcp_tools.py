@@ -305,7 +305,11 @@ def test_the_actor_line_quotes_every_name_so_none_forges_another(
     event = show_json(claims, key)["events"][0]
     assert parsed_actor(event["actor"]) == (agent, client, version or None, person)
     said = SoftwareAgent.of_detail(event["detail"]).describe()
-    assert said.endswith(f"on behalf of {json.dumps(person, ensure_ascii=False)}" if person else "on behalf of nobody named")
+    assert said.endswith(
+        f"on behalf of {json.dumps(person, ensure_ascii=False)}"
+        if person
+        else "on behalf of nobody named"
+    )
 
 
 def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(store, claims):

@@ -6,7 +6,8 @@ retag back to agent-reported), set the claims back and recreate the triggers, an
 is intact. An anchor is the head the chain had at one moment: the digest of its latest event, that
 event's id, and how many events the chain held up to it. `claims db anchor` writes it to a small file
 (ANCHOR_FILE) that a paper repository commits, and records it in the anchor table (append-only; on
-PostgreSQL a writer may only insert into it).
+PostgreSQL a writer may only insert into it, and a trigger takes a row only as the chain holds it, so
+nobody below the owner can plant an anchor that never held and fail `recorded_problems` for good).
 
 `problem(session, anchor)` says how the chain no longer holds the anchored head at its position: the
 event is gone (cut), it is another event (rewritten or replaced), the events up to it are more or fewer

@@ -28,7 +28,6 @@ from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.reread_page import named_page, refuse_note
 from claimsdb.trust import people, signatures
-from claimsdb.trust.identity import person_name
 from claimsdb.trust.people import Signer
 from claimsdb.views import ClaimView
 

@@ -123,7 +123,9 @@ class Registry:
 def lookalike(reg: Registry, name: str) -> str | None:
     """The registered person's name that `name` reads as but is not spelt as ("Grace Hоpper" with a
     Cyrillic о, for Grace Hopper): compared by skeleton (trust.confusables); None when there is none."""
-    names = dict.fromkeys([*(k.name for k in reg.keys.values()), *(p["name"] for p in reg.passkeys)])
+    names = dict.fromkeys(
+        [*(k.name for k in reg.keys.values()), *(p["name"] for p in reg.passkeys)]
+    )
     return next((n for n in names if n != name and confusable(n, name)), None)
 
 
