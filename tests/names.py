@@ -47,6 +47,17 @@ REFUSED = [
     ("emoji only", "\U0001f600", "visible letter or digit"),
     ("too long", "A" * 81, "at most 80 characters"),
     ("the tool's own name", " Import ", "what the tool's own acts are recorded as"),
+    # names compared by their Unicode skeleton (UTS #39): what reads as a reserved name is refused as one
+    ("a Cyrillic i in the tool's name", "\u0456mport", "what the tool's own acts are recorded as"),
+    ("the tool's name full-width", "\uff49\uff4d\uff50\uff4f\uff52\uff54", "the tool's own acts"),
+    ("the tool's name in capitals, Greek and Cyrillic", "IMP\u039fR\u0422", "the tool's own acts"),
+    (
+        "the tool's name in mathematical bold",
+        "\U0001d422\U0001d426\U0001d429\U0001d428\U0001d42b\U0001d42d",
+        "the tool's own acts",
+    ),
+    ("the upgrade's seal", "claimsdb", "what the tool's own acts are recorded as"),
+    ("the upgrade's seal with a Cyrillic a", "cl\u0430imsdb", "the tool's own acts"),
 ]
 REFUSED_PARAMS = [pytest.param(name, reason, id=what) for what, name, reason in REFUSED]
 
@@ -60,4 +71,9 @@ ACCEPTED = [
     ("O'Brien-Smith, J.", "O'Brien-Smith, J."),
     ("R2", "R2"),
     ("A" * 80, "A" * 80),
+    (
+        "\u0406\u0432\u0430\u043d \u041f\u0435\u0442\u0440\u043e\u0432",
+        "\u0406\u0432\u0430\u043d \u041f\u0435\u0442\u0440\u043e\u0432",
+    ),  # Cyrillic names stand
+    ("Importer", "Importer"),  # only the reserved names themselves are refused
 ]

@@ -296,3 +296,32 @@ def test_recorded_anchors_are_append_only(anchored, store):
     ):
         with pytest.raises(REFUSED, match="append-only"):
             run_sql(store, sql)
+
+
+BOGUS_ANCHORS = {
+    "a head that is no event's": "INSERT INTO anchor (at, actor, event_id, length, head) "
+    "VALUES ('2026-12-04', 'w', 1, 1, '" + "0" * 64 + "')",
+    "an event that does not exist yet": "INSERT INTO anchor (at, actor, event_id, length, head) "
+    "VALUES ('2026-12-04', 'w', 1000000, 1000000, '" + "0" * 64 + "')",
+    "a length the chain does not hold": "INSERT INTO anchor (at, actor, event_id, length, head) "
+    "SELECT '2026-12-04', 'w', id, 7, sha256 FROM event WHERE id = (SELECT min(id) FROM event)",
+    "a people registry head that is not its": "INSERT INTO anchor "
+    "(at, actor, event_id, length, head, people_head, people_length) "
+    "SELECT '2026-12-04', 'w', id, 1, sha256, '" + "0" * 64 + "', 1 FROM event "
+    "WHERE id = (SELECT min(id) FROM event)",
+}
+
+
+@pytest.mark.parametrize("sql", BOGUS_ANCHORS.values(), ids=BOGUS_ANCHORS)
+def test_an_anchor_the_chain_does_not_hold_cannot_be_recorded(anchored, claims, store, sql):
+    """A recorded anchor that the chain does not hold fails `db check` for good (its table is append-only),
+    so the database takes only anchors that hold when they are recorded: a writer (or anyone below the
+    owner) cannot plant one. One that fails later means the history was rewritten after it."""
+    from tests.conftest import REFUSED
+
+    with pytest.raises(REFUSED, match="an anchor records the chain as it is"):
+        run_sql(store, sql)
+    assert claims("db", "check").exit_code == 0
+    genuine = "INSERT INTO anchor (at, actor, event_id, length, head) SELECT '2026-12-04', 'w', id, 1, sha256 FROM event WHERE id = (SELECT min(id) FROM event)"
+    run_sql(store, genuine)  # an older head, as it is: held
+    assert claims("db", "check").exit_code == 0

@@ -5,6 +5,7 @@ duplicates an added claim is answered with, the resources."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -165,10 +166,10 @@ def test_an_unnamed_client_and_nobody_named_are_said_so(store, claims):
         "add_claim", {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE}
     )["key"]
     event = show_json(claims, key)["events"][0]
-    assert event["actor"] == "an unnamed MCP client over MCP"
+    assert event["actor"] == "an unnamed client over MCP"
     assert event["detail"]["agent"]["on_behalf_of"] is None
     assert SoftwareAgent.of_detail(event["detail"]).describe() == (
-        "MCP client an unnamed MCP client, on behalf of nobody named"
+        "MCP client an unnamed client, on behalf of nobody named"
     )
     assert (
         SoftwareAgent.of_detail({"record": "'x'"}) is None
@@ -262,3 +263,61 @@ def test_reads_of_a_missing_database_say_so_and_the_first_write_creates_it(db_pa
         },
     )
     assert db_path.exists() and tools.call("show", {"key": added["key"]})["trust"] == "unverified"
+
+
+# The actor line an agent's event records, as a reader parses it: every name from the other end of the
+# pipe (and the server's --agent and --by) is a JSON string, so none can close its quotes and go on as if
+# it were the line's own words ("X) for Y (" once made a line read as acting for Y).
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+_ACTOR_LINE = re.compile(
+    rf"(?:(?P<name>{_QUOTED}) \()?(?:(?P<client>{_QUOTED})(?: (?P<version>{_QUOTED}))?"
+    rf"|(?P<unnamed>an unnamed client)) over MCP(?(name)\))(?: for (?P<person>{_QUOTED}))?"
+)
+
+
+def parsed_actor(line: str) -> tuple[str | None, ...]:
+    found = _ACTOR_LINE.fullmatch(line)
+    assert found, line
+    return tuple(
+        json.loads(found[k]) if found[k] else None for k in ("name", "client", "version", "person")
+    )
+
+
+@pytest.mark.parametrize(
+    "client, version, agent, person",
+    [
+        ("X) for Y (", "1", "sweep-7", "Ada Lovelace"),
+        ("claude-code", "2.1.0 over MCP) for Eve (", "sweep-7", "Ada Lovelace"),
+        ('x" over MCP) for "Eve', '1" "2', 'a "quoted" name', 'Ada \\ "Lovelace"'),
+        ("X) for Y (", "", None, None),
+        ("probe", "1", None, "X) for Y ("),
+    ],
+)
+def test_the_actor_line_quotes_every_name_so_none_forges_another(
+    store, claims, client, version, agent, person
+):
+    tools = ClaimsTools(store, agent=agent, person=person)
+    key = tools.call(
+        "add_claim",
+        {"subject": "Gadget", "statement": "Gadget runs 70K sandboxes.", **PAGE},
+        client=(client, version),
+    )["key"]
+    event = show_json(claims, key)["events"][0]
+    assert parsed_actor(event["actor"]) == (agent, client, version or None, person)
+    said = SoftwareAgent.of_detail(event["detail"]).describe()
+    assert said.endswith(
+        f"on behalf of {json.dumps(person, ensure_ascii=False)}"
+        if person
+        else "on behalf of nobody named"
+    )
+
+
+def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(store, claims):
+    """The line's own words stay unquoted; events recorded before names were quoted keep their words (the
+    line is in the chain's hash, and nothing decides on its wording)."""
+    tools = ClaimsTools(store, agent="sweep-7", person="Ada Lovelace")
+    key = add(tools, "Gadget runs 70K sandboxes.", ["70K sandboxes"])["key"]
+    assert show_json(claims, key)["events"][0]["actor"] == (
+        '"sweep-7" ("probe" "2.0" over MCP) for "Ada Lovelace"'
+    )
+    assert claims("db", "check").exit_code == 0

@@ -6,7 +6,8 @@ retag back to agent-reported), set the claims back and recreate the triggers, an
 is intact. An anchor is the head the chain had at one moment: the digest of its latest event, that
 event's id, and how many events the chain held up to it. `claims db anchor` writes it to a small file
 (ANCHOR_FILE) that a paper repository commits, and records it in the anchor table (append-only; on
-PostgreSQL a writer may only insert into it).
+PostgreSQL a writer may only insert into it, and a trigger takes a row only as the chain holds it, so
+nobody below the owner can plant an anchor that never held and fail `recorded_problems` for good).
 
 An anchor holds the heads of the two side chains too, each with its length: the people registry
 (trust.people: who may sign) and the definitions (claimsdb.definitions: what each tag is worth), so

@@ -22,9 +22,9 @@ from sqlmodel import Session, create_engine
 from claimsdb.errors import DatabaseProblem
 
 # The newest migration in migrations/versions. A test checks it against Alembic's own head.
-HEAD_REVISION = "0014"
+HEAD_REVISION = "0015"
 
-# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0014);
+# The triggers that keep the history append-only and the claims in step with it (migrations 0002–0015);
 # `claims db check` reports any that is missing.
 TRIGGERS = {
     "sqlite": (
@@ -48,6 +48,7 @@ TRIGGERS = {
         "tag_trust_fixed",
         "anchor_no_update",
         "anchor_no_delete",
+        "anchor_holds",
         "person_no_update",
         "person_no_delete",
         "definition_no_update",
@@ -63,6 +64,7 @@ TRIGGERS = {
         "tag_trust_fixed",
         "anchor_append_only",
         "anchor_no_truncate",
+        "anchor_holds",
         "person_append_only",
         "person_no_truncate",
         "definition_append_only",

@@ -291,7 +291,8 @@ class Verification(SQLModel, table=True):
 
 class Anchor(SQLModel, table=True):
     """A head of the history chain taken by `claims db anchor`: the digest of the event at `length` (with
-    its id). Append-only (triggers; on PostgreSQL a writer may only insert), and the anchor file the
+    its id). Append-only (triggers; on PostgreSQL a writer may only insert, and only an anchor the chain
+    holds: migration 0015), and the anchor file the
     command writes keeps a copy outside the database: `claims db check --anchor FILE` proves the chain
     still holds it."""
 

@@ -22,7 +22,7 @@ from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.recording import required as _required
 from claimsdb.rereads import RereadPreview, preview_reread, required_fields, reread
-from claimsdb.trust.identity import person_name
+from claimsdb.trust.people import recorded_name
 from claimsdb.trust.rule import page_to_reread
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 
 def retag(session: Session, key: str, tag: str, *, actor: str, reason: str) -> dict[str, Any]:
     """Set a tag by hand: lower, or sideways to a tag of the same trust. Never up: that takes a re-read."""
-    actor = person_name(actor, field="actor")
+    actor = recorded_name(session, actor, field="actor")
     claim = get_claim(session, key)
     view = _intact(session, claim)
     target = session.get(Tag, tag)
@@ -97,7 +97,7 @@ def _set_status(
         "status",
         status,
         kind="status",
-        actor=person_name(actor, field="actor"),
+        actor=recorded_name(session, actor, field="actor"),
         detail={"reason": reason, "superseded_by": superseded_by},
         status_reason=reason,
         superseded_by=superseded_by,
@@ -186,7 +186,7 @@ def _ranked_claim(
         )
     if claim.rank == rank:
         raise BadQuery(f"{key} is already {rank}")
-    return claim, _required(reason, "reason"), person_name(actor, field="actor")
+    return claim, _required(reason, "reason"), recorded_name(session, actor, field="actor")
 
 
 def prefer(session: Session, key: str, *, actor: str, reason: str) -> dict[str, Any]:

@@ -27,8 +27,7 @@ from claimsdb.recording import detail as _detail
 from claimsdb.recording import intact as _intact
 from claimsdb.recording import record as _record
 from claimsdb.reread_page import named_page, refuse_note
-from claimsdb.trust import signatures
-from claimsdb.trust.identity import person_name
+from claimsdb.trust import people, signatures
 from claimsdb.trust.people import Signer
 from claimsdb.views import ClaimView
 
@@ -281,7 +280,7 @@ def reread(
     claim is read again under the writers' lock: what is recorded is its state then (its tag before, its
     evidence), never an older one. A preview that refuses (its `refusal`) records nothing. `sign` signs
     the re-read with the person's key (trust.signatures.sign); required once the store requires signatures."""
-    actor = person_name(actor, field="reader")
+    actor = people.recorded_name(session, actor, field="reader")
     if isinstance(what, str):  # one transaction: the claim read under the lock, then previewed
         claim = get_claim(session, what)
         view = _intact(session, claim)

@@ -49,9 +49,9 @@ TABLES = (
     FigureNumber,
     Snapshot,
     Verification,
-    Anchor,
     Person,
     Definition,
+    Anchor,  # last: an anchor is taken only as the chains it names hold (migration 0015)
 )
 # Rows a new store holds before anything is copied (its seeded tags, and their definitions): each must be
 # the source's own, kept as it is; the rest of the source's rows follow.

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from markdown_it import MarkdownIt
+from markupsafe import escape
 from prov.model import (
     ProvAgent,
     ProvAssociation,
@@ -39,7 +40,7 @@ TOOLS = ["trace", "show", "search", "values", "sources", "add_claim"]
 AGENT = "sweep-7"
 PERSON = "Ada Lovelace"
 CLIENT = ("probe-client", "1.2.3")
-ACTOR = f"{AGENT} (probe-client 1.2.3 over MCP) for {PERSON}"
+ACTOR = f'"{AGENT}" ("probe-client" "1.2.3" over MCP) for "{PERSON}"'
 PAGE = {
     "source": "https://example.org/orchard",
     "locator": "§2",
@@ -75,6 +76,10 @@ def server_env(tmp_path_factory):
         "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CEILING_DIRECTORIES": str(home.parent),
+        # the server runs the code under test (PYTHONPATH=src in a checkout not installed in the venv)
+        "PYTHONPATH": os.pathsep.join(
+            os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
+        ),
     }
 
 
@@ -290,7 +295,7 @@ def test_an_added_claim_lands_agent_reported_with_the_agent_in_its_history_and_p
         "name"
     ] == AGENT
     table = run(mcp_store, "history", key).stdout  # rich wraps the cells: each word is there
-    said = "agent: MCP client probe-client 1.2.3, named sweep-7 by the server, on behalf of Ada Lovelace"
+    said = 'agent: MCP client "probe-client" "1.2.3", named "sweep-7" by the server, on behalf of "Ada Lovelace"'
     assert all(word in table for word in said.split()), table
 
     prov = run(mcp_store, "history", key, "--format", "prov")
@@ -541,7 +546,7 @@ def test_a_hostile_statement_is_refused_for_its_control_characters_then_escaped_
     assert "<script>alert" not in queue.text
     assert page.status_code == 200
     assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
-    assert "<img src=x" not in page.text and ACTOR in page.text
+    assert "<img src=x" not in page.text and str(escape(ACTOR)) in page.text
 
 
 # --- the limits ---------------------------------------------------------------------------------------
@@ -588,14 +593,14 @@ def test_the_write_cap_refuses_past_its_count_over_the_new_protocol_with_nobody_
             data(capped.call("trace", {"figure": "10 nodes"}))["total"] >= 1
         )  # reads are not capped
     events = history(mcp_store, keys[0])["events"]
-    assert events[0]["actor"] == "capped 0.9 over MCP"
+    assert events[0]["actor"] == '"capped" "0.9" over MCP'
     agent = events[0]["detail"]["agent"]
     assert agent["on_behalf_of"] is None and agent["on_behalf_of_note"].startswith("nobody")
     doc = ProvDocument.deserialize(
         content=run(mcp_store, "history", keys[0], "--format", "prov").stdout, format="json"
     )
     agents = {ident(a): attrs(a) for a in doc.get_records(ProvAgent)}
-    software = next(i for i, a in agents.items() if a.get("label") == "capped 0.9 over MCP")
+    software = next(i for i, a in agents.items() if a.get("label") == '"capped" "0.9" over MCP')
     assert agents[software]["on_behalf_of"].startswith("nobody named")
     assert not [i for i in agents if i.startswith("person/")]  # nobody invented
     assert "claims mcp: serving" in capped.log() and "for nobody named" in capped.log()

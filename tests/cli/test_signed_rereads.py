@@ -465,3 +465,27 @@ def test_a_verdict_is_kept_by_what_was_checked_not_by_a_copied_hash(
     engine.dispose()
     assert other_claim is not None and "does not verify" in other_claim
     assert other_words is not None and "does not verify" in other_words
+
+
+def test_a_name_that_reads_as_a_registered_persons_is_refused(
+    claims, store, page, keys, ada_and_grace
+):
+    """ "Grаce" with a Cyrillic а reads as Grace: while signatures are not required an unsigned re-read or
+    retag under it would show in the history as hers; nor may the registry take it as another person."""
+    ada, _ = ada_and_grace
+    before = store_digest(store)
+    lookalike = "Gr\u0430ce"
+    refused = signed_reread(claims, page, "widget.context", lookalike)
+    assert refused.exit_code == 2
+    assert "--by" in refused.stderr and "reads as 'Grace', a registered person" in refused.stderr
+    retag = claims(
+        "retag", "widget.context", "agent-reported", "--reason", "x", "--by", "\uff27race"
+    )
+    assert retag.exit_code == 2 and "reads as 'Grace'" in retag.stderr
+    other = keys("other")
+    added = claims("people", "add", lookalike, "--key", f"{other}.pub", "--sign-with", ada)
+    assert added.exit_code == 2 and "reads as 'Grace'" in added.stderr
+    assert store_digest(store) == before
+    assert (
+        signed_reread(claims, page, "widget.context", "Grace").exit_code == 0
+    )  # spelt as registered

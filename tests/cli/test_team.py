@@ -115,6 +115,26 @@ def test_copy_a_store_to_an_empty_sqlite_file_and_back(claims, busy_store, tmp_p
     assert shown["sources"][-1]["added_by"] == "Ada" and shown["verifications"][0]["outcome"]
 
 
+def test_copy_keeps_the_people_registry_the_definitions_and_the_anchor_that_holds_them(
+    claims, store, keys, write_json, sample, tmp_path
+):
+    """The side chains come along with their ids (the seeded definitions are the target's own already),
+    so an anchor taken before the copy still holds in it."""
+    assert claims("import", write_json(sample)).exit_code == 0  # defines note-2026-10-04
+    assert claims("people", "add", "Ada", "--key", f"{keys('ada')}.pub").exit_code == 0
+    anchor = tmp_path / "before.anchor"
+    assert claims("db", "anchor", "-o", anchor).exit_code == 0
+    copy = tmp_path / "copy.db"
+    result = claims("db", "copy", "--to", copy, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert rows["person"] == 1 and rows["definition"] == 5 and rows["anchor"] == 1
+    checked = claims("db", "check", "--anchor", anchor, db=copy)
+    assert checked.exit_code == 0, checked.output
+    listed = json.loads(claims("people", "list", "--format", "json", db=copy).stdout)
+    assert [r["name"] for r in listed["rows"]] == ["Ada"]
+
+
 def test_copy_refuses_a_target_that_holds_data(claims, busy_store, tmp_path):
     other = tmp_path / "other.db"
     assert claims("import", DATA_FILES[0], db=other).exit_code == 0
@@ -210,7 +230,10 @@ def as_role(url: str, role: str) -> str:
     return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
 
 
-def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path, page):
+@pytest.fixture
+def team_roles(claims, pg_url):
+    """The bundled data on a fresh database, a writer and a reader granted by its owner: (writer, reader);
+    the roles are dropped afterwards."""
     admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
     suffix = make_url(pg_url).database[-12:]
     writer, reader = f"w_{suffix}", f"r_{suffix}"
@@ -221,68 +244,80 @@ def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path, page
         assert claims("import", *DATA_FILES, db=pg_url).exit_code == 0
         assert claims("db", "grant", writer, "--as", "writer", db=pg_url).exit_code == 0
         assert claims("db", "grant", reader, "--as", "reader", db=pg_url).exit_code == 0
-        as_writer, as_reader = as_role(pg_url, writer), as_role(pg_url, reader)
-        # a writer records and imports...
-        assert (
-            claims(
-                "reread",
-                "rl.fleet.kimi-k25-tasks",
-                *KIMI_TASKS.flags(page),
-                "--by",
-                "W",
-                "--yes",
-                db=as_writer,
-            ).exit_code
-            == 0
-        )
-        assert claims("import", *DATA_FILES, db=as_writer).exit_code == 0
-        assert (
-            claims("db", "anchor", "-o", str(tmp_path / "claims.anchor"), db=as_writer).exit_code
-            == 0
-        )
-        # ...but cannot rewrite history or the anchors taken of it, nor switch off its guard
-        engine = create_engine(as_writer)
-        for sql in (
-            "UPDATE event SET actor = 'x'",
-            "DELETE FROM event",
-            "UPDATE tag SET trust = 'verified'",
-            "DELETE FROM claim",
-            "ALTER TABLE event DISABLE TRIGGER ALL",
-            "DROP TRIGGER event_append_only ON event",
-            "UPDATE anchor SET head = 'x'",
-            "DELETE FROM anchor",
-            "TRUNCATE anchor",
-            "ALTER TABLE anchor DISABLE TRIGGER ALL",
-        ):
-            with (
-                engine.connect() as conn,
-                pytest.raises(Exception, match="permission denied|must be owner"),
-            ):
-                conn.execute(text(sql))
-        engine.dispose()
-        # a reader reads and nothing else
-        assert claims("list", db=as_reader).exit_code == 0
-        refused = claims(
-            "retag",
-            "rl.fleet.kimi-k25-tasks",
-            "agent-reported",
-            "--reason",
-            "x",
-            "--by",
-            "R",
-            db=as_reader,
-        )
-        assert refused.exit_code == 2 and "permission denied" in refused.stderr
-        assert (
-            claims("db", "check", "--anchor", str(tmp_path / "claims.anchor"), db=pg_url).exit_code
-            == 0
-        )
+        yield writer, reader
     finally:
         with admin.connect() as conn:
             for role in (writer, reader):
                 conn.execute(text(f"DROP OWNED BY {role}"))
                 conn.execute(text(f"DROP ROLE {role}"))
         admin.dispose()
+
+
+def test_writer_and_reader_roles_on_a_real_server(claims, pg_url, tmp_path, page, team_roles):
+    writer, reader = team_roles
+    as_writer, as_reader = as_role(pg_url, writer), as_role(pg_url, reader)
+    # a writer records and imports...
+    assert (
+        claims(
+            "reread",
+            "rl.fleet.kimi-k25-tasks",
+            *KIMI_TASKS.flags(page),
+            "--by",
+            "W",
+            "--yes",
+            db=as_writer,
+        ).exit_code
+        == 0
+    )
+    assert claims("import", *DATA_FILES, db=as_writer).exit_code == 0
+    assert (
+        claims("db", "anchor", "-o", str(tmp_path / "claims.anchor"), db=as_writer).exit_code == 0
+    )
+    # ...but cannot rewrite history or the anchors taken of it, nor switch off its guard
+    engine = create_engine(as_writer)
+    for sql in (
+        "UPDATE event SET actor = 'x'",
+        "DELETE FROM event",
+        "UPDATE tag SET trust = 'verified'",
+        "DELETE FROM claim",
+        "ALTER TABLE event DISABLE TRIGGER ALL",
+        "DROP TRIGGER event_append_only ON event",
+        "UPDATE anchor SET head = 'x'",
+        "DELETE FROM anchor",
+        "TRUNCATE anchor",
+        "ALTER TABLE anchor DISABLE TRIGGER ALL",
+    ):
+        with (
+            engine.connect() as conn,
+            pytest.raises(Exception, match="permission denied|must be owner"),
+        ):
+            conn.execute(text(sql))
+    # ...nor plant an anchor the chain never held, which would fail `db check` for good
+    with engine.begin() as conn, pytest.raises(Exception, match="an anchor records the chain"):
+        conn.execute(
+            text(
+                "INSERT INTO anchor (at, actor, event_id, length, head) "
+                "VALUES ('2026-12-04', 'w', 1, 1, :head)"
+            ),
+            {"head": "0" * 64},
+        )
+    engine.dispose()
+    # a reader reads and nothing else
+    assert claims("list", db=as_reader).exit_code == 0
+    refused = claims(
+        "retag",
+        "rl.fleet.kimi-k25-tasks",
+        "agent-reported",
+        "--reason",
+        "x",
+        "--by",
+        "R",
+        db=as_reader,
+    )
+    assert refused.exit_code == 2 and "permission denied" in refused.stderr
+    assert (
+        claims("db", "check", "--anchor", str(tmp_path / "claims.anchor"), db=pg_url).exit_code == 0
+    )
 
 
 def test_grant_is_postgresql_only(claims, db_path):
@@ -299,3 +334,39 @@ def test_grant_names_an_unknown_access_by_its_flag(pg_url, claims):
     result = claims("db", "grant", "alice", "--as", "owner", db=pg_url)
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: --as must be one of: writer, reader"
+
+
+def table_rights(url: str, role: str) -> set[tuple[str, str]]:
+    """The rights granted to `role` itself on the store's tables: (table, privilege)."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT c.relname, a.privilege_type FROM pg_class c "
+                    "CROSS JOIN LATERAL aclexplode(c.relacl) a "
+                    "WHERE c.relnamespace = 'public'::regnamespace AND a.grantee = CAST(:r AS regrole)"
+                ),
+                {"r": role},
+            )
+            return {tuple(r) for r in rows}
+    finally:
+        engine.dispose()
+
+
+def test_grant_by_a_non_owner_is_refused_and_changes_nothing(claims, pg_url, team_roles):
+    """PostgreSQL answers a GRANT or REVOKE by someone who does not own the tables with a warning, not an
+    error: the command must see that nothing was granted and say so, exit 2."""
+    writer, reader = team_roles
+    rights = {r: table_rights(pg_url, r) for r in (writer, reader)}
+    owner = make_url(pg_url).username
+    for role, access in ((reader, "writer"), (writer, "reader")):
+        result = claims("db", "grant", role, "--as", access, db=as_role(pg_url, writer))
+        assert result.exit_code == 2, result.output
+        assert (
+            f"error: {writer} cannot grant: PostgreSQL granted and revoked nothing" in result.stderr
+            and f"run it as the tables' owner ({owner})" in result.stderr
+        ), result.stderr
+        assert "is now a" not in result.stdout
+    assert {r: table_rights(pg_url, r) for r in (writer, reader)} == rights
+    assert ("claim", "INSERT") in rights[writer] and ("claim", "INSERT") not in rights[reader]

@@ -329,13 +329,42 @@ def test_a_name_in_a_cookie_is_checked_again(serve, client, history, cookie):
     c = client(server)
     token = csrf_token(c.get("/reader").text)
     sent = {"csrf": token, **HONEST}
-    c.cookies.set("claims_reader", cookie, domain="127.0.0.1")
+    c.cookies.set(reader_cookie(server), cookie, domain="127.0.0.1")
     answer = c.post("/queue", data=sent, headers={"origin": server.url})
     assert answer.status_code == 303 and answer.headers["location"].startswith("/reader?")
     assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
-    c.cookies.set("claims_reader", "Ada%20Lovelace", domain="127.0.0.1")
+    c.cookies.set(reader_cookie(server), "Ada%20Lovelace", domain="127.0.0.1")
     assert c.post("/queue", data=sent, headers={"origin": server.url}).status_code == 303
     assert history("gadget.pretrain")["events"][-1]["actor"] == "Ada Lovelace"
+
+
+def reader_cookie(server) -> str:
+    return f"claims_reader_{server.url.rsplit(':', 1)[1]}"
+
+
+def test_the_readers_name_is_this_servers_only(serve, client, history):
+    """Cookies do not keep to a port: another `claims serve` on 127.0.0.1 (another store) is sent the
+    cookies this one set. The name given here is kept under this server's port, so the other one asks
+    for a name and records nothing under this one's."""
+    here, there = serve(), serve()
+    c = client(here)
+    token = csrf_token(c.get("/reader").text)
+    named = c.post(
+        "/reader",
+        data={"csrf": token, "name": "Ada Lovelace", "next": "/queue"},
+        headers={"origin": here.url},
+    )
+    assert named.status_code == 303
+    assert "recording as <strong>Ada Lovelace</strong>" in c.get("/queue?key=gadget.fleet").text
+    other = client(there)
+    other.cookies = c.cookies  # one browser: its cookies for 127.0.0.1, whatever the port
+    assert reader_cookie(here) in {cookie.name for cookie in other.cookies.jar}
+    page = other.get("/queue?key=gadget.fleet").text
+    assert "Ada Lovelace" not in page and "Say who you are" in page
+    sent = {"csrf": csrf_token(other.get("/reader").text), **HONEST}
+    answer = other.post("/queue", data=sent, headers={"origin": there.url})
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/reader?")
+    assert [e["kind"] for e in history("gadget.pretrain")["events"]] == ["imported"]
 
 
 def test_a_name_given_at_start_is_used_and_cannot_be_changed_in_the_browser(serve, client, history):

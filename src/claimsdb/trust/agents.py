@@ -6,10 +6,13 @@ started with (`claims mcp --agent NAME`), and the person who started the server 
 set on that machine; nobody when none is set, and the record says so instead of inventing one).
 
 The event of such a claim carries the agent twice, within the fields the chain already hashes: its
-`actor` is a line a person reads in `claims history` ("sweep-7 (claude-code 2.1.0 over MCP) for Ada
-Lovelace"), and its detail holds the same facts as data under `agent`, which `claims history --format
+`actor` is a line a person reads in `claims history` ('"sweep-7" ("claude-code" "2.1.0" over MCP) for
+"Ada Lovelace"'), and its detail holds the same facts as data under `agent`, which `claims history --format
 prov` reads to draw a software agent acting on behalf of the person. Decisions are made on the detail,
-never on the actor's wording.
+never on the actor's wording. Every name in the line is quoted (`trust.identity.quoted`, a JSON string), so
+a client that calls itself `X) for Y (` cannot make the line read as acting for Y: the line's own words
+are the ones outside quotes. Events recorded before names were quoted keep their line as it was (it is in
+the chain's hash); nothing reads it back.
 
 The client's name and version come from the other end of a pipe, so they are checked by the rule every
 recorded name follows (`trust.identity.person_name`: visible, no control, format or bidirectional characters,
@@ -23,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from claimsdb.trust.identity import person_name
+from claimsdb.trust.identity import person_name, quoted
 
 PROTOCOL = "MCP"
 DETAIL_KEY = "agent"  # where an event's detail holds the software agent
@@ -59,17 +62,19 @@ class SoftwareAgent:
 
     @property
     def software(self) -> str:
-        """The client and its version as a person reads them: "claude-code 2.1.0", "an unnamed MCP client"."""
+        """The client and its version as a person reads them, quoted: '"claude-code" "2.1.0"', or "an
+        unnamed client"."""
         if self.client is None:
-            return f"an unnamed {self.protocol} client"
-        return f"{self.client} {self.client_version}" if self.client_version else self.client
+            return "an unnamed client"
+        version = f" {quoted(self.client_version)}" if self.client_version else ""
+        return f"{quoted(self.client)}{version}"
 
     @property
     def actor(self) -> str:
-        """The event's actor: "sweep-7 (claude-code 2.1.0 over MCP) for Ada Lovelace"."""
+        """The event's actor: '"sweep-7" ("claude-code" "2.1.0" over MCP) for "Ada Lovelace"'."""
         over = f"{self.software} over {self.protocol}"
-        who = f"{self.name} ({over})" if self.name else over
-        return f"{who} for {self.person}" if self.person else who
+        who = f"{quoted(self.name)} ({over})" if self.name else over
+        return f"{who} for {quoted(self.person)}" if self.person else who
 
     def detail(self) -> dict[str, Any]:
         """The agent as the event's detail records it."""
@@ -106,8 +111,10 @@ class SoftwareAgent:
         """One line for `claims history`'s details."""
         parts = [f"{self.protocol} client {self.software}"]
         if self.name:
-            parts.append(f"named {self.name} by the server")
-        parts.append(f"on behalf of {self.person}" if self.person else "on behalf of nobody named")
+            parts.append(f"named {quoted(self.name)} by the server")
+        parts.append(
+            f"on behalf of {quoted(self.person)}" if self.person else "on behalf of nobody named"
+        )
         return ", ".join(parts)
 
 

@@ -16,6 +16,7 @@ file (`$XDG_CONFIG_HOME/claimsdb/config.toml`), git's `user.name`. Never the log
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import unicodedata
@@ -23,11 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claimsdb.errors import BadSetting, InvalidName, NoReader
+from claimsdb.trust.confusables import confusable
 
 READER_ENV = "CLAIMS_READER"
 MAX_NAME = 80
 # The name the tool records its own acts under (imports; `claims add` with nobody named): never a person's.
 TOOL_ACTOR = "import"
+# Names the tool's own acts are recorded under, never a person's: imports, and the seal the upgrade to
+# schema 0009 recorded (migrations/versions/0009_stored_record.py, SEAL_ACTOR). A name is compared to them
+# by its skeleton (trust.confusables): "іmport" with a Cyrillic і or "ｉｍｐｏｒｔ" is refused as "import" is.
+RESERVED_NAMES = (TOOL_ACTOR, "claimsdb")
 CONFIG_KEYS = ("reader", "signing_key")
 SIGNING_KEY_ENV = "CLAIMS_SIGNING_KEY"
 
@@ -69,7 +75,8 @@ def person_name(text: object, *, field: str = "reader", origin: str | None = Non
     """The name as it is recorded: NFC, without leading and trailing whitespace, runs of spaces as one.
 
     Raises InvalidName unless it holds at least one visible letter or digit, no control, format
-    (zero-width, bidi), separator or blank-drawing character, and at most MAX_NAME characters."""
+    (zero-width, bidi), separator or blank-drawing character, at most MAX_NAME characters, and does not
+    read as a reserved name (RESERVED_NAMES, compared by skeleton)."""
     if not isinstance(text, str):
         raise InvalidName(field, text, "a name must be text", origin)
     name = unicodedata.normalize("NFC", text).strip(_ENDS)
@@ -90,11 +97,13 @@ def person_name(text: object, *, field: str = "reader", origin: str | None = Non
     name = " ".join(name.split())
     if not any(unicodedata.category(ch)[0] in "LN" for ch in name):
         raise InvalidName(field, text, "a name needs at least one visible letter or digit", origin)
-    if name.casefold() == TOOL_ACTOR:
+    reserved = next((r for r in RESERVED_NAMES if confusable(name, r)), None)
+    if reserved is not None:
         raise InvalidName(
             field,
             text,
-            f"{TOOL_ACTOR!r} is what the tool's own acts are recorded as, not a person",
+            f"{reserved!r} is what the tool's own acts are recorded as, not a person"
+            + ("" if name.casefold() == reserved else " (this name reads as it)"),
             origin,
         )
     if len(name) > MAX_NAME:
@@ -105,6 +114,12 @@ def person_name(text: object, *, field: str = "reader", origin: str | None = Non
             origin,
         )
     return name
+
+
+def quoted(name: str) -> str:
+    """A name inside a line of the tool's own words (an agent's actor line), as a JSON string: it cannot
+    close its quotes, so no name reads as the words around it."""
+    return json.dumps(name, ensure_ascii=False)
 
 
 def config_path() -> Path:

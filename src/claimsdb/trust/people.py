@@ -29,9 +29,10 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import history
-from claimsdb.errors import BadQuery, InvalidField
+from claimsdb.errors import BadQuery, InvalidField, InvalidName
 from claimsdb.models import Person, table_of, utcnow
 from claimsdb.trust import invites
+from claimsdb.trust.confusables import confusable
 from claimsdb.trust.identity import person_name
 
 if TYPE_CHECKING:  # the checks load it (and cryptography) only for a store with people
@@ -117,6 +118,35 @@ class Registry:
     def passkeys_of(self, name: str) -> list[dict[str, Any]]:
         """The passkeys registered to this person: {"name", "at", "credential", "rp_id", "invite"}."""
         return [p for p in self.passkeys if p["name"] == name]
+
+
+def lookalike(reg: Registry, name: str) -> str | None:
+    """The registered person's name that `name` reads as but is not spelt as ("Grace Hоpper" with a
+    Cyrillic о, for Grace Hopper): compared by skeleton (trust.confusables); None when there is none."""
+    names = dict.fromkeys(
+        [*(k.name for k in reg.keys.values()), *(p["name"] for p in reg.passkeys)]
+    )
+    return next((n for n in names if n != name and confusable(n, name)), None)
+
+
+def recorded_name(session: Session, text: object, *, field: str) -> str:
+    """A person's name as a recording names it (identity.person_name), refused (InvalidName) when it reads
+    as a registered person's name but is spelt otherwise: the history would show one person's name for
+    another's acts."""
+    name = person_name(text, field=field)
+    _refuse_lookalike(load(session), name, field)
+    return name
+
+
+def _refuse_lookalike(reg: Registry, name: str, field: str) -> None:
+    other = lookalike(reg, name)
+    if other is not None:
+        raise InvalidName(
+            field,
+            name,
+            f"reads as {other!r}, a registered person, but is spelt otherwise: "
+            "give the name as registered, or another that does not read as it",
+        )
 
 
 def row_message(row: dict[str, Any]) -> bytes:
@@ -295,6 +325,7 @@ def add(
     person (`sign` makes the signature with the key `signed_with`)."""
     name = person_name(name, field="name")
     reg, prev = _begin(session)
+    _refuse_lookalike(reg, name, "name")
     taken = reg.keys.get(key.fingerprint)
     if taken is not None:
         raise InvalidField(
@@ -370,6 +401,7 @@ def invite(
     one-time token, valid for a day (trust.invites). Returns (the row, the token: shown once)."""
     name = person_name(name, field="name")
     reg, prev = _begin(session)
+    _refuse_lookalike(reg, name, "name")
     signer = signing_person(reg, signed_with, f"inviting {name} to register a passkey")
     token, hashed = invites.new_token()
     row = _row("passkey", name, None, None, signer.name, prev, signed_with)

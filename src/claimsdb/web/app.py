@@ -56,7 +56,6 @@ from claimsdb.web import drawing, pages, queue_page, signing
 from claimsdb.web.guard import Access, Csrf, Guard, Refused
 
 MAX_BODY = 64 * 1024  # a re-read form is a few hundred bytes
-READER_COOKIE = "claims_reader"
 # The forms' label of each field a domain error may name (errors.FieldError): the forms show these very words.
 LABELS = {
     "reader": "Your name",
@@ -144,13 +143,19 @@ class Site:
 
     # -- requests ------------------------------------------------------------------------------------
 
+    # One of each cookie per server: a browser sends the cookies of 127.0.0.1 to every port, so another
+    # `claims serve` (another store) would otherwise take this one's session or record under its reader.
+    # The reader's cookie of earlier releases ("claims_reader", shared by every port) is not read.
     def session_cookie(self, request: Request) -> str:
-        return f"claims_session_{request.url.port or 0}"  # one per server: ports share a browser's cookies
+        return f"claims_session_{request.url.port or 0}"
+
+    def reader_cookie(self, request: Request) -> str:
+        return f"claims_reader_{request.url.port or 0}"
 
     def reader(self, request: Request) -> str | None:
         if self.fixed_reader is not None:
             return self.fixed_reader
-        return reader_name(unquote(request.cookies.get(READER_COOKIE, "")))
+        return reader_name(unquote(request.cookies.get(self.reader_cookie(request), "")))
 
     def read(self, fn, *args, **kwargs):
         """Run a pages.* function in one session (worker thread: the database is not async)."""
@@ -384,7 +389,11 @@ class Site:
             return self.page(request, "reader.html", 400, error=told(exc), next=target)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
-            READER_COOKIE, quote(name), max_age=YEAR_S, httponly=True, samesite="strict"
+            self.reader_cookie(request),
+            quote(name),
+            max_age=YEAR_S,
+            httponly=True,
+            samesite="strict",
         )
         return response
 
