@@ -230,10 +230,11 @@ def test_derive_replays_tag_status_and_vouching():
         trust,
     )
     assert state.vouched_sha256 == "b" and not state.vouches_for("c")
+    # an import that sets a verified tag vouches for nothing by itself (issue 34): a re-read must
     state = history.derive(
         [e("imported", "spot-checked", "active", "a"), e("updated", content="c")], trust
     )
-    assert state.vouches_for("c")
+    assert not state.vouches_for("a") and not state.vouches_for("c") and state.vouched_by is None
     state = history.derive(
         [
             e("imported", "spot-checked", "active", "a"),

@@ -620,6 +620,43 @@ def reread_before_checks(engine, key: str, source: str, locator: str, quote: str
         session.execute(update(Claim).where(Claim.id == claim.id).values(tag="spot-checked"))
 
 
+def test_an_import_event_never_vouches_for_a_verified_tag_by_itself(engine):
+    """Issue 34: an `imported` event that sets a verified tag, appended with the store's own code and
+    correct hashes (what a PostgreSQL writer can do), names nobody who re-read the claim: it vouches for
+    nothing, so the claim stays blocked under every policy and db check finds the store intact."""
+    key = "gadget.fleet"
+    with db.session_scope(engine) as session:
+        history.begin_write(session)
+        claim = queries.get_claim(session, key)
+        last = session.scalars(
+            select(Event).where(Event.claim_id == claim.id).order_by(Event.id.desc())
+        ).first()
+        assert last is not None
+        event = {
+            "claim": key,
+            "claim_id": claim.id,
+            "at": utcnow(),
+            "kind": "imported",
+            "actor": "import",
+            "tag_before": claim.tag,
+            "tag_after": "spot-checked",
+            "origin": "data/x.json#gadget.fleet",
+            "detail": json.dumps({"changed": ["tag"]}),
+            "content_sha256": last.content_sha256,
+            "stored_sha256": last.stored_sha256,
+        }
+        history.append_one(session, event)
+        session.execute(update(Claim).where(Claim.id == claim.id).values(tag="spot-checked"))
+    v = view_of(engine, key)
+    assert v.trust == "verified" and not v.integrity and v.vouched_event is None
+    assert not Policy().allows(v) and not Policy(strict=True).allows(v)
+    assert v.outdated_reason == "no person's re-read stands behind its verified tag (an import set it)"
+    assert failed_checks(engine) == []  # a well-formed event: only what it vouches for is refused
+    with db.session_scope(engine) as session:
+        result = paper_safe.prepare(session, ClaimFilter(), policy=Policy(), mode="skip-unsafe")
+    assert key not in [r.key for r in result.rows]
+
+
 def test_a_reread_recorded_before_rereads_were_checked_keeps_vouching(engine):
     reread_before_checks(engine, "widget.pretrain", "widget-report", "§3.1", "3,072 H100 GPUs")
     v = view_of(engine, "widget.pretrain")

@@ -306,20 +306,15 @@ def derive(events: Iterable[Mapping[str, Any]], trust: Mapping[str, str]) -> Cla
             state.tag, state.tag_event = e["tag_after"], e
             if trust.get(e["tag_after"]) != VERIFIED:
                 state.vouched_sha256 = state.vouched_by = None
-            elif e["kind"] in IMPORT_KINDS or e["kind"] == REREAD_KIND:
+            elif e["kind"] == REREAD_KIND:
                 state.vouched_sha256, state.vouched_by = e["content_sha256"], e
+            elif e["kind"] in IMPORT_KINDS:  # an import never vouches by itself: a re-read must
+                state.vouched_sha256 = state.vouched_by = None
             # a retag between two verified tags keeps what was vouched for
         if e["kind"] == REREAD_KIND and _corrects(e.get("detail")):
             state.corrected_event = e
         if e["content_sha256"] is not None:
             state.content_sha256 = e["content_sha256"]
-            # A data file that set a verified tag vouches for its own later content; a person does not.
-            if (
-                state.tag_event is not None
-                and state.tag_event["kind"] in IMPORT_KINDS
-                and trust.get(state.tag) == VERIFIED
-            ):
-                state.vouched_sha256, state.vouched_by = e["content_sha256"], e
         if e.get("stored_sha256") is not None:
             state.stored_sha256 = e["stored_sha256"]
         if e["status_after"] is not None:

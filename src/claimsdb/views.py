@@ -452,6 +452,8 @@ def _view(
         (
             f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
             if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
+            else "no person's re-read stands behind its verified tag (an import set it)"
+            if outdated and tag_event is not None and tag_event["kind"] in chain.IMPORT_KINDS
             else "its content changed since it was last re-read"
             if outdated
             else None
