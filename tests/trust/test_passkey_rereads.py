@@ -151,3 +151,37 @@ def test_an_assertion_stored_twice_is_a_replay(claims, store, ada):
         record(session, claim, event, tag="spot-checked")
     check = signature_check(claims)
     assert check["ok"] is False and "replays the passkey assertion" in check["detail"]
+
+
+def test_a_removed_passkey_signs_nothing_after_its_removal(claims, store, ada, tmp_path):
+    """`claims people remove NAME --key "passkey ID"` (signed): the re-read the passkey signed before
+    still vouches; it can sign no later one, and a later event carrying its assertion vouches for
+    nothing."""
+    prepared = prepare(store, "widget.pretrain")
+    record_signed(store, "widget.pretrain", prepared, ada.assertion(prepared.message))
+    named = f"passkey {ada.credential.credential_id}"
+    removed = claims("people", "remove", "Ada", "--key", named, "--sign-with", tmp_path / "ada")
+    assert removed.exit_code == 0, removed.output
+    rows = json.loads(claims("people", "list", "--format", "json").stdout)["rows"]
+    assert [(r["kind"], r["fingerprint"]) for r in rows][-1] == ("removed", named)
+    assert "widget.pretrain" in exported(claims)  # signed before the removal
+    later = prepare(store, "widget.context")
+    with pytest.raises(BadQuery, match="passkey"):
+        record_signed(store, "widget.context", later, ada.assertion(later.message))
+    reg = people.Registry()
+    with db.session_scope(db.open_engine(store)) as session:
+        reg = people.load(session)
+    event = {"kind": "reread", "actor": "Ada", "at": "2999-01-01T00:00:00Z", "detail": {}}
+    event["detail"] = {
+        "signature": {
+            "format": "webauthn",
+            "credential_id": ada.credential.credential_id,
+            "assertion": {**ada.assertion(b"x"), "credential_id": ada.credential.credential_id},
+        }
+    }
+    why = signatures.problem(reg, "widget.context", event)
+    assert why is not None and "removed" in why
+    assert (
+        claims("people", "remove", "Ada", "--key", named, "--sign-with", tmp_path / "ada").exit_code
+        == 2
+    )

@@ -33,7 +33,8 @@ KeyFileOption = Annotated[
 FingerprintOption = Annotated[
     str | None,
     typer.Option(
-        "--key", help="Remove only this key (its SHA256: fingerprint); default: all of theirs."
+        "--key",
+        help="Remove only this key (its SHA256: fingerprint, or a passkey as 'passkey ID', as `claims people list` shows it); default: all of theirs.",
     ),
 ]
 DataFileArgument = Annotated[
@@ -165,8 +166,8 @@ def remove(
     db_: DbOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Remove a person's key (or all their keys), signed by a registered person. Their re-reads signed
-    before the removal still verify; none signed after it does.
+    """Remove a person's key (or all their keys and passkeys), signed by a registered person. Their
+    re-reads signed before the removal still verify; none signed after it does.
 
     Example: claims people remove "Ada Lovelace" --sign-with ~/.ssh/id_ed25519
     """

@@ -42,6 +42,9 @@ if TYPE_CHECKING:  # the checks load it (and cryptography) only for a store with
 PEOPLE_NAMESPACE = "claimsdb-people"
 REREAD_NAMESPACE = "claimsdb-reread"
 MESSAGE_FORMAT = "claimsdb-people/1"
+PASSKEY_PREFIX = (
+    "passkey "  # how a passkey is named where a key's fingerprint stands ("passkey ID")
+)
 ROW_FIELDS = ("at", "kind", "name", "key", "fingerprint", "actor", "signer", "signature")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -116,8 +119,15 @@ class Registry:
         return [k for k in self.keys.values() if k.name == name and k.removed_at is None]
 
     def passkeys_of(self, name: str) -> list[dict[str, Any]]:
-        """The passkeys registered to this person: {"name", "at", "credential", "rp_id", "invite"}."""
-        return [p for p in self.passkeys if p["name"] == name]
+        """The passkeys registered to this person and not removed: {"name", "at", "credential", "rp_id",
+        "invite"} (and "removed_at", "removed_by" once removed)."""
+        return [p for p in self.passkeys if p["name"] == name and p.get("removed_at") is None]
+
+    def passkey(self, credential_id: str) -> dict[str, Any] | None:
+        """The registered passkey with this credential id (removed or not), if any."""
+        return next(
+            (p for p in self.passkeys if p["credential"].credential_id == credential_id), None
+        )
 
 
 def lookalike(reg: Registry, name: str) -> str | None:
@@ -252,6 +262,10 @@ def _apply(reg: Registry, row: dict[str, Any]) -> None:
     if kind == "added":
         key = sshsig.parse_public_key(row["key"])
         reg.keys[key.fingerprint] = Key(row["name"], key, row["at"], row["actor"])
+    elif kind == "removed" and str(row["fingerprint"]).startswith(PASSKEY_PREFIX):
+        held = reg.passkey(str(row["fingerprint"])[len(PASSKEY_PREFIX) :])
+        if held is not None and held.get("removed_at") is None:
+            held["removed_at"], held["removed_by"] = row["at"], row["actor"]
     elif kind == "removed":
         old = reg.keys.get(row["fingerprint"])
         if old is not None and old.removed_at is None:
@@ -356,12 +370,18 @@ def remove(
     sign: Signer | None,
     signed_with: sshsig.PublicKey | None,
 ) -> list[dict[str, Any]]:
-    """Remove a person's key (or all their keys), signed by a registered person; refused when it would
-    leave nobody registered."""
+    """Remove a person's key (or all their keys and passkeys; `fingerprint` names one SSH key, or a
+    passkey as "passkey CREDENTIAL-ID"), signed by a registered person; refused when it would leave
+    nobody registered."""
     name = person_name(name, field="name")
     reg, prev = _begin(session)
     keys = [k for k in reg.keys_of(name) if fingerprint in (None, k.fingerprint)]
-    if not keys:
+    passkeys = [
+        PASSKEY_PREFIX + p["credential"].credential_id
+        for p in reg.passkeys_of(name)
+        if fingerprint in (None, PASSKEY_PREFIX + p["credential"].credential_id)
+    ]
+    if not keys and not passkeys:
         raise InvalidField(
             "name", f"{name} holds no registered key{' ' + fingerprint if fingerprint else ''}"
         )
@@ -372,6 +392,10 @@ def remove(
             "that would leave nobody registered, so nobody could sign again; add another person first"
         )
     rows = []
+    for credential in passkeys:  # a passkey's removal names it by its credential id
+        row = _row("removed", name, None, credential, signer.name, prev, signed_with)
+        rows.append(_append(session, row, sign, signer))
+        prev = row["sha256"]
     # the signer's own key is removed last: no later row can be signed with a removed key
     for k in sorted(keys, key=lambda k: k.fingerprint == signer.fingerprint):
         row = _row("removed", name, k.key.line, k.fingerprint, signer.name, prev, signed_with)

@@ -109,7 +109,7 @@ def fingerprint(event: Mapping[str, Any]) -> str | None:
     """The fingerprint of the key that signed a re-read (as its detail records it), None when unsigned."""
     sig = _detail(event).get("signature")
     if isinstance(sig, dict) and sig.get("format") == "webauthn":
-        return f"passkey {sig.get('credential_id')}"
+        return f"{people.PASSKEY_PREFIX}{sig.get('credential_id')}"
     return sig.get("fingerprint") if isinstance(sig, dict) else None
 
 
@@ -186,6 +186,11 @@ def _passkey_problem(
         return f"the re-read recorded as {actor}'s is signed by {held[0]['name']}'s passkey"
     if held[0]["at"][:10] > at[:10]:
         return f"the re-read by {actor} on {at[:10]} is signed by a passkey registered after it"
+    removed = held[0].get("removed_at")
+    if removed is not None and at >= removed:
+        return (
+            f"the re-read by {actor} on {at[:10]} is signed by a passkey removed on {removed[:10]}"
+        )
     from claimsdb.trust import passkeys  # fido2: loaded only for a passkey's re-read
 
     why = passkeys.verify_assertion(
