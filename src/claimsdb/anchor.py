@@ -21,6 +21,7 @@ Domain code: it returns values and raises BadQuery for a file it cannot use; it 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,11 +32,14 @@ from sqlmodel import Session
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
 from claimsdb.models import Event, Person, table_of, utcnow
+from claimsdb.records.types import MAX_INTEGER
+from claimsdb.userfiles import read_small, write_atomically
 
 __all__ = [
     "ANCHOR_FILE",
     "FORMAT",
     "Anchor",
+    "default_files",
     "ensure",
     "load",
     "problem",
@@ -194,20 +198,23 @@ def recorded_problems(session: Session) -> tuple[int, list[str]]:
 
 
 def save(path: str | Path, anchor: Anchor) -> None:
+    """The anchor file, written as every output is (userfiles: a regular file, whole or not at all)."""
     try:
-        Path(path).write_text(json.dumps(anchor.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_atomically(Path(path), json.dumps(anchor.to_json(), indent=2) + "\n")
     except OSError as exc:
         raise BadQuery(f"{path}: cannot write the anchor: {exc.strerror or exc}") from None
 
 
+def default_files() -> list[Path]:
+    """The anchor of the folder a command runs in (ANCHOR_FILE), when anything stands at that name: a
+    link that leads nowhere, a folder or a FIFO there is an error when it is loaded, never passed over."""
+    return [Path(ANCHOR_FILE)] if os.path.lexists(ANCHOR_FILE) else []
+
+
 def load(path: str | Path) -> Anchor:
-    """An anchor file as written by `save`; BadQuery naming the file and field if it is not one."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BadQuery(f"{path}: cannot read the anchor: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE:
-        raise BadQuery(f"{path}: not an anchor file ({len(raw):,} bytes; one is a few hundred)")
+    """An anchor file as written by `save`; BadQuery naming the file and field if it is not one. Only
+    a regular file of at most MAX_FILE bytes is read (userfiles.read_small)."""
+    raw = read_small(path, MAX_FILE, "anchor")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -220,15 +227,19 @@ def load(path: str | Path) -> Anchor:
     if not _digest(head):
         raise BadQuery(f"{path}: head: not a SHA-256 digest")
     for name, value in (("length", length), ("event_id", event_id)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise BadQuery(f"{path}: {name}: not a positive whole number")
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_INTEGER:
+            raise BadQuery(f"{path}: {name}: not a positive whole number (at most {MAX_INTEGER:,})")
     if not isinstance(at, str):
         raise BadQuery(f"{path}: at: not a time")
     people_head, people_length = data.get("people_head"), data.get("people_length", 0)
     if people_head is not None and not _digest(people_head):
         raise BadQuery(f"{path}: people_head: not a SHA-256 digest")
-    if not isinstance(people_length, int) or isinstance(people_length, bool) or people_length < 0:
-        raise BadQuery(f"{path}: people_length: not a whole number")
+    if (
+        not isinstance(people_length, int)
+        or isinstance(people_length, bool)
+        or not 0 <= people_length <= MAX_INTEGER
+    ):
+        raise BadQuery(f"{path}: people_length: not a whole number (at most {MAX_INTEGER:,})")
     return Anchor(head, length, event_id, at, people_head, people_length)
 
 
