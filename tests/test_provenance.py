@@ -650,7 +650,9 @@ def test_an_import_event_never_vouches_for_a_verified_tag_by_itself(engine):
     v = view_of(engine, key)
     assert v.trust == "verified" and not v.integrity and v.vouched_event is None
     assert not Policy().allows(v) and not Policy(strict=True).allows(v)
-    assert v.outdated_reason == "no person's re-read stands behind its verified tag (an import set it)"
+    assert (
+        v.outdated_reason == "no person's re-read stands behind its verified tag (an import set it)"
+    )
     assert failed_checks(engine) == []  # a well-formed event: only what it vouches for is refused
     with db.session_scope(engine) as session:
         result = paper_safe.prepare(session, ClaimFilter(), policy=Policy(), mode="skip-unsafe")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -42,12 +43,15 @@ from claimsdb import db, history, workers
 from claimsdb.errors import BadQuery, BrokenHistory
 from claimsdb.models import Anchor as AnchorRow
 from claimsdb.models import Definition, Event, Person, table_of, utcnow
+from claimsdb.records.types import MAX_INTEGER
+from claimsdb.userfiles import read_small, write_atomically
 
 __all__ = [
     "ANCHOR_FILE",
     "FORMAT",
     "Anchor",
     "Pending",
+    "default_files",
     "ensure",
     "load",
     "problem",
@@ -285,20 +289,23 @@ def recorded_problems(
 
 
 def save(path: str | Path, anchor: Anchor) -> None:
+    """The anchor file, written as every output is (userfiles: a regular file, whole or not at all)."""
     try:
-        Path(path).write_text(json.dumps(anchor.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_atomically(Path(path), json.dumps(anchor.to_json(), indent=2) + "\n")
     except OSError as exc:
         raise BadQuery(f"{path}: cannot write the anchor: {exc.strerror or exc}") from None
 
 
+def default_files() -> list[Path]:
+    """The anchor of the folder a command runs in (ANCHOR_FILE), when anything stands at that name: a
+    link that leads nowhere, a folder or a FIFO there is an error when it is loaded, never passed over."""
+    return [Path(ANCHOR_FILE)] if os.path.lexists(ANCHOR_FILE) else []
+
+
 def load(path: str | Path) -> Anchor:
-    """An anchor file as written by `save`; BadQuery naming the file and field if it is not one."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BadQuery(f"{path}: cannot read the anchor: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE:
-        raise BadQuery(f"{path}: not an anchor file ({len(raw):,} bytes; one is a few hundred)")
+    """An anchor file as written by `save`; BadQuery naming the file and field if it is not one. Only
+    a regular file of at most MAX_FILE bytes is read (userfiles.read_small)."""
+    raw = read_small(path, MAX_FILE, "anchor")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -311,8 +318,8 @@ def load(path: str | Path) -> Anchor:
     if not _digest(head):
         raise BadQuery(f"{path}: head: not a SHA-256 digest")
     for name, value in (("length", length), ("event_id", event_id)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise BadQuery(f"{path}: {name}: not a positive whole number")
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_INTEGER:
+            raise BadQuery(f"{path}: {name}: not a positive whole number (at most {MAX_INTEGER:,})")
     if not isinstance(at, str):
         raise BadQuery(f"{path}: at: not a time")
     sides: dict[str, Any] = {}
@@ -320,8 +327,12 @@ def load(path: str | Path) -> Anchor:
         side_head, side_length = data.get(f"{side}_head"), data.get(f"{side}_length", 0)
         if side_head is not None and not _digest(side_head):
             raise BadQuery(f"{path}: {side}_head: not a SHA-256 digest")
-        if not isinstance(side_length, int) or isinstance(side_length, bool) or side_length < 0:
-            raise BadQuery(f"{path}: {side}_length: not a whole number")
+        if (
+            not isinstance(side_length, int)
+            or isinstance(side_length, bool)
+            or not 0 <= side_length <= MAX_INTEGER
+        ):
+            raise BadQuery(f"{path}: {side}_length: not a whole number (at most {MAX_INTEGER:,})")
         sides |= {f"{side}_head": side_head, f"{side}_length": side_length}
     return Anchor(head, length, event_id, at, **sides)
 

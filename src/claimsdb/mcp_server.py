@@ -112,7 +112,7 @@ class Handlers:
 
     async def list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
-        if cursor is not None and not (cursor.isascii() and cursor.isdigit()):
+        if cursor is not None and not _offset(cursor):
             raise MCPError(
                 code=INVALID_PARAMS,
                 message=f"error: not a cursor this server gave: {cursor[:40]!r}",
@@ -184,3 +184,12 @@ def serve(tools: ClaimsTools) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
+
+
+def _offset(cursor: str) -> bool:
+    """A cursor this server may have given: an offset a database takes (records.types.MAX_INTEGER)."""
+    from claimsdb.records.types import MAX_INTEGER
+
+    return (
+        cursor.isascii() and cursor.isdigit() and len(cursor) <= 19 and int(cursor) <= MAX_INTEGER
+    )

@@ -103,8 +103,8 @@ def _count(description: str, default: int, low: int, high: int | None = None) ->
         "default": default,
         "description": description,
     }
-    if high is not None:
-        rule["maximum"] = high
+    # every count has a maximum: at most what a database takes (an offset of 10**20 overflowed SQLite)
+    rule["maximum"] = high if high is not None else record_types.MAX_INTEGER
     return rule
 
 
@@ -541,11 +541,12 @@ def _check(spec: ToolSpec, name: str, rule: dict[str, Any], value: Any) -> None:
             raise InvalidRecord(
                 ORIGIN, None, name, f"must be a whole number, not {type(value).__name__}"
             )
-        if value < rule["minimum"] or value > rule.get("maximum", value):
+        low, high = rule["minimum"], rule["maximum"]
+        if value < low or value > high:
             bounds = (
-                f"between {rule['minimum']} and {rule['maximum']}"
-                if "maximum" in rule
-                else f"{rule['minimum']} or more"
+                f"{low} or more"  # a count bounded only by what a database holds
+                if value < low and high == record_types.MAX_INTEGER
+                else f"between {low:,} and {high:,}"
             )
             raise InvalidRecord(ORIGIN, None, name, f"must be {bounds}, not {value}")
     elif kind == "array":

@@ -12,9 +12,10 @@ from sqlmodel import Session, col
 
 from claimsdb import history, integrity
 from claimsdb.errors import InvalidField
-from claimsdb.escaping import FORBIDDEN_CHARS
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import claim_views
+from claimsdb.records.fields import text_problem
+from claimsdb.records.types import LINE, TEXT, Rule
 from claimsdb.views import ClaimView
 
 REREAD_TAG = "spot-checked"
@@ -29,17 +30,28 @@ def required(value: str | None, field: str) -> str:
     return value.strip()
 
 
+# The limits of what a person types, field by field: those of the same field in a data file's re-read
+# and claims (records/validation), so no door records what an import would refuse.
+RULES: dict[str, Rule] = {
+    "locator": LINE,
+    "quote": TEXT,
+    "note": TEXT,
+    "reason": TEXT,
+    "attest": TEXT,
+}
+
+
 def clean(value: str | None, field: str) -> str | None:
-    """A person's text as it goes into the history: no control or bidirectional-override characters
-    (they would rewrite a terminal's or a page's display of the history)."""
+    """A person's text as it goes into the history, within its field's limits (RULES; TEXT for another
+    field): no control or bidirectional-override characters (they would rewrite a terminal's or a page's
+    display of the history), no line break in a one-line field, no longer than the field allows."""
     if value is None:
         return None
-    bad = FORBIDDEN_CHARS.search(value)
-    if bad:
-        raise InvalidField(
-            field, f"holds {bad.group()!r}, a control or bidirectional-override character"
-        )
-    return value.strip()
+    value = value.strip()
+    problem = text_problem(value, RULES.get(field, TEXT))
+    if problem is not None:
+        raise InvalidField(field, problem)
+    return value
 
 
 def intact(session: Session, claim: Claim) -> ClaimView:

@@ -139,11 +139,13 @@ def bibtex_entries(text: str, name: str) -> list[Entry]:
 
 @lru_cache(maxsize=1)
 def _quiet_parser() -> None:
-    """bibtexparser logs each block it cannot read; without a handler Python prints that to stderr. The
-    error raised here says it once, naming the entry and the field."""
+    """bibtexparser logs each block it cannot read, and pylatexenc each macro it cannot decode; without a
+    handler Python prints that to stderr. The error raised here says it once, naming the entry and the
+    field."""
     import logging
 
-    logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+    for logger in ("bibtexparser", "pylatexenc"):
+        logging.getLogger(logger).addHandler(logging.NullHandler())
 
 
 def _bib_label(entry: Any) -> str:
@@ -239,6 +241,20 @@ def _decoder() -> Any:
     return LatexNodes2Text(latex_context=context, math_mode="text")
 
 
+@lru_cache(maxsize=1)
+def _parsing() -> Any:
+    """How pylatexenc's parser reads the macros the decoder writes out: its own default lacks \\href,
+    which its decoder still reads two arguments of."""
+    from pylatexenc.latexwalker import get_default_latex_context_db
+    from pylatexenc.macrospec import std_macro
+
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "claimsdb-bibliography", prepend=True, macros=[std_macro("href", False, 2)]
+    )
+    return context
+
+
 def decode(value: str | None, name: str = "", label: str = "", spelled: str = "") -> str | None:
     """A field's LaTeX as one line of Unicode text: accents as letters, case-keeping braces gone, `\\%`
     a percent, `$\\sim$` a tilde operator; plain text is returned as it is (but on one line)."""
@@ -248,10 +264,18 @@ def decode(value: str | None, name: str = "", label: str = "", spelled: str = ""
         from pylatexenc.latexwalker import LatexWalkerError
 
         try:
-            value = _decoder().latex_to_text(_BARE_PERCENT.sub(r"\1\\%", value))
+            value = _decoder().latex_to_text(
+                _BARE_PERCENT.sub(r"\1\\%", value), latex_context=_parsing()
+            )
         except (LatexWalkerError, RecursionError):
             raise InvalidEntry(name, label, spelled, "cannot be read as LaTeX") from None
-    return one_line(value)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            # pylatexenc's text of a macro indexes its arguments without checking that they were given
+            # ("\\sqrt", "\\input" or "\\href{a}" at the field's end): the field is not LaTeX it can read
+            raise InvalidEntry(
+                name, label, spelled, "cannot be read as LaTeX (a macro without its arguments?)"
+            ) from None
+    return one_line(value or "")
 
 
 def _from_bibtex(entry: Any, name: str) -> Entry:

@@ -77,6 +77,16 @@ class ClaimsGroup(LazyGroup):
         finally:
             _loaded()
 
+    def parse_args(self, ctx, args):
+        # A byte that is no UTF-8 character reaches Python as a lone surrogate ("\udcff"), which no
+        # database, file or terminal can take: refuse it here, once for every command and option.
+        for arg in args:
+            if not _is_text(arg):
+                from claimsdb.errors import shown
+
+                fail(f"error: the argument {shown(arg)} is not UTF-8 text", ExitCode.USAGE)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -129,6 +139,14 @@ def describe(exc: Exception) -> tuple[str, ExitCode]:
         return f"error: {describe_database_error(exc)}", ExitCode.USAGE
     # A bug: still no traceback for the user.
     return f"internal error: {type(exc).__name__}: {exc} (please report this)", ExitCode.INTERNAL
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_cli_framework_exception(exc: Exception) -> bool:

@@ -138,7 +138,9 @@ def anchor_(
     """
     from claimsdb import anchor
     from claimsdb.trust import identity
+    from claimsdb.userfiles import check_writable
 
+    check_writable(output)  # before the anchor is recorded: a refused file records nothing
     with db.session_of(db_) as session:
         head = anchor.take(session)
         if head is None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -28,6 +26,7 @@ from claimsdb.cli.options import (
 )
 from claimsdb.cli.output import err_console
 from claimsdb.errors import BadQuery, ExitCode
+from claimsdb.userfiles import check_writable, write_atomically
 
 if TYPE_CHECKING:
     from claimsdb.paper_safe import Blocked, Export
@@ -78,31 +77,14 @@ def describe_blocked(result, db_: str | None) -> list[str]:
     return lines
 
 
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Write the whole file or nothing, with the permissions a new file of the user's gets (umask); the
-    text may come in pieces, written as they come."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for piece in [text] if isinstance(text, str) else text:
-                f.write(piece)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def manifest_path(output: Path) -> Path:
     """Where a CSV export's manifest goes: FILE.manifest.json beside FILE."""
     return output.with_name(output.name + ".manifest.json")
+
+
+def _written(output: Path, fmt: ExportFormat) -> tuple[Path, ...]:
+    """Every file an export to `output` writes: the file, and a CSV's manifest beside it."""
+    return (output, manifest_path(output)) if fmt is ExportFormat.csv else (output,)
 
 
 def _mode(fmt: str, *, draft: bool, skip_unsafe: bool) -> str:
@@ -152,6 +134,8 @@ def export(
 
     _check_flags(fmt, grid=grid, cite_notes=cite_notes, skip_unsafe=skip_unsafe, draft=draft)
     output = _destination(fmt, output)
+    if output is not None:  # before the store is read: what stands there must be a regular file
+        check_writable(*_written(output, fmt))
     mode = _mode(fmt.value, draft=draft, skip_unsafe=skip_unsafe)
     policy = Policy(strict=strict)
     result, text = _prepare(
@@ -261,7 +245,8 @@ def _write(
                 soft_wrap=True,
             )
         return
-    write_atomically(output, text)
+    written = _written(output, fmt)
+    write_atomically(output, text, also=written[1:])
     if separate_manifest:
         write_atomically(manifest_path(output), manifest)
     beside = f"; manifest in {manifest_path(output)}" if separate_manifest else ""

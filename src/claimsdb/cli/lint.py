@@ -88,10 +88,8 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
     from claimsdb import lint as linting
     from claimsdb.trust.rule import Policy
 
-    if anchors is None and Path(anchor.ANCHOR_FILE).is_file():
-        anchors = [
-            Path(anchor.ANCHOR_FILE)
-        ]  # a paper repository's own anchor: the pre-commit hook checks it
+    if anchors is None:  # a paper repository's own anchor: the pre-commit hook checks it
+        anchors = anchor.default_files()
     loaded = [(str(p), anchor.load(p)) for p in anchors or ()]
     with (
         db.session_of(db_) as session,

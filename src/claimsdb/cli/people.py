@@ -295,7 +295,9 @@ def export_signers(
     if output is None or str(output) == "-":
         typer.echo(text, nl=False)
         return
-    output.write_text(text, encoding="utf-8")
+    from claimsdb.userfiles import write_atomically
+
+    write_atomically(output, text)
     emit_record(
         fmt, {"file": str(output), "keys": len(lines)}, f"{len(lines)} key(s) written to {output}"
     )
@@ -321,11 +323,14 @@ def sign(
     """
     import json
 
-    from claimsdb.cli.export import write_atomically
     from claimsdb.errors import BadQuery
     from claimsdb.trust import people as registry
     from claimsdb.trust import signatures
+    from claimsdb.userfiles import check_writable, write_atomically
 
+    check_writable(output)
+    if not file.is_file():  # a FIFO would never end, a device never stop
+        raise BadQuery(f"{file}: not a data file (not a regular file); nothing was written")
     signing = signer(sign_with, needed=True)
     with db.session_of(db_) as session:
         held = registry.load(session).current(signing.public.fingerprint)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from claimsdb.figures import vocabulary as V
-from claimsdb.figures.lexing import _folded
+from claimsdb.figures.lexing import MAX_DIGITS, _folded
 from claimsdb.figures.mapped_text import MappedText, Rewriter
 
 _SMALL = rf"(?:(?:{'|'.join(V.TENS)})(?:-(?:{'|'.join(V.ONES[1:10])}))?|{'|'.join(V.ONES[1:])})"
@@ -38,7 +38,7 @@ _CANONICAL_ALTERNATIVES = (
     rf"|(?P<frac>(?<![\w-])(?P<fnum>a|one|{_SMALL})[ -](?P<fden>halves|thirds?|quarters?|fifths?|eighths?|tenths?)"
     r"(?![\w-]))"
     r"|(?P<ascale>(?<![\w-])a[ ]+(?=(?:thousand|million|billion|trillion)(?![\w-])))"
-    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]*)(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))"
+    rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]{{0,{MAX_DIGITS}}})(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))"
 )
 # Every match above starts with a digit, a backslash, "*", "_" or a vulgar fraction, or at the start of a
 # word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap

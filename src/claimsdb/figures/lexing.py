@@ -44,6 +44,10 @@ _WORDNUM_CORE = rf"(?:(?P<tens>{'|'.join(_TENS)})(?:-(?P<unit>{'|'.join(_ONES[1:
 _WORD_INITIALS = "".join(sorted({w[0] for w in (*_ONES, *_TENS)}))
 _WORDNUM = re.compile(rf"(?=[{_WORD_INITIALS}])(?<![\w-]){_WORDNUM_CORE}(?!\w)", re.I)
 
+# The most characters a pattern lets one number's digits (with their separators) run: far above any
+# figure written (a 64-digit number), and a bound on how far a pattern backtracks at each start, so that
+# no scan of a run of numbers ("9,9,9,...") takes time quadratic in its length.
+MAX_DIGITS = 64
 # Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5").
 _NUM_START = re.compile(r"(?<![\w.])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
 _NUM = re.compile(

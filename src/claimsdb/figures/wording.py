@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from claimsdb.figures import vocabulary as V
+from claimsdb.figures.lexing import MAX_DIGITS
 from claimsdb.figures.parser import parse
 from claimsdb.figures.quantity import FigureError, Quantity
 from claimsdb.figures.scanner import Found
@@ -23,15 +24,21 @@ from claimsdb.figures.scanner import Found
 __all__ = ["magnitude", "worded"]
 
 _WORD_NUMBER = "|".join(sorted((*V.ONES[1:], *V.TENS), key=len, reverse=True))
-_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|(?:{_WORD_NUMBER})(?:-(?:{'|'.join(V.ONES[1:10])}))?)"
+# Runs of digits are bounded (MAX_DIGITS): an unbounded run backtracks over every later digit at each
+# start, so a page of "9,9,9,..." took time quadratic in its length.
+_NUMBER = rf"(?:\d[\d,]{{0,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DIGITS}}})?|(?:{_WORD_NUMBER})(?:-(?:{'|'.join(V.ONES[1:10])}))?)"
 _RATIO = re.compile(
-    rf"(?<![\w.\-])({_NUMBER})(?:-to-|[ \u00a0]+to[ \u00a0]+)({_NUMBER})(?!\w|[.\-]\d)", re.I
+    rf"(?=[^\W_])(?<![\w.,\-])({_NUMBER})(?:-to-|[ \u00a0]+to[ \u00a0]+)({_NUMBER})(?!\w|[.\-]\d)",
+    re.I,
 )
+# Each pattern below starts with a letter or a digit: the lookahead says so in one cheap test, which skips
+# the other positions of a text (spaces, punctuation) without trying each alternative there.
+_CLAUSE = 300  # how far back a ratio's words are looked for
 _RATIO_WORDS = re.compile(
     r"\b(?:ratios?|split|splits|divided|divides|dividing|proportions?)\b", re.I
 )
 _COUNTS = re.compile(
-    r"(?<![\w-])(?:(?P<half>half[ \u00a0]+a[ \u00a0]+dozen)|(?P<dozen>a[ \u00a0]+dozen)(?![ \u00a0]+or\b)"
+    r"(?=[^\W_])(?<![\w-])(?:(?P<half>half[ \u00a0]+a[ \u00a0]+dozen)|(?P<dozen>a[ \u00a0]+dozen)(?![ \u00a0]+or\b)"
     r"|(?P<pair>a[ \u00a0]+pair[ \u00a0]+of)|(?P<couple>a[ \u00a0]+couple[ \u00a0]+of))(?![\w-])",
     re.I,
 )
@@ -53,7 +60,7 @@ _SCALE = {
     "trillions": 1e12,
 }
 _VAGUE = re.compile(
-    r"(?<![\w-])(?:(?:several|a[ \u00a0]+few|few|many|some|numerous)[ \u00a0]+)?"
+    r"(?=[^\W_])(?<![\w-])(?:(?:several|a[ \u00a0]+few|few|many|some|numerous)[ \u00a0]+)?"
     r"(?:(?:tens|hundreds|thousands|millions|billions|dozens|hundred|thousand|million)(?:[ \u00a0]+of)?[ \u00a0]+)*"
     r"(?:tens|hundreds|thousands|millions|billions|dozens|hundred|thousand|million|billion)(?![\w-])",
     re.I,
@@ -89,7 +96,10 @@ def worded(text: str) -> list[Found]:
     span it replaces: it starts where the scanner's range would."""
     out: list[Found] = []
     for m in _RATIO.finditer(text):
-        start = max(0, text.rfind(".", 0, m.start()) + 1)
+        # The clause back to its sentence's start, at most _CLAUSE characters: a search back to the
+        # text's start from every ratio made a page of "9 to 9 to ..." quadratic.
+        back = max(0, m.start() - _CLAUSE)
+        start = max(back, text.rfind(".", back, m.start()) + 1)
         clause = text[start : m.end() + 80].split(".", 1)[0]
         a, b = _number(m.group(1)), _number(m.group(2))
         if a is None or b is None or not _RATIO_WORDS.search(clause):

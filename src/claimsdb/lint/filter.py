@@ -7,6 +7,7 @@ import bisect
 import re
 
 from claimsdb.figures import Found, Quantity
+from claimsdb.figures.lexing import MAX_DIGITS
 from claimsdb.figures.vocabulary import NOT_NAMES
 
 _MONTH = (
@@ -20,7 +21,7 @@ _NOT_FIGURE_KINDS = (
     (
         "an address or identifier",
         r"(?:https?|ftp|file)://[^\s<>\"'`]+|(?<![\w@])www\.[^\s<>\"'`]+"  # URLs
-        r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
+        r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+"  # e-mail (RFC 5321's lengths: no run backtracks far)
         r"|\b(?:doi:\s*)?10\.\d{4,9}/[^\s\"'<>]+"  # DOIs
         r"|\b(?:arXiv|arxiv|ArXiv|ARXIV)\s*[:.]?\s*(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})(?:v\d+)?"  # arXiv ids
         r"|(?<=[A-Za-z])@\d+(?![\w.])",
@@ -55,6 +56,21 @@ _REF_TAIL = re.compile(
     r"[ \t\n\u00a0]*\(?[ \t]*(?:(?:\d[\w.]*|[A-Z](?:\.\d[\w.]*)?|[IVX]+)\)?[ \t]*"
     r"(?:,|;|and|or|&|to|through|–|—|-)[ \t\n]*\(?[ \t]*)*"
 )
+# A run of numbers: NUMBER_RUN or more with nothing but spaces, commas, semicolons or line ends between
+# them ("1 2 3 4 ...", "9,9,9,..."), a list of data pasted in rather than figures a sentence states. Lint
+# skips a run as one item, in one pass, where reading each of its numbers as a figure made a megabyte of
+# them take a minute. The run stops before a number a word follows ("... 30, 40 GPUs"): that one is read.
+# Each number's digits are bounded and a run starts only at a number's start, so the pattern itself
+# backtracks a bounded distance at each start (linear in the text).
+NUMBER_RUN = 20
+# A number is taken whole (atomic): "3,072" is one, never "3" and "072", so a run never ends inside a
+# figure that follows it.
+_RUN_NUMBER = rf"[-−+]?(?>[0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])|[0-9]{{1,{MAX_DIGITS}}})(?:\.[0-9]{{1,{MAX_DIGITS}}})?"
+_NUMBER_RUN = re.compile(
+    rf"(?<![\w.,\-−+]){_RUN_NUMBER}(?:[ ,;\n]{{1,8}}{_RUN_NUMBER}){{{NUMBER_RUN - 1},}}"
+    r"(?![\w.%]|[ ,;]{0,8}[^\W\d_])"
+)
+_RUN_NUMBERS = re.compile(_RUN_NUMBER)
 _NUMBER_AT = re.compile(r"[-−+]?\d[\d,]*(?:\.\d+)?")
 _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?[BMT](?:-A\d+(?:\.\d+)?[BMT])?(?![\w.-])")
 _NAME_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)[ \u00a0\-]\Z")
@@ -135,6 +151,24 @@ def _year(prose: str, f: Found, num: re.Match) -> str | None:
     if nxt and _CAPITALISED_WORD.fullmatch(nxt.group(1).rstrip(".,;:!?)")):
         return "year"  # "In 2024 Llama ...": a name is not what a year counts
     return "year-like"
+
+
+def number_runs(prose: str) -> list[tuple[int, int, int]]:
+    """Each run of numbers in the prose (see NUMBER_RUN): where it starts and ends, and how many numbers
+    it holds."""
+    return [
+        (m.start(), m.end(), len(_RUN_NUMBERS.findall(m.group(0))))
+        for m in _NUMBER_RUN.finditer(prose)
+    ]
+
+
+def without_runs(prose: str, runs: list[tuple[int, int, int]]) -> str:
+    """The prose with each run blanked (spaces, so every other offset stays where it was)."""
+    pieces, pos = [], 0
+    for start, end, _count in runs:
+        pieces += [prose[pos:start], " " * (end - start)]
+        pos = end
+    return "".join(pieces) + prose[pos:] if pieces else prose
 
 
 def sentence_starts(prose: str) -> list[int]:

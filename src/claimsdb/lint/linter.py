@@ -12,6 +12,7 @@ import bisect
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlmodel import Session
@@ -22,9 +23,18 @@ from claimsdb.figures import Context, FigureError, Found, Quantity, match, parse
 from claimsdb.figures.matching import DIFFERENT
 from claimsdb.figures.wording import worded
 from claimsdb.lint.claims_read import Store, build_store, setting_key, subject_index
-from claimsdb.lint.filter import FigureFilter, bare, names_another, sentence_starts, small_count
+from claimsdb.lint.filter import (
+    FigureFilter,
+    bare,
+    names_another,
+    number_runs,
+    sentence_starts,
+    small_count,
+    without_runs,
+)
 from claimsdb.lint.judgement import Judged, decide, unjudged
 from claimsdb.lint.report import SKIPPED, Finding, Report
+from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.lint.tables import Tables
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown
@@ -59,18 +69,42 @@ _SETTING_BEFORE = re.compile(r"(?<![\w.])([^\W\d][\w]*(?:\.[^\W\d]\w*)*)[ \t]*(?
 # active parameters", "four of its hooks".
 _CLAUSE_END = re.compile(r"[,;:.()\[\]|]")
 _AFTER_WORDS = 6
+# How much of its sentence before a figure may say what it counts: all of any sentence a person writes,
+# and a bound on the work a figure costs in a "sentence" of a megabyte (a list of data with no full stop).
+_BEFORE_CHARS = 1000
 _CARRIED_TIER = (
     2  # a subject carried from an earlier sentence ranks after those named around the figure
 )
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A manuscript's prose as lint reads it: its runs of numbers (lint/filter.py: NUMBER_RUN, each
+    skipped whole), the prose with them blanked (`scanned`: where figures and names are looked for),
+    and where it names the store's subjects."""
+
+    prose: Prose
+    runs: list[tuple[int, int, int]]
+    scanned: str
+    mentions: list
+
+
+def _read(text: str, kind: str, subjects: SubjectIndex) -> _Read:
+    prose = _EXTRACT[kind](text)
+    runs = number_runs(prose.text)
+    scanned = without_runs(prose.text, runs)
+    return _Read(prose, runs, scanned, subjects.mentions(scanned))
+
+
 class _Linter:
-    def __init__(self, text: str, name: str, kind: str, store: Store, prose: Prose | None = None):
+    def __init__(self, text: str, name: str, kind: str, store: Store, read: _Read | None = None):
         self.name, self.kind, self.store = name, kind, store
-        self.prose: Prose = prose or _EXTRACT[kind](text)
+        read = read or _read(text, kind, store.subjects)
+        self.prose: Prose = read.prose
+        self.runs, self.scanned = read.runs, read.scanned
         p = self.prose.text
         self.sentences = sentence_starts(p)
-        mentions = sorted(store.subjects.mentions(p))
+        mentions = sorted(read.mentions)
         self.mentions = mentions
         self._mention_starts = [m[0] for m in mentions]
         self.filter = FigureFilter(p, self.sentences, mentions)
@@ -155,7 +189,8 @@ class _Linter:
         after = _CLAUSE_END.split(self.prose.text[f.end : min(end, f.end + 200)], maxsplit=1)[
             0
         ].split()[:_AFTER_WORDS]
-        return named, carried, f"{column} {self.prose.text[start : f.start]} {' '.join(after)}"
+        before = self.prose.text[max(start, f.start - _BEFORE_CHARS) : f.start]
+        return named, carried, f"{column} {before} {' '.join(after)}"
 
     # --- which figures ---------------------------------------------------------------------------------
 
@@ -164,7 +199,7 @@ class _Linter:
         (figures.wording: a ratio "twelve to eight" in place of the numbers the scanner read, "a dozen",
         "several hundred thousand"); and the store's figures written without a digit ("triple") where
         the prose writes their words."""
-        p = self.prose.text
+        p = self.scanned
         words = worded(p)
         ratios = [w for w in words if w.quantity.kind == "ratio"]
         found = _without_overlaps([self._setting(f) for f in scan(p)], ratios) + ratios
@@ -200,6 +235,22 @@ class _Linter:
 
     def report(self) -> Report:
         out = Report()
+        for start, end, count in self.runs:
+            line, col = self._where(start)
+            shown = " ".join(self.prose.text[start : min(end, start + 40)].split())
+            out.skipped.append(
+                Finding(
+                    self.name,
+                    line,
+                    col,
+                    f"{shown} …",
+                    SKIPPED,
+                    f"a run of {count:,} numbers with no word between them: a list of data, "
+                    "not figures a sentence states",
+                    (),
+                    (),
+                )
+            )
         for f in self._figures():
             reason = self.filter.skipped(f)
             q = f.quantity
@@ -347,12 +398,12 @@ def lint_files(
             raise BadQuery(f"{path}: cannot read: {exc.strerror or exc}") from None
     # Only the claims of the subjects the manuscripts name can match a figure in them: read those.
     subjects = subject_index(session)
-    proses = [_EXTRACT[kind](text) for _, kind, text in texts]
-    named = {subjects.subjects[m[2]] for prose in proses for m in subjects.mentions(prose.text)}
+    reads = [_read(text, kind, subjects) for _, kind, text in texts]
+    named = {subjects.subjects[m[2]] for read in reads for m in read.mentions}
     store = build_store(session, policy, subjects=subjects, named=named)
     report = Report(history=anchor.take(session), signatures_required=people.load(session).required)
-    for (name, kind, text), prose in zip(texts, proses):
-        report.extend(_Linter(text, name, kind, store, prose).report())
+    for (name, kind, text), read in zip(texts, reads):
+        report.extend(_Linter(text, name, kind, store, read).report())
         if on_file is not None:
             on_file(name)
     return report

@@ -62,25 +62,26 @@ def text_field(
         if required:
             raise InvalidRecord(name, label, at, "must not be empty")
         return None
+    problem = text_problem(value, rule)
+    if problem is not None:
+        raise InvalidRecord(name, label, at, problem)
+    return value
+
+
+def text_problem(value: str, rule: Rule) -> str | None:
+    """Why a text (stripped) breaks its rule, or None: too long, a control or bidirectional-override
+    character, a line break in a one-line field. Every door's text goes through it: data files, `claims
+    add`, MCP, and what a person types for a re-read, a retag or a withdrawal (recording.clean)."""
     if len(value) > rule.max_length:
-        raise InvalidRecord(
-            name,
-            label,
-            at,
-            f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}",
-        )
-    if (
-        value.isprintable()
-    ):  # most text: no control, format or surrogate character, so nothing below applies
-        return value
+        return f"is {len(value):,} characters long; the most allowed is {rule.max_length:,}"
+    if value.isprintable():  # most text: no control, format or surrogate character
+        return None
     bad = FORBIDDEN_CHARS.search(value)
     if bad:
-        raise InvalidRecord(
-            name, label, at, f"holds {bad.group()!r}, a control or bidirectional-override character"
-        )
+        return f"holds {bad.group()!r}, a control or bidirectional-override character"
     if rule.one_line and ("\n" in value or "\r" in value):
-        raise InvalidRecord(name, label, at, "must be one line")
-    return value
+        return "must be one line"
+    return None
 
 
 def key_field(record: dict, field: str, name: str, label: str, *, at: str | None = None) -> str:

@@ -25,6 +25,7 @@ MAX_ITEMS = 100  # figures and evidence per claim, steps per figure
 MAX_DEPTH = 16  # nesting of JSON objects and arrays (the format itself needs 6)
 MAX_CSV_CELL = MAX_TEXT  # characters in one CSV cell
 MAX_ALIASES = 20  # other names of a claim's subject
+MAX_INTEGER = 2**63 - 1  # a whole number a database holds (SQLite's INTEGER, PostgreSQL's bigint)
 
 
 @dataclass(frozen=True)
