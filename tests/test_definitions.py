@@ -160,3 +160,28 @@ def test_definitions_are_append_only(claims, store, write_json, sample):
         with pytest.raises(Exception, match="the definitions are append-only"):
             run_sql(store, sql)
     assert store_digest(store) == before
+
+
+def test_a_later_definition_does_not_change_a_tags_trust(claims, store, tmp_path):
+    """A definition appended with a correct digest (as a PostgreSQL writer may insert one) that gives
+    agent-reported another trust level changes nothing: a tag's trust is what it was first defined."""
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    head = defined(store)[-1].sha256
+    forged = definitions.rows_for(
+        [("agent-reported", "secondary", "re-read by nobody")],
+        "import",
+        "2026-12-05T00:00:00Z",
+        head,
+    )[0]
+    run_sql(
+        store,
+        (
+            "INSERT INTO definition (at, kind, name, fields, actor, prev_sha256, sha256) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [forged[k] for k in ("at", "kind", "name", "fields", "actor", "prev_sha256", "sha256")],
+        ),
+        "UPDATE tag SET trust = 'secondary' WHERE name = 'agent-reported'",
+        without_triggers=True,
+    )
+    result = claims("export", "--skip-unsafe")
+    assert result.exit_code == 2 and "was defined unverified" in " ".join(result.stderr.split())
