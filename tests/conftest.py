@@ -31,7 +31,8 @@ DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     """Today's importer as a release before schema 0014 ran it, for a test that writes a store of that
-    release: the tag table's trust levels read as they stand, no definition recorded."""
+        release: the tag table's trust levels read as they stand, no definition recorded (of a tag, a source or
+    a quantity) and none checked."""
     from sqlmodel import select
 
     from claimsdb import definitions
@@ -41,6 +42,10 @@ def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
         definitions, "trust_levels", lambda s: {t.name: t.trust for t in s.scalars(select(Tag))}
     )
     patched.setattr(definitions, "define_tag", lambda *a: None)
+    patched.setattr(definitions, "define_sources", lambda *a: None)
+    patched.setattr(definitions, "define_quantities", lambda *a: None)
+    patched.setattr(definitions, "ensure_registered", lambda *a: None)
+    patched.setattr(definitions, "outside_claims", lambda *a: {})
 
 
 def reread(

@@ -23,6 +23,26 @@ def defined(store: str) -> list[Definition]:
         engine.dispose()
 
 
+def rechained(rows: list[Definition], kind: str, name: str, changed: dict) -> list[tuple]:
+    """The SQL that rewrites the whole chain with `changed` in the definitions of (kind, name), every
+    digest recomputed with the store's own code: a chain that agrees with itself."""
+    out, prev = [], None
+    for r in rows:
+        fields = json.loads(r.fields)
+        if (r.kind, r.name) == (kind, name):
+            fields.update(changed)
+        encoded = json.dumps(fields, sort_keys=True)
+        sha = definitions.row_digest(r.kind, r.name, encoded, r.actor, r.at, prev)
+        out.append(
+            (
+                "UPDATE definition SET fields = ?, prev_sha256 = ?, sha256 = ? WHERE id = ?",
+                [encoded, prev, sha, r.id],
+            )
+        )
+        prev = sha
+    return out
+
+
 def checks(result) -> dict:
     return {c["name"]: c for c in json.loads(result.stdout)["checks"]}
 
@@ -46,14 +66,19 @@ def test_every_store_begins_with_the_same_definitions_and_an_import_adds_its_own
     )
     assert [r.sha256 for r in seeded] == [r["sha256"] for r in again]
     added = rows[len(seeded) :]
-    assert [(r.name, json.loads(r.fields)["trust"]) for r in added] == [
+    assert [(r.name, json.loads(r.fields)["trust"]) for r in added if r.kind == "tag"] == [
         ("note-2026-10-04", "secondary")
     ]
     assert added[0].prev_sha256 == seeded[-1].sha256 and added[0].actor != "claims db upgrade"
+    # each source the import registered, with its registered fields
+    sources = {r.name: json.loads(r.fields) for r in added if r.kind == "source"}
+    assert set(sources) == {"lab-notes", "widget-report"}
+    assert sources["widget-report"]["url"] == "https://example.org/widget"
+    assert sources["widget-report"]["cite_key"] == "widget2026"
     found = checks(claims("db", "check", "--format", "json"))
-    assert (
-        found["tag definitions"]["ok"] and "5 definition(s)" in found["tag definitions"]["detail"]
-    )
+    assert found["tag definitions"]["ok"]
+    assert f"{len(rows)} definition(s)" in found["tag definitions"]["detail"]
+    assert found["sources and quantities"]["ok"]
 
 
 def test_a_trust_level_changed_outside_claims_stops_every_read(claims, store, tmp_path):
@@ -98,21 +123,9 @@ def test_definitions_rewritten_with_every_digest_recomputed_are_caught_by_the_an
     monkeypatch.chdir(tmp_path)
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
     assert claims("db", "anchor").exit_code == 0
-    rows = defined(store)
-    tags = [
-        (r.name, json.loads(r.fields)["trust"], json.loads(r.fields)["description"]) for r in rows
-    ]
-    tags = [(n, "secondary" if n == "agent-reported" else t, d) for n, t, d in tags]
-    forged = definitions.rows_for(tags, definitions.UPGRADE_ACTOR, definitions.SEEDED_AT, None)
     run_sql(
         store,
-        *[
-            (
-                "UPDATE definition SET fields = ?, prev_sha256 = ?, sha256 = ? WHERE id = ?",
-                [f["fields"], f["prev_sha256"], f["sha256"], r.id],
-            )
-            for r, f in zip(rows, forged)
-        ],
+        *rechained(defined(store), "tag", "agent-reported", {"trust": "secondary"}),
         "UPDATE tag SET trust = 'secondary' WHERE name = 'agent-reported'",
         without_triggers=True,
     )
@@ -147,8 +160,15 @@ def test_a_store_of_an_earlier_release_upgrades_with_its_tags_defined(
     assert claims("list").exit_code == 2  # an old schema is refused until upgraded
     assert claims("db", "upgrade").exit_code == 0
     rows = defined(store)
-    assert [r.name for r in rows] == [*definitions.SEEDED, "note-2026-10-04"]
-    assert rows[-1].actor == definitions.UPGRADE_ACTOR and rows[-1].at != definitions.SEEDED_AT
+    assert [(r.kind, r.name) for r in rows] == [
+        *[("tag", n) for n in definitions.SEEDED],
+        ("tag", "note-2026-10-04"),
+        ("source", "lab-notes"),
+        ("source", "widget-report"),
+    ]
+    assert all(r.actor == definitions.UPGRADE_ACTOR for r in rows)
+    assert rows[-1].at != definitions.SEEDED_AT
+    assert json.loads(rows[-1].fields)["url"] == "https://example.org/widget"
     assert claims("db", "check").exit_code == 0
     assert claims("export", "--skip-unsafe").exit_code == 0
 
@@ -185,3 +205,129 @@ def test_a_later_definition_does_not_change_a_tags_trust(claims, store, tmp_path
     )
     result = claims("export", "--skip-unsafe")
     assert result.exit_code == 2 and "was defined unverified" in " ".join(result.stderr.split())
+
+
+QUANTITY = "kimi.checkpoint-engine.update-1t"
+ON_QUANTITY = "pipelines.kimi-k2-k3.post-train"  # a claim on QUANTITY, citing SOURCE
+SOURCE = "kimi-k2-k3-report"
+
+
+def test_a_source_url_changed_outside_claims_blocks_the_claims_citing_it(claims, store, tmp_path):
+    """The issue's attack on a source: triggers off, its URL repointed. Every claim citing it disagrees
+    with its history (export exits 2, the BibTeX never prints the new URL; show marks it TAMPERED, as
+    it does a claim whose own row was changed), what lists sources refuses, and db check names it."""
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    run_sql(
+        store,
+        ("UPDATE source SET url = ? WHERE key = ?", ["https://evil.example/", SOURCE]),
+        without_triggers=True,
+    )
+    before = store_digest(store)
+    why = f"its source {SOURCE}'s url was changed outside claims"
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@misc{other, title = {Other}, url = {https://example.org/other}}\n")
+    for argv in (
+        ("sources", "import", str(bib)),  # no import takes a changed row as registered
+        ("export", "--format", "csv", "-o", str(tmp_path / "x.csv")),
+        ("export", "--format", "bibtex", "-o", str(tmp_path / "x.bib")),
+        ("export", "--format", "bibtex"),
+        ("sources",),
+        ("sources", "show", SOURCE),
+    ):
+        result = claims(*argv)
+        assert result.exit_code == 2, (argv, result.output)
+        assert "evil.example" not in result.stdout
+        assert SOURCE in " ".join(result.stderr.split())
+    shown = claims("show", ON_QUANTITY)
+    assert shown.exit_code == 0 and f"TAMPERED: {why}" in " ".join(shown.stdout.split())
+    assert not (tmp_path / "x.csv").exists() and not (tmp_path / "x.bib").exists()
+    assert store_digest(store) == before
+    result = claims("db", "check", "--format", "json")
+    assert result.exit_code == 1
+    found = checks(result)
+    assert not found["sources and quantities"]["ok"]
+    assert (
+        f"source {SOURCE}'s url was changed outside claims"
+        in (found["sources and quantities"]["detail"])
+    )
+    assert not found["claims agree with their history"]["ok"]
+
+
+def test_a_quantity_changed_outside_claims_blocks_the_claims_on_it(claims, store, tmp_path):
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    assert claims("show", ON_QUANTITY).exit_code == 0
+    run_sql(
+        store,
+        ("UPDATE quantity SET subject = ?, measure = ? WHERE key = ?", ["X", "Y", QUANTITY]),
+        without_triggers=True,
+    )
+    shown = claims("show", ON_QUANTITY)
+    assert f"TAMPERED: its quantity {QUANTITY}'s subject, measure was changed" in " ".join(
+        shown.stdout.split()
+    )
+    for argv in (
+        ("export", "--format", "csv", "-o", str(tmp_path / "x.csv")),
+        ("values", QUANTITY),
+    ):
+        result = claims(*argv)
+        assert result.exit_code == 2, (argv, result.output)
+        assert f"quantity {QUANTITY}'s subject, measure was changed outside claims" in " ".join(
+            result.stderr.split()
+        )
+    result = claims("db", "check", "--format", "json")
+    assert result.exit_code == 1
+    assert QUANTITY in checks(result)["sources and quantities"]["detail"]
+
+
+def test_a_source_rewritten_with_its_definitions_is_caught_by_the_anchor(
+    claims, store, tmp_path, monkeypatch
+):
+    """The source's URL and its definitions rewritten the whole way, every digest recomputed: the store
+    agrees with itself; the anchor taken before catches it in db check, export and lint."""
+    monkeypatch.chdir(tmp_path)
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    assert claims("db", "anchor").exit_code == 0
+    forged = {"url": "https://evil.example/"}
+    run_sql(
+        store,
+        *rechained(defined(store), "source", SOURCE, forged),
+        ("UPDATE source SET url = ? WHERE key = ?", [forged["url"], SOURCE]),
+        without_triggers=True,
+    )
+    found = checks(claims("db", "check", "--format", "json"))
+    assert found["tag definitions"]["ok"] and found["sources and quantities"]["ok"]
+    assert "tag definitions is not the anchored one" in found["recorded anchors"]["detail"]
+    checked = claims("db", "check", "--anchor", "claims.anchor")
+    assert checked.exit_code == 1
+    paper = tmp_path / "paper.md"
+    paper.write_text("Kimi K2 / K3 updates a 1T model in under 30 s.\n", encoding="utf-8")
+    linted = claims("lint", str(paper))  # ./claims.anchor
+    assert linted.exit_code == 1
+    assert "tag definitions is not the anchored one" in " ".join(linted.stderr.split())
+    exported = claims("export", "--format", "bibtex", "--anchor", "claims.anchor")
+    assert exported.exit_code == 1 and "evil.example" not in exported.stdout
+
+
+def test_a_store_of_an_earlier_release_upgrades_with_its_sources_and_quantities_defined(
+    store, claims, monkeypatch
+):
+    from claimsdb import store as store_
+
+    url = db.resolve_url(store)
+    db.upgrade(url, "0013")
+    engine = db.make_engine(url)
+    with monkeypatch.context() as patched, db.session_scope(engine) as session:
+        importer_before_definitions(patched)
+        store_.import_files(session, [str(p) for p in DATA_FILES])
+    engine.dispose()
+    assert claims("db", "upgrade").exit_code == 0
+    rows = defined(store)
+    kinds = {(r.kind, r.name) for r in rows}
+    assert ("quantity", QUANTITY) in kinds and ("source", SOURCE) in kinds
+    assert claims("db", "check").exit_code == 0
+    run_sql(
+        store,
+        ("UPDATE quantity SET measure = ? WHERE key = ?", ["Y", QUANTITY]),
+        without_triggers=True,
+    )
+    assert claims("values", QUANTITY).exit_code == 2  # the upgrade's definitions are held

@@ -9,11 +9,18 @@ before it (like the history), and anchors hold its head and length (anchor.py), 
 every digest recomputed is caught as a rewritten history is.
 
 Every read takes a tag's trust from its definition, never from the tag table alone: `trust_levels`
-replays the chain (each digest and link checked) and gives each tag the trust its first definition
-recorded (a tag's trust never changes); a tag row that disagrees with its definition, a tag with none,
-a defined tag whose row is gone and a chain that does not verify stop the command (TamperedDefinitions,
-exit 2) until a person looks: `claims db check` lists each (`load(...).problems`). Sources, aliases and
-quantities are the next kinds.
+reads the chain's tag rows (each digest recomputed; `claims db check` and anchors walk the links) and
+gives each tag the trust its first definition recorded (a tag's trust never changes); a tag row that
+disagrees with its definition, a tag with none, a defined tag whose row is gone and a chain that does
+not verify stop the command (TamperedDefinitions, exit 2) until a person looks: `claims db check` lists each (`load(...).problems`).
+
+Sources and quantities are defined the same way: every write of a source row (its registered fields,
+models.SourceFields: url, title, cite key, kind, ...) or of a quantity row (subject, measure,
+description) appends a definition (kind "source" or "quantity", named by the row's key) with the row's
+new fields. A read checks just the rows it uses (`disagreeing`): each one's latest definition, fetched by
+(kind, name) and its own digest recomputed, must hold the row's fields as they stand; the links between
+rows are walked by `claims db check` (`load`) and by anchors (anchor._side_problem). Aliases and policy
+settings are not defined yet.
 
 Domain code: it returns values and raises ClaimsError subclasses; it never prints.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +37,16 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb.errors import TamperedDefinitions
-from claimsdb.models import TRUST_LEVELS, Definition, Tag, table_of, utcnow
+from claimsdb.models import (
+    TRUST_LEVELS,
+    Definition,
+    MeasuredQuantity,
+    Source,
+    SourceFields,
+    Tag,
+    table_of,
+    utcnow,
+)
 
 FORMAT = "claimsdb-definition/1"
 UPGRADE_ACTOR = "claims db upgrade"
@@ -37,7 +54,13 @@ UPGRADE_ACTOR = "claims db upgrade"
 # every store's definitions begin with the same rows (`claims db copy` keeps them as they are).
 SEEDED_AT = "2026-09-21T00:00:00Z"
 SEEDED = ("spot-checked", "note-2026-09-21", "prior-note", "agent-reported")
+_CHUNK = 500  # keys a read asks for at once (a parameter each)
 _TABLE = table_of(Definition)
+# A source's registered fields (its key names the definition) and a quantity's.
+SOURCE_FIELDS = tuple(name for name in SourceFields.model_fields if name != "key")
+QUANTITY_FIELDS = ("subject", "measure", "description")
+_REGISTERED = {"source": SOURCE_FIELDS, "quantity": QUANTITY_FIELDS}
+_ROWS = {"source": table_of(Source), "quantity": table_of(MeasuredQuantity)}
 
 
 def tag_fields(trust: str, description: str) -> str:
@@ -54,18 +77,23 @@ def row_digest(
     return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def rows_for(
-    tags: list[tuple[str, str, str]], actor: str, at: str, prev_sha256: str | None
+def registered_fields(kind: str, row: Mapping[str, Any]) -> str:
+    """A source's or a quantity's registered fields (a row, a record's fields) as a definition stores
+    them (canonical JSON, sorted keys; a field the row lacks is null)."""
+    return json.dumps({name: row.get(name) for name in _REGISTERED[kind]}, sort_keys=True)
+
+
+def chained(
+    kind: str, named: list[tuple[str, str]], actor: str, at: str, prev_sha256: str | None
 ) -> list[dict[str, Any]]:
-    """The chained rows defining these tags ((name, trust, description)), after `prev_sha256`."""
+    """The chained rows defining these (name, fields) of one kind, after `prev_sha256`."""
     out = []
-    for name, trust, description in tags:
-        fields = tag_fields(trust, description)
-        sha = row_digest("tag", name, fields, actor, at, prev_sha256)
+    for name, fields in named:
+        sha = row_digest(kind, name, fields, actor, at, prev_sha256)
         out.append(
             {
                 "at": at,
-                "kind": "tag",
+                "kind": kind,
                 "name": name,
                 "fields": fields,
                 "actor": actor,
@@ -77,10 +105,125 @@ def rows_for(
     return out
 
 
+def rows_for(
+    tags: list[tuple[str, str, str]], actor: str, at: str, prev_sha256: str | None
+) -> list[dict[str, Any]]:
+    """The chained rows defining these tags ((name, trust, description)), after `prev_sha256`."""
+    return chained("tag", [(n, tag_fields(t, d)) for n, t, d in tags], actor, at, prev_sha256)
+
+
+def _append(session: Session, kind: str, named: list[tuple[str, str]], actor: str) -> None:
+    if not named:
+        return
+    head = session.execute(select(_TABLE.c.sha256).order_by(_TABLE.c.id.desc()).limit(1)).scalar()
+    session.execute(_TABLE.insert(), chained(kind, named, actor, utcnow(), head))
+
+
 def define_tag(session: Session, name: str, trust: str, description: str, actor: str) -> None:
     """Record a new tag's definition at the end of the chain (with the tag row, in the same transaction)."""
-    head = session.execute(select(_TABLE.c.sha256).order_by(_TABLE.c.id.desc()).limit(1)).scalar()
-    session.execute(_TABLE.insert(), rows_for([(name, trust, description)], actor, utcnow(), head))
+    _append(session, "tag", [(name, tag_fields(trust, description))], actor)
+
+
+def define_sources(session: Session, rows: Sequence[Mapping[str, Any]], actor: str) -> None:
+    """Record these sources' registered fields as just written (each a row or a record's fields, with
+    its key) at the end of the chain, in the transaction that writes them: every write of a source row."""
+    _append(session, "source", [(r["key"], registered_fields("source", r)) for r in rows], actor)
+
+
+def define_quantities(session: Session, rows: Sequence[Mapping[str, Any]], actor: str) -> None:
+    """Record these quantities' registered fields as just written (see `define_sources`)."""
+    _append(
+        session, "quantity", [(r["key"], registered_fields("quantity", r)) for r in rows], actor
+    )
+
+
+def disagreeing(session: Session, kind: str, keys: Collection[str]) -> dict[str, str]:
+    """{key: why} for each of these sources (or quantities) whose row disagrees with its latest
+    definition: none, one that does not match its own digest, or other fields than the row holds. Reads
+    only these keys' rows and definitions (index on kind, name, id), so every read can afford it."""
+    out: dict[str, str] = {}
+    wanted = sorted(set(keys))
+    table = _ROWS[kind]
+    columns = [table.c.key, *(table.c[name] for name in _REGISTERED[kind])]
+    for i in range(0, len(wanted), _CHUNK):
+        part = wanted[i : i + _CHUNK]
+        latest: dict[str, Any] = {}
+        for r in session.execute(
+            select(_TABLE)
+            .where(_TABLE.c.kind == kind, _TABLE.c.name.in_(part))
+            .order_by(_TABLE.c.id)
+        ):
+            latest[r.name] = r
+        for row in session.execute(select(*columns).where(table.c.key.in_(part))).mappings():
+            why = _disagreement(kind, row, latest.get(row["key"]))
+            if why:
+                out[row["key"]] = why
+    return out
+
+
+def ensure_registered(session: Session, kind: str, keys: Collection[str]) -> None:
+    """TamperedDefinitions (exit 2) when one of these sources (or quantities) disagrees with its
+    definition: what prints a source's fields (`claims sources`, `sources show`) prints none changed."""
+    found = disagreeing(session, kind, keys)
+    if found:
+        first = min(found)
+        raise TamperedDefinitions(found[first].removeprefix("its "), len(found))
+
+
+def outside_claims(
+    session: Session, source_keys: Collection[str], quantity_ids: Collection[int]
+) -> dict[tuple[str, Any], str]:
+    """{("source", key) or ("quantity", id): why} for the sources and quantities a batch of claims uses
+    whose rows disagree with their definitions (`disagreeing`): the claims using them are blocked."""
+    out: dict[tuple[str, Any], str] = {
+        ("source", key): why for key, why in disagreeing(session, "source", source_keys).items()
+    }
+    if quantity_ids:
+        table = _ROWS["quantity"]
+        ids: dict[str, int] = {
+            key: id_
+            for key, id_ in session.execute(
+                select(table.c.key, table.c.id).where(table.c.id.in_(quantity_ids))
+            )
+        }
+        found = disagreeing(session, "quantity", ids)
+        out.update({("quantity", ids[key]): why for key, why in found.items()})
+    return out
+
+
+def _disagreement(kind: str, row: Any, defined: Any) -> str | None:
+    what = f"its {kind} {row['key']}"
+    if defined is None:
+        return f"{what} has no definition: it was added outside claims"
+    d = defined
+    if d.sha256 != row_digest(d.kind, d.name, d.fields, d.actor, d.at, d.prev_sha256):
+        return f"{what}'s definition {d.id} does not match its hash: it was edited"
+    if d.fields == registered_fields(kind, row):
+        return None  # as written (the common case: no parsing)
+    try:
+        held = json.loads(d.fields)
+    except ValueError:
+        held = None
+    if not isinstance(held, dict):
+        return f"{what}'s definition {d.id} holds no fields"
+    changed = [n for n in _REGISTERED[kind] if held.get(n) != row[n]]
+    if changed:
+        return f"{what}'s {', '.join(changed)} was changed outside claims"
+    return None
+
+
+def registered_problems(session: Session) -> list[str]:
+    """Every source and quantity row that disagrees with its definition, and every definition of one
+    whose row is gone (`claims db check`)."""
+    out = []
+    for kind, table in _ROWS.items():
+        keys = list(session.scalars(select(table.c.key)))
+        out += [why.removeprefix("its ") for why in disagreeing(session, kind, keys).values()]
+        gone = set(
+            session.scalars(select(_TABLE.c.name).where(_TABLE.c.kind == kind).distinct())
+        ) - set(keys)
+        out += [f"{kind} {name} was defined but its row is gone" for name in sorted(gone)]
+    return out
 
 
 @dataclass
@@ -93,14 +236,18 @@ class Definitions:
     length: int = 0
 
 
-def load(session: Session) -> Definitions:
-    """Replay the definitions and hold the tag table against them (a few rows: every read does it)."""
+def load(session: Session, *, full: bool = True) -> Definitions:
+    """Replay the definitions and hold the tag table against them. `full` (`claims db check`): every row
+    of the chain, each link and digest; otherwise (every read) the tag rows alone, each digest
+    recomputed (the links are walked by db check and by anchors), so that reads do not replay the
+    definitions of every source and quantity."""
     out = Definitions()
     defined: dict[str, tuple[str, str]] = {}  # name: (trust as first defined, latest description)
     prev = None
-    for r in session.execute(select(_TABLE).order_by(_TABLE.c.id)):
+    query = select(_TABLE).order_by(_TABLE.c.id)
+    for r in session.execute(query if full else query.where(_TABLE.c.kind == "tag")):
         out.length += 1
-        if r.prev_sha256 != prev:
+        if full and r.prev_sha256 != prev:
             out.problems.append(f"definition {r.id} does not follow the one before it: edited")
         elif r.sha256 != row_digest(r.kind, r.name, r.fields, r.actor, r.at, r.prev_sha256):
             out.problems.append(f"definition {r.id} does not match its hash: it was edited")
@@ -108,6 +255,8 @@ def load(session: Session) -> Definitions:
             out.trust = {}  # a chain that does not verify defines nothing
             return out
         prev = out.head = r.sha256
+        if r.kind != "tag":
+            continue
         values = _fields(r.fields)
         if values is None:
             out.problems.append(f"definition {r.id} of {r.name!r} holds no trust level")
@@ -145,7 +294,7 @@ def _fields(raw: str) -> tuple[str, str] | None:
 def trust_levels(session: Session) -> dict[str, str]:
     """Each tag's trust level as its definition recorded it; TamperedDefinitions (exit 2) when the tag
     table or the chain disagrees, so that no read relies on a trust level changed outside claims."""
-    found = load(session)
+    found = load(session, full=False)
     if found.problems:
         raise TamperedDefinitions(found.problems[0], len(found.problems))
     return found.trust

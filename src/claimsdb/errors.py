@@ -176,14 +176,14 @@ class TamperedHistory(ClaimsError):
 
 
 class TamperedDefinitions(ClaimsError):
-    """A tag row disagrees with its recorded definition (claimsdb.definitions), or the definitions' chain
-    does not verify: what a tag is worth was changed outside claims. Refused with exit 2 until a person
-    looks."""
+    """A tag, source or quantity row disagrees with its recorded definition (claimsdb.definitions), or
+    the definitions' chain does not verify: what a tag is worth, or what a source or quantity is, was
+    changed outside claims. Refused with exit 2 until a person looks."""
 
     def __init__(self, first: str, count: int = 1):
         more = f" (and {count - 1} more)" if count > 1 else ""
         super().__init__(
-            f"the tag definitions disagree with their chain: {first}{more}; run `claims db check`"
+            f"the definitions disagree with their chain: {first}{more}; run `claims db check`"
         )
 
 

@@ -88,6 +88,12 @@ def check_store(
                 f"{defined.length} definition(s), {len(defined.trust)} tag(s) as defined",
             )
         )
+        registered = definitions.registered_problems(session)
+        checks.append(
+            _side_chain(
+                "sources and quantities", registered, "each as its latest definition holds it"
+            )
+        )
         registry = people.load(session)
         checks.append(
             _side_chain(

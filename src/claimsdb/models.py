@@ -26,7 +26,7 @@ SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "ne
 # bibliography's own sources are updated by the next bibliography import; NULL: registered before 0012.
 SOURCE_ORIGINS = ("bibliography", "data-file", "by-hand", "url")
 # "sealed": the upgrade to schema 0009 recorded each claim's stored record (history.stored_digest) as it stood.
-DEFINITION_KINDS = ("tag",)
+DEFINITION_KINDS = ("tag", "source", "quantity")
 EVENT_KINDS = (
     "imported",
     "updated",
@@ -315,17 +315,22 @@ class Anchor(SQLModel, table=True):
 
 class Definition(SQLModel, table=True):
     """What a verdict reads besides a claim's own rows, hash-chained like the history (its own chain):
-    each row records one definition as it was made (today a tag's trust level and description).
+    each row records one definition as it was made (a tag's trust level and description, a source's or a
+    quantity's registered fields).
     Append-only (triggers; on PostgreSQL a writer may only insert); claimsdb.definitions reads it."""
 
     __tablename__ = "definition"
-    __table_args__ = (CheckConstraint(_in("kind", DEFINITION_KINDS), name="ck_definition_kind"),)
+    __table_args__ = (
+        CheckConstraint(_in("kind", DEFINITION_KINDS), name="ck_definition_kind"),
+        Index("ix_definition_kind_name", "kind", "name", "id"),  # a read's latest definitions
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     at: str = Field(default_factory=utcnow)
     kind: str
-    name: str  # what is defined: the tag's name
-    fields: str  # JSON: the defined fields (a tag: trust, description)
+    name: str  # what is defined: the tag's name, the source's or the quantity's key
+    # JSON: the defined fields (a tag: trust, description; a source, a quantity: its registered fields)
+    fields: str
     actor: str  # who made it: the import, a person, or `claims db upgrade`
     prev_sha256: str | None = None
     sha256: str

@@ -390,9 +390,11 @@ def list_sources(session: Session) -> list[dict[str, Any]]:
             )
         ).all()
     )
+    rows = list(session.scalars(select(Source).order_by(Source.key)))
+    definitions.ensure_registered(session, "source", [s.key for s in rows])  # none printed changed
     return [
         {**{f: getattr(s, f) for f in SourceFields.model_fields}, "claims": counts.get(s.id, 0)}
-        for s in session.scalars(select(Source).order_by(Source.key))
+        for s in rows
     ]
 
 
@@ -443,6 +445,7 @@ def values(session: Session, quantity: str | None = None) -> list[dict[str, Any]
             or "none yet"
         )
         raise BadQuery(f"no quantity {quantity!r} (known: {known})")
+    definitions.ensure_registered(session, "quantity", [q.key for q in found])
     out = []
     for q in found:
         claims = list(

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from claimsdb import definitions
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
 from claimsdb.escaping import http_url, http_url_problem
 from claimsdb.models import Claim, Evidence, Snapshot, Source
@@ -70,6 +71,7 @@ def get_source(session: Session, key: str) -> Source:
     src = session.scalars(select(Source).where(Source.key == key)).first()
     if src is None:
         raise BadQuery(f"unknown source {key!r} (see `claims sources`)")
+    definitions.ensure_registered(session, "source", [key])  # never one changed outside claims
     return src
 
 
@@ -77,6 +79,7 @@ def find_by_url(session: Session, url: str) -> Source | None:
     wanted = normalize_url(url)
     for src in session.scalars(select(Source).where(Source.url.is_not(None))):
         if normalize_url(src.url) == wanted:
+            definitions.ensure_registered(session, "source", [src.key])
             return src
     return None
 
@@ -107,10 +110,15 @@ def add_source(session: Session, fields: dict[str, Any]) -> Source:
     return _insert(session, record, "by-hand")
 
 
+# Who registered a source, as its definition records it (sources.add_source, sources.resolve).
+_ACTORS = {"by-hand": "claims sources add", "url": "claims (an address registered as a source)"}
+
+
 def _insert(session: Session, record: SourceRecord, origin: str) -> Source:
     src = Source(**record.fields(), origin=origin)
     session.add(src)
     session.flush()
+    definitions.define_sources(session, [record.fields()], _ACTORS[origin])
     return src
 
 

@@ -317,6 +317,8 @@ def _batch(
         sources.setdefault(claim_id, []).append(s)
     checks = _latest_verifications(_read(session, "verifications", ids))
     quantity_ids = {r[12] for r in claims.values() if r[12] is not None}
+    keys = {s["key"] for cited in sources.values() for s in cited}
+    outside = definitions.outside_claims(session, keys, quantity_ids)
     quantities, competitors = (
         _competition(session, quantity_ids, trust) if quantity_ids else ({}, {})
     )
@@ -335,6 +337,7 @@ def _batch(
             competitors,
             events,
             events_checked,
+            outside,
         )
 
 
@@ -357,11 +360,13 @@ def problems_of(
         evidence: dict[int, list[tuple]] = {}
         for r in _read(session, "evidence", batch):
             evidence.setdefault(r[0], []).append(r[1:])
-        for c in _read(session, "claims", batch):
+        claims, keys = _read(session, "claims", batch), {e[0] for s in evidence.values() for e in s}
+        outside = definitions.outside_claims(session, keys, {c[12] for c in claims} - {None})
+        for c in claims:
             claim_id = c[0]
             evs = history.get(claim_id, [])
             figs, said = figures.get(claim_id, []), evidence.get(claim_id, [])
-            yield c[1], _checked(c, trust, figs, said, evs, events_checked)[2]
+            yield c[1], _checked(c, trust, figs, said, evs, events_checked, outside)[2]
 
 
 def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
@@ -369,10 +374,11 @@ def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
 
 
 def _checked(
-    c: tuple, trust: dict[str, str], figures: list, evidence: list, evs: list, events_checked: bool
+    c: tuple, trust, figures: list, evidence: list, evs: list, events_checked: bool, outside: dict
 ) -> tuple[chain.ClaimState, str, list[str]]:
     """A claim's row against its history: the state its events imply, its content digest, and every way
-    it disagrees with them (`chain.problems`): the check every view runs and `problems_of` alone."""
+    it disagrees with them (`chain.problems`), and with the definitions of the sources and quantity it
+    uses (`outside`: definitions.outside_claims): the check every view runs and `problems_of` alone."""
     _, key, subject, stage, statement, tag, basis, section = c[:8]
     status, quantity_id, rank, label = c[9], c[12], c[13], c[14]
     state = chain.derive(evs, trust)
@@ -391,11 +397,14 @@ def _checked(
         stored_sha256=stored,
         events_checked=events_checked,
     )
+    if outside:  # a source or quantity it uses disagrees with its definition (none, nearly always)
+        used = [("source", k) for k in dict.fromkeys(e[0] for e in evidence)]
+        problems += [outside[u] for u in [*used, ("quantity", quantity_id)] if u in outside]
     return state, content, problems
 
 
 def _view(
-    c, trust, figures, sources, evs, checks, quantities, competitors, events, events_checked
+    c, trust, figures, sources, evs, checks, quantities, competitors, events, checked, outside
 ) -> ClaimView:
     (
         claim_id,
@@ -415,7 +424,7 @@ def _view(
         label,
     ) = c
     evidence = [(s["key"], s["locator"], s["quote"]) for s in sources]
-    state, content, problems = _checked(c, trust, figures, evidence, evs, events_checked)
+    state, content, problems = _checked(c, trust, figures, evidence, evs, checked, outside)
     verified = trust.get(tag) == "verified"
     # A claim that disagrees with its history is reported as that, not as "changed since re-read".
     outdated = verified and not state.vouches_for(content) and not problems

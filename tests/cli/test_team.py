@@ -120,7 +120,8 @@ def test_copy_keeps_the_people_registry_the_definitions_and_the_anchor_that_hold
 ):
     """The side chains come along with their ids (the seeded definitions are the target's own already),
     so an anchor taken before the copy still holds in it."""
-    assert claims("import", write_json(sample)).exit_code == 0  # defines note-2026-10-04
+    # defines note-2026-10-04 and the sources lab-notes and widget-report
+    assert claims("import", write_json(sample)).exit_code == 0
     assert claims("people", "add", "Ada", "--key", f"{keys('ada')}.pub").exit_code == 0
     anchor = tmp_path / "before.anchor"
     assert claims("db", "anchor", "-o", anchor).exit_code == 0
@@ -128,9 +129,12 @@ def test_copy_keeps_the_people_registry_the_definitions_and_the_anchor_that_hold
     result = claims("db", "copy", "--to", copy, "--format", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
-    assert rows["person"] == 1 and rows["definition"] == 5 and rows["anchor"] == 1
+    assert rows["person"] == 1 and rows["definition"] == 7 and rows["anchor"] == 1
     checked = claims("db", "check", "--anchor", anchor, db=copy)
     assert checked.exit_code == 0, checked.output
+    # the copy's sources agree with their definitions: its BibTeX prints their URLs
+    bib = claims("export", "--format", "bibtex", db=copy)
+    assert bib.exit_code == 0 and "https://example.org/widget" in bib.stdout
     listed = json.loads(claims("people", "list", "--format", "json", db=copy).stdout)
     assert [r["name"] for r in listed["rows"]] == ["Ada"]
 

@@ -9,12 +9,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
+from claimsdb import definitions
 from claimsdb.bibliography.entries import Bibliography, Entry
 from claimsdb.errors import InvalidEntry
 from claimsdb.models import Source
 from claimsdb.sources import normalize_url
 
 ORIGIN = "bibliography"  # source.origin of the sources an import registers (models.SOURCE_ORIGINS)
+ACTOR = "claims sources import"  # who defined them (claimsdb.definitions)
 # The fields an import owns on a source it registered; `key` and `path` stay as they are.
 OWNED = ("title", "kind", "url", "publisher", "date", "cite_key", "authors", "accessed")
 
@@ -57,6 +59,8 @@ def import_bibliography(
     """Register the bibliography's entries as sources, in the caller's transaction; see the module's doc."""
     report = ImportReport(bib.file, bib.format)
     stored = list(session.scalars(select(Source)))
+    # a row changed outside claims is not taken as registered (nor its change defined by this import)
+    definitions.ensure_registered(session, "source", [s.key for s in stored])
     by_cite = {s.cite_key or s.key: s for s in stored}
     by_key = {s.key: s for s in stored}
     by_url = {normalize_url(s.url): s for s in stored if s.url}
@@ -87,6 +91,8 @@ def import_bibliography(
         if src.url:
             by_url[normalize_url(src.url)] = src
     session.flush()
+    written = [*report.added, *(k for k in report.updated if k not in report.added)]
+    definitions.define_sources(session, [by_key[k].model_dump() for k in written], ACTOR)
     return report
 
 

@@ -58,6 +58,7 @@ class Writer:
     def add_source(self, rec: SourceRecord) -> None:
         table = table_of(models.Source)
         self.session.execute(table.insert(), [{**rec.fields(), "origin": DATA_FILE_ORIGIN}])
+        definitions.define_sources(self.session, [rec.fields()], self.actor)
         self.known.sources[rec.key] = self.session.execute(
             select(table.c.id).where(table.c.key == rec.key)
         ).scalar_one()
@@ -69,10 +70,12 @@ class Writer:
             .where(table.c.key == rec.key)
             .values(**rec.fields(), origin=DATA_FILE_ORIGIN)
         )
+        definitions.define_sources(self.session, [rec.fields()], self.actor)
 
     def add_quantity(self, rec: QuantityRecord) -> None:
         table = table_of(models.MeasuredQuantity)
         self.session.execute(table.insert(), [rec.fields()])
+        definitions.define_quantities(self.session, [rec.fields()], self.actor)
         self.known.quantities[rec.key] = self.session.execute(
             select(table.c.id).where(table.c.key == rec.key)
         ).scalar_one()
@@ -80,6 +83,7 @@ class Writer:
     def update_quantity(self, rec: QuantityRecord) -> None:
         table = table_of(models.MeasuredQuantity)
         self.session.execute(table.update().where(table.c.key == rec.key).values(**rec.fields()))
+        definitions.define_quantities(self.session, [rec.fields()], self.actor)
 
     # --- claims ----------------------------------------------------------------------------------
 
