@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
+from claimsdb import history
 from claimsdb.errors import TamperedDefinitions
 from claimsdb.models import (
     TRUST_LEVELS,
@@ -113,8 +114,11 @@ def rows_for(
 
 
 def _append(session: Session, kind: str, named: list[tuple[str, str]], actor: str) -> None:
+    """Extend the chain under the writers' lock (history.begin_write), so that two writers never
+    extend the same head."""
     if not named:
         return
+    history.begin_write(session)
     head = session.execute(select(_TABLE.c.sha256).order_by(_TABLE.c.id.desc()).limit(1)).scalar()
     session.execute(_TABLE.insert(), chained(kind, named, actor, utcnow(), head))
 
