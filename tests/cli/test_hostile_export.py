@@ -227,6 +227,24 @@ def test_macros_compile_keep_the_guard_and_print_the_attack_as_text(
 # --- identifiers that cannot be escaped, written into the database past the importer ----------------------
 
 
+def defined_as_written(store: str, key: str) -> None:
+    """The source's row as it now stands, defined at the end of the definitions' chain with the store's
+    own code (what a PostgreSQL writer, who may insert, can do): the definitions then agree with the
+    row, and only the exporters' own check of what they print stands between it and the paper."""
+    from sqlalchemy import select
+
+    from claimsdb import db, definitions
+    from claimsdb.models import Source
+
+    engine = db.make_engine(db.resolve_url(store))
+    try:
+        with db.session_scope(engine) as session:
+            row = session.execute(select(Source).where(Source.key == key)).scalar_one()
+            definitions.define_sources(session, [row.model_dump()], "a writer")
+    finally:
+        engine.dispose()
+
+
 @pytest.mark.parametrize(
     "sql, params, fmt, message",
     [
@@ -256,6 +274,8 @@ def test_an_unsafe_stored_identifier_stops_the_export_and_writes_nothing(
     hostile, store, tmp_path, sql, params, fmt, message
 ):
     run_sql(store, (sql, params))
+    if "UPDATE source" in sql:
+        defined_as_written(store, "evil-report")
     out = tmp_path / "out.txt"
     result = hostile(
         "export", "--format", fmt, "--draft" if fmt != "macros" else "--strict", "-o", out
