@@ -135,7 +135,8 @@ class Prefetch:
         """Take what the worker has sent so far (nothing is waited for): the caller calls it before each
         check the worker may have done, and checks inline whatever is still missing. `position`: how far
         down the list the caller is, told to the worker (a CHUNK at a time) so that it stays ahead."""
-        self.wait(0.0)
+        if not self._inbox.empty():  # nothing new, nearly always: no exception raised to say so
+            self.wait(0.0)
         if position is not None and self.agreed.is_set() and position >= self._told + CHUNK:
             try:
                 assert self.proc is not None and self.proc.stdin is not None
