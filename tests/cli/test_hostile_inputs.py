@@ -21,13 +21,19 @@ from tests.conftest import SAMPLE, store_digest
 PAGE_TEXT = "## 3.1 Compute\n\nWidget-7 was pretrained on 3,072 H100 GPUs for 21.5T tokens.\n"
 
 
-def assert_handled(result, before: str | None, store: str) -> None:
-    """Success, a finding or a refusal; never a bug; a refusal changed nothing."""
-    assert result.exit_code in (0, 1, 2), result.output
-    assert "internal error" not in result.output and "Traceback" not in result.output
-    if result.exit_code == 2:
-        assert "error: " in result.output.lower(), result.output  # ours, or click's usage error
-        assert store_digest(store) == before
+def unhandled(result, before: str | None, store: str) -> str | None:
+    """Why the run was not success, a finding or a refusal that changed nothing (None: it was)."""
+    if result.exit_code not in (0, 1, 2):
+        return f"exit {result.exit_code}: {result.output}"
+    if "internal error" in result.output or "Traceback" in result.output:
+        return f"a bug reached the user: {result.output}"
+    if (
+        result.exit_code == 2 and "error: " not in result.output.lower()
+    ):  # ours, or click's usage error
+        return f"exit 2 without an error line: {result.output}"
+    if result.exit_code == 2 and store_digest(store) != before:
+        return f"refused, but the store changed: {result.output}"
+    return None
 
 
 @pytest.fixture
@@ -80,7 +86,7 @@ def test_a_bibtex_title_with_tex_commands_imports_or_is_refused_naming_the_field
         )
         before = store_digest(store)
         result = claims("sources", "import", bib)
-        assert_handled(result, before, store)
+        assert unhandled(result, before, store) is None
         if result.exit_code == 2:
             assert "refs.bib, entry 'k1' (line 1), field 'title': cannot be read as LaTeX" in (
                 result.output
@@ -188,7 +194,7 @@ def _reread_field(claims, sample, store, data):
     field = data.draw(st.sampled_from(["source", "locator", "quote", "note", "attest"]))
     value = data.draw(HOSTILE)
     before = store_digest(store)
-    assert_handled(reread(claims, sample, **{field: value}), before, store)
+    return reread(claims, sample, **{field: value}), before
 
 
 def _person_commands(claims, sample, store, data):
@@ -236,7 +242,7 @@ def _person_commands(claims, sample, store, data):
         )
     )
     before = store_digest(store)
-    assert_handled(claims(*command), before, store)
+    return claims(*command), before
 
 
 def _read_commands(claims, sample, store, data):
@@ -257,7 +263,7 @@ def _read_commands(claims, sample, store, data):
         )
     )
     before = store_digest(store)
-    assert_handled(claims(*command), before, store)
+    return claims(*command), before
 
 
 def _files(claims, sample, store, data, tmp_path):
@@ -292,7 +298,7 @@ def _files(claims, sample, store, data, tmp_path):
         "anchor": ("db", "check", "--anchor", path),
     }[kind]
     before = store_digest(store)
-    assert_handled(claims(*command), before, store)
+    return claims(*command), before
 
 
 PROPERTIES = {"reread": _reread_field, "person": _person_commands, "read": _read_commands}
@@ -302,13 +308,13 @@ PROPERTIES = {"reread": _reread_field, "person": _person_commands, "read": _read
 @QUICK
 @given(data=st.data())
 def test_commands_refuse_hostile_values_with_exit_2(claims, sample, store, prop, data):
-    PROPERTIES[prop](claims, sample, store, data)
+    assert unhandled(*PROPERTIES[prop](claims, sample, store, data), store) is None
 
 
 @QUICK
 @given(data=st.data())
 def test_files_with_hostile_values_are_read_or_refused(claims, sample, store, tmp_path, data):
-    _files(claims, sample, store, data, tmp_path)
+    assert unhandled(*_files(claims, sample, store, data, tmp_path), store) is None
 
 
 @pytest.mark.slow
@@ -316,11 +322,11 @@ def test_files_with_hostile_values_are_read_or_refused(claims, sample, store, tm
 @MANY
 @given(data=st.data())
 def test_many_hostile_values(claims, sample, store, prop, data):
-    PROPERTIES[prop](claims, sample, store, data)
+    assert unhandled(*PROPERTIES[prop](claims, sample, store, data), store) is None
 
 
 @pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_many_hostile_files(claims, sample, store, tmp_path, data):
-    _files(claims, sample, store, data, tmp_path)
+    assert unhandled(*_files(claims, sample, store, data, tmp_path), store) is None
