@@ -31,8 +31,8 @@ DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     """Today's importer as a release before schema 0014 ran it, for a test that writes a store of that
-        release: the tag table's trust levels read as they stand, no definition recorded (of a tag, a source or
-    a quantity) and none checked."""
+    release: the tag table's trust levels read as they stand, no definition recorded (of a tag, a source
+    or a quantity) and none checked."""
     from sqlmodel import select
 
     from claimsdb import definitions
@@ -46,6 +46,25 @@ def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     patched.setattr(definitions, "define_quantities", lambda *a: None)
     patched.setattr(definitions, "ensure_registered", lambda *a: None)
     patched.setattr(definitions, "outside_claims", lambda *a: {})
+
+
+def store_of_release(
+    store: str, revision: str, files: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The test's store as a release at schema `revision` (before 0014) left it: migrated that far, and
+    `files` imported by today's importer as that release ran it (importer_before_definitions)."""
+    from claimsdb import db
+    from claimsdb import store as store_
+
+    url = resolve_url(store)
+    db.upgrade(url, revision)
+    engine = db.make_engine(url)
+    try:
+        with monkeypatch.context() as patched, db.session_scope(engine) as session:
+            importer_before_definitions(patched)
+            store_.import_files(session, [str(p) for p in files])
+    finally:
+        engine.dispose()
 
 
 def reread(

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from claimsdb import db, definitions
 from claimsdb.models import Definition
-from tests.conftest import DATA_FILES, importer_before_definitions, run_sql, store_digest
+from tests.conftest import DATA_FILES, run_sql, store_digest, store_of_release
 
 
 def defined(store: str) -> list[Definition]:
@@ -148,15 +148,8 @@ def test_a_store_of_an_earlier_release_upgrades_with_its_tags_defined(
 ):
     """A store written at schema 0013 (before definitions), with a tag its import added, upgrades: the
     four seeded tags are defined as in every store, the added one after them, by the upgrade."""
-    from claimsdb import store as store_
 
-    url = db.resolve_url(store)
-    db.upgrade(url, "0013")
-    engine = db.make_engine(url)
-    with monkeypatch.context() as patched, db.session_scope(engine) as session:
-        importer_before_definitions(patched)
-        store_.import_files(session, [str(write_json(sample))])
-    engine.dispose()
+    store_of_release(store, "0013", [write_json(sample)], monkeypatch)
     assert claims("list").exit_code == 2  # an old schema is refused until upgraded
     assert claims("db", "upgrade").exit_code == 0
     rows = defined(store)
@@ -311,15 +304,8 @@ def test_a_source_rewritten_with_its_definitions_is_caught_by_the_anchor(
 def test_a_store_of_an_earlier_release_upgrades_with_its_sources_and_quantities_defined(
     store, claims, monkeypatch
 ):
-    from claimsdb import store as store_
 
-    url = db.resolve_url(store)
-    db.upgrade(url, "0013")
-    engine = db.make_engine(url)
-    with monkeypatch.context() as patched, db.session_scope(engine) as session:
-        importer_before_definitions(patched)
-        store_.import_files(session, [str(p) for p in DATA_FILES])
-    engine.dispose()
+    store_of_release(store, "0013", DATA_FILES, monkeypatch)
     assert claims("db", "upgrade").exit_code == 0
     rows = defined(store)
     kinds = {(r.kind, r.name) for r in rows}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from claimsdb import db
 from tests.cli.test_signed_rereads import exported
 
 
@@ -14,16 +13,9 @@ def test_a_store_of_an_earlier_release_vouches_as_before_until_signatures_are_re
 ):
     """A store written at schema 0012 (before the registry) upgrades; its re-reads vouch as before, and
     `people unsigned` lists them for a person to re-read and sign once signatures are required."""
-    from claimsdb import store as store_
-    from tests.conftest import DATA_FILES, importer_before_definitions
+    from tests.conftest import DATA_FILES, store_of_release
 
-    url = db.resolve_url(store)
-    db.upgrade(url, "0012")
-    engine = db.make_engine(url)
-    with monkeypatch.context() as patched, db.session_scope(engine) as session:
-        importer_before_definitions(patched)
-        store_.import_files(session, [str(p) for p in DATA_FILES])
-    engine.dispose()
+    store_of_release(store, "0012", DATA_FILES, monkeypatch)
     assert claims("db", "upgrade").exit_code == 0
     assert claims("db", "check").exit_code == 0
     before = exported(claims)[1]
