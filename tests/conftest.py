@@ -29,6 +29,15 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 
+def importer_before_alias_definitions(patched: pytest.MonkeyPatch) -> None:
+    """Today's importer as a release before schema 0016 ran it: no claim's aliases defined or checked."""
+    from claimsdb import definitions
+
+    patched.setattr(definitions, "define_aliases", lambda *a: None)
+    patched.setattr(definitions, "ensure_aliases", lambda *a: None)
+    patched.setattr(definitions, "aliases_disagreeing", lambda *a: {})
+
+
 def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     """Today's importer as a release before schema 0014 ran it, for a test that writes a store of that
     release: the tag table's trust levels read as they stand, no definition recorded (of a tag, a source
@@ -38,6 +47,7 @@ def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     from claimsdb import definitions
     from claimsdb.models import Tag
 
+    importer_before_alias_definitions(patched)
     patched.setattr(
         definitions, "trust_levels", lambda s: {t.name: t.trust for t in s.scalars(select(Tag))}
     )
@@ -51,8 +61,9 @@ def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
 def store_of_release(
     store: str, revision: str, files: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The test's store as a release at schema `revision` (before 0014) left it: migrated that far, and
-    `files` imported by today's importer as that release ran it (importer_before_definitions)."""
+    """The test's store as a release at schema `revision` (before 0016) left it: migrated that far, and
+    `files` imported by today's importer as that release ran it (importer_before_definitions before
+    0014, importer_before_alias_definitions after)."""
     from claimsdb import db
     from claimsdb import store as store_
 
@@ -61,7 +72,10 @@ def store_of_release(
     engine = db.make_engine(url)
     try:
         with monkeypatch.context() as patched, db.session_scope(engine) as session:
-            importer_before_definitions(patched)
+            if revision < "0014":
+                importer_before_definitions(patched)
+            else:
+                importer_before_alias_definitions(patched)
             store_.import_files(session, [str(p) for p in files])
     finally:
         engine.dispose()

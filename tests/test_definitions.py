@@ -78,7 +78,7 @@ def test_every_store_begins_with_the_same_definitions_and_an_import_adds_its_own
     found = checks(claims("db", "check", "--format", "json"))
     assert found["tag definitions"]["ok"]
     assert f"{len(rows)} definition(s)" in found["tag definitions"]["detail"]
-    assert found["sources and quantities"]["ok"]
+    assert found["sources, quantities and aliases"]["ok"]
 
 
 def test_a_trust_level_changed_outside_claims_stops_every_read(claims, store, tmp_path):
@@ -238,10 +238,10 @@ def test_a_source_url_changed_outside_claims_blocks_the_claims_citing_it(claims,
     result = claims("db", "check", "--format", "json")
     assert result.exit_code == 1
     found = checks(result)
-    assert not found["sources and quantities"]["ok"]
+    assert not found["sources, quantities and aliases"]["ok"]
     assert (
         f"source {SOURCE}'s url was changed outside claims"
-        in (found["sources and quantities"]["detail"])
+        in (found["sources, quantities and aliases"]["detail"])
     )
     assert not found["claims agree with their history"]["ok"]
 
@@ -269,7 +269,7 @@ def test_a_quantity_changed_outside_claims_blocks_the_claims_on_it(claims, store
         )
     result = claims("db", "check", "--format", "json")
     assert result.exit_code == 1
-    assert QUANTITY in checks(result)["sources and quantities"]["detail"]
+    assert QUANTITY in checks(result)["sources, quantities and aliases"]["detail"]
 
 
 def test_a_source_rewritten_with_its_definitions_is_caught_by_the_anchor(
@@ -288,7 +288,7 @@ def test_a_source_rewritten_with_its_definitions_is_caught_by_the_anchor(
         without_triggers=True,
     )
     found = checks(claims("db", "check", "--format", "json"))
-    assert found["tag definitions"]["ok"] and found["sources and quantities"]["ok"]
+    assert found["tag definitions"]["ok"] and found["sources, quantities and aliases"]["ok"]
     assert "tag definitions is not the anchored one" in found["recorded anchors"]["detail"]
     checked = claims("db", "check", "--anchor", "claims.anchor")
     assert checked.exit_code == 1
@@ -317,3 +317,134 @@ def test_a_store_of_an_earlier_release_upgrades_with_its_sources_and_quantities_
         without_triggers=True,
     )
     assert claims("values", QUANTITY).exit_code == 2  # the upgrade's definitions are held
+
+
+ALIASED = "rl.weight-sync.kimi-checkpoint-engine"  # spot-checked: "Kimi ... about 20 s"
+DEFINED_ALIASES = "pipelines.marin.open-athena.tokens"  # aliases ["Open Athena"] in the data file
+
+
+def lint_json(claims, paper) -> tuple[int, dict]:
+    result = claims("lint", str(paper), "--format", "json")
+    return result.exit_code, json.loads(result.stdout) if result.exit_code < 2 else {}
+
+
+def test_an_alias_set_outside_claims_stops_lint_and_blocks_its_claim(claims, store, tmp_path):
+    """The issue's case 4: an SQL edit gives a paper-safe claim a name the manuscript uses, and lint's
+    verdict on a figure turns from untracked to passed. Lint refuses instead (exit 2, naming the claim),
+    an export stops at the claim (as at any claim that disagrees with its history), and db check
+    names it."""
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    paper = tmp_path / "paper.md"
+    paper.write_text("Zorblat swaps the weights of a model in about 20 s.\n", encoding="utf-8")
+    code, found = lint_json(claims, paper)
+    assert code == 0 and found["untracked"] == 1 and found["passed"] == 0
+    run_sql(store, ("UPDATE claim SET aliases = ? WHERE key = ?", ["Zorblat", ALIASED]))
+    before = store_digest(store)
+    linted = claims("lint", str(paper))
+    said = " ".join(linted.stderr.split())
+    assert linted.exit_code == 2 and linted.stdout == ""
+    assert f"claim {ALIASED}: aliases have no definition: they were set outside claims" in said
+    shown = json.loads(claims("show", ALIASED, "--format", "json").stdout)
+    assert "its aliases have no definition: they were set outside claims" in shown["integrity"]
+    exported = claims("export", "--skip-unsafe", "--format", "csv")
+    assert exported.exit_code == 2 and exported.stdout == ""
+    assert f"claim {ALIASED} disagrees with its history" in " ".join(exported.stderr.split())
+    result = claims("db", "check", "--format", "json")
+    assert result.exit_code == 1
+    assert ALIASED in checks(result)["sources, quantities and aliases"]["detail"]
+    assert store_digest(store) == before
+
+
+@pytest.mark.parametrize("edit", ["Open Athena 2", None])
+def test_aliases_changed_or_removed_outside_claims_are_caught(claims, store, tmp_path, edit):
+    """A claim whose aliases were defined: other names, or none, are caught both ways (a view sees the
+    names it prints; lint and db check see a definition whose names are gone)."""
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    run_sql(store, ("UPDATE claim SET aliases = ? WHERE key = ?", [edit, DEFINED_ALIASES]))
+    paper = tmp_path / "paper.md"
+    paper.write_text("Open Athena trained on many tokens.\n", encoding="utf-8")
+    linted = claims("lint", str(paper))
+    assert linted.exit_code == 2
+    assert f"claim {DEFINED_ALIASES}: aliases were changed outside claims" in " ".join(
+        linted.stderr.split()
+    )
+    shown = json.loads(claims("show", DEFINED_ALIASES, "--format", "json").stdout)
+    assert ("its aliases were changed outside claims" in shown["integrity"]) == (edit is not None)
+    result = claims("db", "check", "--format", "json")
+    assert result.exit_code == 1
+    assert DEFINED_ALIASES in checks(result)["sources, quantities and aliases"]["detail"]
+
+
+def test_an_import_that_changes_aliases_defines_them(claims, store, write_json, sample):
+    """Aliases set by an import are defined; a later import that changes them appends the new names."""
+    record = sample["claims"][2]  # agent-reported: no person's re-read names its aliases
+    record["aliases"] = ["Gadget"]
+    assert claims("import", write_json(sample)).exit_code == 0
+    record["aliases"] = ["Gadget", "Gizmo"]
+    imported = claims("import", write_json(sample))
+    assert imported.exit_code == 0, imported.output
+    held = [json.loads(r.fields) for r in defined(store) if r.kind == "aliases"]
+    assert held == [["Gadget"], ["Gadget", "Gizmo"]]
+    assert claims("db", "check").exit_code == 0
+
+
+def test_a_store_of_the_release_before_alias_definitions_upgrades_with_them(
+    store, claims, monkeypatch
+):
+    """A store at schema 0015 (sources and quantities defined, aliases not) upgrades: each claim with
+    aliases is defined by the upgrade, the chain links on from the rows it had, and db check passes."""
+    store_of_release(store, "0015", DATA_FILES, monkeypatch)
+    before = defined(store)
+    assert not [r for r in before if r.kind == "aliases"]
+    assert claims("db", "upgrade").exit_code == 0
+    rows = defined(store)
+    assert [(r.id, r.sha256) for r in rows[: len(before)]] == [(r.id, r.sha256) for r in before]
+    added = rows[len(before) :]
+    assert {r.name: json.loads(r.fields) for r in added}[DEFINED_ALIASES] == ["Open Athena"]
+    assert {r.kind for r in added} == {"aliases"} and len(added) == 15
+    assert added[0].prev_sha256 == before[-1].sha256
+    assert all(r.actor == definitions.UPGRADE_ACTOR for r in added)
+    checked = claims("db", "check")
+    assert checked.exit_code == 0, checked.output
+    run_sql(store, ("UPDATE claim SET aliases = ? WHERE key = ?", ["X", DEFINED_ALIASES]))
+    assert claims("db", "check").exit_code == 1
+
+
+def test_a_source_repointed_with_a_matching_definition_voids_the_reread_made_on_it(
+    claims, store, tmp_path
+):
+    """What a PostgreSQL writer may do (update a source row, append its definition with a correct
+    digest): the store agrees with itself, but a re-read made on the old URL no longer vouches for a
+    claim whose source now points elsewhere, so the claim leaves the paper-safe set."""
+    key, source = ALIASED, "checkpoint-engine-readme"
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+    assert not json.loads(claims("show", key, "--format", "json").stdout)["reread_outdated"]
+    assert key in claims("export", "--skip-unsafe", "--format", "csv").stdout
+    rows = defined(store)
+    old = next(
+        json.loads(r.fields) for r in reversed(rows) if (r.kind, r.name) == ("source", source)
+    )
+    moved = {**old, "url": "https://evil.example/readme"}
+    fields = json.dumps(moved, sort_keys=True)
+    row = definitions.chained(
+        "source", [(source, fields)], "import", "2026-12-05T00:00:00Z", rows[-1].sha256
+    )[0]
+    run_sql(
+        store,
+        ("UPDATE source SET url = ? WHERE key = ?", [moved["url"], source]),
+        (
+            "INSERT INTO definition (at, kind, name, fields, actor, prev_sha256, sha256) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [row[k] for k in ("at", "kind", "name", "fields", "actor", "prev_sha256", "sha256")],
+        ),
+    )
+    assert claims("db", "check").exit_code == 0  # consistent with itself
+    shown = json.loads(claims("show", key, "--format", "json").stdout)
+    assert shown["reread_outdated"]
+    assert shown["outdated_reason"].startswith("the page of the re-read by ")
+    assert (
+        f"source {source} was {old['url']} then, https://evil.example/readme now"
+        in (shown["outdated_reason"])
+    )
+    exported = claims("export", "--skip-unsafe", "--format", "csv")
+    assert exported.exit_code == 0 and key not in exported.stdout

@@ -503,7 +503,7 @@ def test_db_check_on_an_intact_store_reports_each_check(loaded, claims):
         "claims agree with their history",
         "trace index",
         "tag definitions",
-        "sources and quantities",
+        "sources, quantities and aliases",
         "people registry",
         "re-read signatures",
         "recorded anchors",

@@ -19,8 +19,14 @@ models.SourceFields: url, title, cite key, kind, ...) or of a quantity row (subj
 description) appends a definition (kind "source" or "quantity", named by the row's key) with the row's
 new fields. A read checks just the rows it uses (`disagreeing`): each one's latest definition, fetched by
 (kind, name) and its own digest recomputed, must hold the row's fields as they stand; the links between
-rows are walked by `claims db check` (`load`) and by anchors (anchor._side_problem). Aliases and policy
-settings are not defined yet.
+rows are walked by `claims db check` (`load`) and by anchors (anchor._side_problem).
+
+A claim's aliases (other names lint reads as its subject) are defined too (kind "aliases", named by the
+claim's key, the names as a JSON list): every import that sets or changes them appends one. A view of a
+claim with aliases checks them (`outside_claims`); lint, which reads every subject's names, and `claims
+db check` check every claim's (`alias_problems`) both ways: names with no definition holding them, and
+a definition whose names are gone. The policy a verdict reads besides these (who may vouch, whether a
+re-read must be signed) is the people registry's (people.py), in a chain of its own.
 
 Domain code: it returns values and raises ClaimsError subclasses; it never prints.
 """
@@ -40,11 +46,13 @@ from claimsdb import history
 from claimsdb.errors import TamperedDefinitions
 from claimsdb.models import (
     TRUST_LEVELS,
+    Claim,
     Definition,
     MeasuredQuantity,
     Source,
     SourceFields,
     Tag,
+    aliases_of,
     table_of,
     utcnow,
 )
@@ -141,6 +149,84 @@ def define_quantities(session: Session, rows: Sequence[Mapping[str, Any]], actor
     )
 
 
+def alias_fields(stored: str | None) -> str:
+    """A claim's aliases (its column's text) as a definition holds them: the names as a JSON list."""
+    return json.dumps(aliases_of(stored), ensure_ascii=False)
+
+
+def define_aliases(session: Session, named: Sequence[tuple[str, str | None]], actor: str) -> None:
+    """Record these claims' aliases ((key, the aliases column's text)) as just written, at the end of
+    the chain, in the transaction that writes them: every import that sets or changes a claim's."""
+    _append(session, "aliases", [(key, alias_fields(a)) for key, a in named], actor)
+
+
+def _latest(session: Session, kind: str, names: Sequence[str] | None) -> dict[str, Any]:
+    """{name: its latest definition row} of one kind: these names (by the (kind, name, id) index), or
+    every one of the kind (None)."""
+    query = select(_TABLE).where(_TABLE.c.kind == kind).order_by(_TABLE.c.id)
+    return {
+        r.name: r
+        for r in session.execute(query if names is None else query.where(_TABLE.c.name.in_(names)))
+    }
+
+
+def aliases_disagreeing(session: Session, aliased: Mapping[str, str | None]) -> dict[str, str]:
+    """{key: why} for each of these claims ({key: its aliases column}) whose aliases are not what their
+    latest definition holds: names with no definition, a definition that does not match its digest,
+    or other names. A claim without aliases and without a definition agrees."""
+    out: dict[str, str] = {}
+    wanted = sorted(aliased)
+    for i in range(0, len(wanted), _CHUNK):
+        latest = _latest(session, "aliases", wanted[i : i + _CHUNK])
+        for key in wanted[i : i + _CHUNK]:
+            why = _alias_disagreement(aliased[key], latest.get(key))
+            if why:
+                out[key] = why
+    return out
+
+
+def alias_problems(session: Session) -> dict[str, str]:
+    """{key: why} for every claim whose aliases disagree with their definitions, both ways: a claim
+    whose names no definition holds, and a definition whose names the claim no longer has (`claims
+    db check`, and lint before it reads every subject's names)."""
+    table = table_of(Claim)
+    stored: dict[str, str | None] = {
+        key: aliases
+        for key, aliases in session.execute(
+            select(table.c.key, table.c.aliases).where(
+                table.c.aliases.is_not(None), table.c.aliases != ""
+            )
+        )
+    }
+    latest = _latest(session, "aliases", None)
+    out = {}
+    for key in sorted(set(stored) | set(latest)):
+        why = _alias_disagreement(stored.get(key), latest.get(key))
+        if why:
+            out[key] = why
+    return out
+
+
+def ensure_aliases(session: Session) -> None:
+    """TamperedDefinitions (exit 2) when a claim's aliases disagree with their definitions, so that lint
+    never reads a name changed outside claims as a subject's."""
+    found = alias_problems(session)
+    if found:
+        first = min(found)
+        raise TamperedDefinitions(f"claim {first}: {found[first].removeprefix('its ')}", len(found))
+
+
+def _alias_disagreement(stored: str | None, defined: Any) -> str | None:
+    if defined is None:
+        return "its aliases have no definition: they were set outside claims" if stored else None
+    d = defined
+    if d.sha256 != row_digest(d.kind, d.name, d.fields, d.actor, d.at, d.prev_sha256):
+        return f"its aliases' definition {d.id} does not match its hash: it was edited"
+    if d.fields != alias_fields(stored):
+        return "its aliases were changed outside claims"
+    return None
+
+
 def disagreeing(session: Session, kind: str, keys: Collection[str]) -> dict[str, str]:
     """{key: why} for each of these sources (or quantities) whose row disagrees with its latest
     definition: none, one that does not match its own digest, or other fields than the row holds. Reads
@@ -151,13 +237,7 @@ def disagreeing(session: Session, kind: str, keys: Collection[str]) -> dict[str,
     columns = [table.c.key, *(table.c[name] for name in _REGISTERED[kind])]
     for i in range(0, len(wanted), _CHUNK):
         part = wanted[i : i + _CHUNK]
-        latest: dict[str, Any] = {}
-        for r in session.execute(
-            select(_TABLE)
-            .where(_TABLE.c.kind == kind, _TABLE.c.name.in_(part))
-            .order_by(_TABLE.c.id)
-        ):
-            latest[r.name] = r
+        latest = _latest(session, kind, part)
         for row in session.execute(select(*columns).where(table.c.key.in_(part))).mappings():
             why = _disagreement(kind, row, latest.get(row["key"]))
             if why:
@@ -175,13 +255,20 @@ def ensure_registered(session: Session, kind: str, keys: Collection[str]) -> Non
 
 
 def outside_claims(
-    session: Session, source_keys: Collection[str], quantity_ids: Collection[int]
+    session: Session,
+    source_keys: Collection[str],
+    quantity_ids: Collection[int],
+    aliased: Mapping[str, str | None] | None = None,
 ) -> dict[tuple[str, Any], str]:
-    """{("source", key) or ("quantity", id): why} for the sources and quantities a batch of claims uses
-    whose rows disagree with their definitions (`disagreeing`): the claims using them are blocked."""
+    """{("source", key), ("quantity", id) or ("aliases", claim key): why} for the sources and
+    quantities a batch of claims uses whose rows disagree with their definitions (`disagreeing`), and
+    for its claims with aliases ({key: aliases}) that disagree with theirs: those claims are blocked."""
     out: dict[tuple[str, Any], str] = {
         ("source", key): why for key, why in disagreeing(session, "source", source_keys).items()
     }
+    if aliased:
+        found = aliases_disagreeing(session, aliased)
+        out.update({("aliases", key): why for key, why in found.items()})
     if quantity_ids:
         table = _ROWS["quantity"]
         ids: dict[str, int] = {
@@ -217,8 +304,8 @@ def _disagreement(kind: str, row: Any, defined: Any) -> str | None:
 
 
 def registered_problems(session: Session) -> list[str]:
-    """Every source and quantity row that disagrees with its definition, and every definition of one
-    whose row is gone (`claims db check`)."""
+    """Every source and quantity row that disagrees with its definition, every definition of one whose
+    row is gone, and every claim whose aliases disagree with theirs (`claims db check`)."""
     out = []
     for kind, table in _ROWS.items():
         keys = list(session.scalars(select(table.c.key)))
@@ -227,6 +314,9 @@ def registered_problems(session: Session) -> list[str]:
             session.scalars(select(_TABLE.c.name).where(_TABLE.c.kind == kind).distinct())
         ) - set(keys)
         out += [f"{kind} {name} was defined but its row is gone" for name in sorted(gone)]
+    out += [
+        f"claim {key}: {why.removeprefix('its ')}" for key, why in alias_problems(session).items()
+    ]
     return out
 
 

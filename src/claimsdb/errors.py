@@ -176,9 +176,9 @@ class TamperedHistory(ClaimsError):
 
 
 class TamperedDefinitions(ClaimsError):
-    """A tag, source or quantity row disagrees with its recorded definition (claimsdb.definitions), or
-    the definitions' chain does not verify: what a tag is worth, or what a source or quantity is, was
-    changed outside claims. Refused with exit 2 until a person looks."""
+    """A tag, source or quantity row, or a claim's aliases, disagree with their recorded definition
+    (claimsdb.definitions), or the definitions' chain does not verify: what a tag is worth, what a
+    source or quantity is, or what a subject is called, was changed outside claims. Refused with exit 2 until a person looks."""
 
     def __init__(self, first: str, count: int = 1):
         more = f" (and {count - 1} more)" if count > 1 else ""

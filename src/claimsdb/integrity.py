@@ -91,7 +91,9 @@ def check_store(
         registered = definitions.registered_problems(session)
         checks.append(
             _side_chain(
-                "sources and quantities", registered, "each as its latest definition holds it"
+                "sources, quantities and aliases",
+                registered,
+                "each as its latest definition holds it",
             )
         )
         registry = people.load(session)

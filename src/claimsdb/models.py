@@ -26,7 +26,7 @@ SOURCE_KINDS = ("paper", "report", "blog", "readme", "note", "code", "docs", "ne
 # bibliography's own sources are updated by the next bibliography import; NULL: registered before 0012.
 SOURCE_ORIGINS = ("bibliography", "data-file", "by-hand", "url")
 # "sealed": the upgrade to schema 0009 recorded each claim's stored record (history.stored_digest) as it stood.
-DEFINITION_KINDS = ("tag", "source", "quantity")
+DEFINITION_KINDS = ("tag", "source", "quantity", "aliases")
 EVENT_KINDS = (
     "imported",
     "updated",

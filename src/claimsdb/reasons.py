@@ -4,7 +4,10 @@ its verified tag stands on met the page. Shared by the claim view, `claims show`
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from claimsdb.history import IMPORT_KINDS
 
 
 def event_detail(event: dict[str, Any] | None) -> dict[str, Any]:
@@ -23,6 +26,42 @@ def reread_check(event: dict[str, Any] | None) -> str | None:
     if detail.get("attested"):
         return "attested"
     return "checked" if detail.get("checked") else "unchecked"
+
+
+def outdated_reason(
+    vouched_by: dict[str, Any] | None,
+    tag_event: dict[str, Any] | None,
+    sources: Sequence[Mapping[str, Any]],
+    vouches: bool,
+) -> str | None:
+    """Why a verified claim (one that agrees with its history) is not vouched for, or None: the page of
+    its re-read moved, its content changed since (`vouches` is false), or an import set its tag."""
+    moved = moved_page(vouched_by, sources)
+    if moved or vouches:
+        return moved
+    if vouched_by is not None and vouched_by["kind"] == "reread":
+        return f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
+    if tag_event is not None and tag_event["kind"] in IMPORT_KINDS:
+        return "no person's re-read stands behind its verified tag (an import set it)"
+    return "its content changed since it was last re-read"
+
+
+def moved_page(event: dict[str, Any] | None, sources: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why a re-read no longer vouches because its page moved: the source it was made on (one of the
+    claim's `sources`, each with its key and url) now points elsewhere than the URL the re-read
+    recorded. A source's URL set later (by a person, an import, or SQL with its definition) does not
+    carry the re-read of another page with it. None when it stands, or the re-read recorded no URL."""
+    if event is None or event.get("kind") != "reread":
+        return None
+    detail = event_detail(event)
+    key = detail.get("source")
+    now = next((s.get("url") for s in sources if s.get("key") == key), detail.get("url"))
+    if "url" not in detail or now == detail["url"]:
+        return None
+    return (
+        f"the page of the re-read by {event['actor']} on {str(event['at'])[:10]} has moved: "
+        f"source {key} was {detail['url'] or 'no URL'} then, {now or 'no URL'} now"
+    )
 
 
 def tag_reason(event: dict[str, Any] | None, basis: str) -> str:

@@ -33,7 +33,7 @@ from claimsdb import definitions
 from claimsdb import history as chain
 from claimsdb.db import parameter_mark
 from claimsdb.models import FIGURE_COLUMNS, Claim, Figure, MeasuredQuantity, aliases_of
-from claimsdb.reasons import event_detail, rank_reason, reread_check, tag_reason
+from claimsdb.reasons import event_detail, outdated_reason, rank_reason, reread_check, tag_reason
 from claimsdb.trust import people, prefetch, signatures
 
 __all__ = ["BATCH", "ClaimView", "load", "select_ids", "tag_reason", "rank_reason"]
@@ -219,7 +219,9 @@ class ClaimView(NamedTuple):
 
 
 def subject_names(session: Session) -> dict[str, list[str]]:
-    """Every subject of the store with the aliases its claims give it (one grouped query)."""
+    """Every subject of the store with the aliases its claims give it (one grouped query), once every
+    claim's aliases are held against their definitions (TamperedDefinitions, exit 2, when one is not)."""
+    definitions.ensure_aliases(session)
     out: dict[str, list[str]] = {}
     for subject, aliases in session.execute(
         select(Claim.subject, Claim.aliases).group_by(Claim.subject, Claim.aliases)
@@ -318,7 +320,8 @@ def _batch(
     checks = _latest_verifications(_read(session, "verifications", ids))
     quantity_ids = {r[12] for r in claims.values() if r[12] is not None}
     keys = {s["key"] for cited in sources.values() for s in cited}
-    outside = definitions.outside_claims(session, keys, quantity_ids)
+    aliased = {c[1]: c[8] for c in claims.values() if c[8]}
+    outside = definitions.outside_claims(session, keys, quantity_ids, aliased)
     quantities, competitors = (
         _competition(session, quantity_ids, trust) if quantity_ids else ({}, {})
     )
@@ -361,7 +364,10 @@ def problems_of(
         for r in _read(session, "evidence", batch):
             evidence.setdefault(r[0], []).append(r[1:])
         claims, keys = _read(session, "claims", batch), {e[0] for s in evidence.values() for e in s}
-        outside = definitions.outside_claims(session, keys, {c[12] for c in claims} - {None})
+        aliased = {c[1]: c[8] for c in claims if c[8]}
+        outside = definitions.outside_claims(
+            session, keys, {c[12] for c in claims} - {None}, aliased
+        )
         for c in claims:
             claim_id = c[0]
             evs = history.get(claim_id, [])
@@ -397,9 +403,10 @@ def _checked(
         stored_sha256=stored,
         events_checked=events_checked,
     )
-    if outside:  # a source or quantity it uses disagrees with its definition (none, nearly always)
+    if outside:  # its aliases, a source or quantity it uses disagree with their definitions (rare)
         used = [("source", k) for k in dict.fromkeys(e[0] for e in evidence)]
-        problems += [outside[u] for u in [*used, ("quantity", quantity_id)] if u in outside]
+        used += [("quantity", quantity_id), ("aliases", key)]
+        problems += [outside[u] for u in used if u in outside]
     return state, content, problems
 
 
@@ -426,11 +433,14 @@ def _view(
     evidence = [(s["key"], s["locator"], s["quote"]) for s in sources]
     state, content, problems = _checked(c, trust, figures, evidence, evs, checked, outside)
     verified = trust.get(tag) == "verified"
-    # A claim that disagrees with its history is reported as that, not as "changed since re-read".
-    outdated = verified and not state.vouches_for(content) and not problems
-    vouched_by = state.vouched_by
     shown = evs if events is None else evs[-events:] if events else []
     tag_event = next((e for e in reversed(evs) if e["tag_after"] is not None), None)
+    # A claim that disagrees with its history is reported as that, not as "changed since re-read".
+    outdated = (
+        outdated_reason(state.vouched_by, tag_event, sources, state.vouches_for(content))
+        if verified and not problems
+        else None
+    )
     rank_event = next((e for e in reversed(evs) if e.get("rank_after") is not None), None)
     return ClaimView(
         claim_id,
@@ -457,16 +467,8 @@ def _view(
         tuple(_shown(e) for e in shown),
         tuple(checks),
         verified and any(v["outcome"] in STALE_OUTCOMES for v in checks),
+        outdated is not None,
         outdated,
-        (
-            f"changed since the re-read by {vouched_by['actor']} on {str(vouched_by['at'])[:10]}"
-            if outdated and vouched_by is not None and vouched_by["kind"] == "reread"
-            else "no person's re-read stands behind its verified tag (an import set it)"
-            if outdated and tag_event is not None and tag_event["kind"] in chain.IMPORT_KINDS
-            else "its content changed since it was last re-read"
-            if outdated
-            else None
-        ),
         tuple(problems),
         tag_event,
         rank_event,

@@ -95,6 +95,11 @@ class Writer:
         history.append(self.session, events)
         for key, diff in batch.changes.items():
             self._change(batch.stored.claims[key], batch.recs[key], diff, batch)
+        aliased: list[tuple[str, str | None]] = [
+            (c.key, c.aliases) for c in batch.added if c.aliases
+        ]
+        aliased += [(k, batch.recs[k].aliases) for k, d in batch.changes.items() if "aliases" in d]
+        definitions.define_aliases(self.session, aliased, self.actor)
         for key, digest in batch.refresh.items():
             self.session.execute(
                 table_of(models.Claim)

@@ -27,9 +27,9 @@ export's manifest names the keys that vouched.
 
 **What it does not cover.** Someone who holds an unlocked registered key (it signs for them); a person who
 signs without reading well; re-reads made before signatures were required (`claims people unsigned` lists
-them); a store rewritten before its first anchor, or events after the last one; the tag definitions,
-sources, aliases and quantities, which are outside the chain (a data file read from a path may still
-define a tag of secondary trust); and the claimsdb installation itself: a process that can rewrite the
+them); a store rewritten before its first anchor, or events after the last one; the definitions of
+tags, sources, quantities and aliases, which have a chain of their own but no signature (a data file
+read from a path may still define a tag of secondary trust); and the claimsdb installation itself: a process that can rewrite the
 tool can make it say anything.
 
 Modules: `identity` (what a person's name may be; the reader and the signing key set on this machine),
