@@ -179,6 +179,39 @@ def test_a_data_file_still_updates_a_source_only_data_files_set(claims, write_js
     assert source_row(store, "lab-notes")[0::5] == ("Lab notebook", "data-file")
 
 
+@pytest.mark.usefixtures("loaded")
+def test_a_bibliographys_cite_key_is_not_undone_by_the_next_data_file_import(
+    claims, write_json, store, tmp_path
+):
+    """Issue 36's case: `sources import --update-manual` takes the paper's cite key and authors for a
+    data file's source; importing the data file again keeps them (the title and cite key it gives
+    otherwise are conflicts, exit 1; the fields it leaves empty claim nothing)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@techreport{Hopper2026:notes, title = {Lab notebook of the widget team},"
+        " author = {Hopper, Grace}, year = {2026}, url = {https://example.org/lab}}\n",
+        encoding="utf-8",
+    )
+    doc = with_source(SAMPLE, "lab-notes", url="https://example.org/lab", cite_key="labnotes")
+    assert claims("import", write_json(doc)).exit_code == 0  # the page the bibliography names
+    taken = claims("sources", "import", str(bib), "--update-manual")
+    assert taken.exit_code == 0, taken.output
+    assert source_row(store, "lab-notes")[0::5] == (
+        "Lab notebook of the widget team",
+        "bibliography",
+    )
+    again = claims("import", write_json(doc))
+    assert again.exit_code == 1, again.output
+    said = " ".join(again.output.split())
+    assert "field 'cite_key': kept 'Hopper2026:notes' (registered from a bibliography" in said
+    assert "the file says 'labnotes'" in said
+    assert "field 'authors'" not in said  # the file gives none: nothing to keep against
+    assert source_row(store, "lab-notes")[0::3] == (
+        "Lab notebook of the widget team",
+        "Hopper2026:notes",
+    )
+
+
 # --- quantities -------------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from sqlmodel import Session
 from claimsdb import definitions
 from claimsdb.bibliography.entries import Bibliography, Entry
 from claimsdb.errors import InvalidEntry
+from claimsdb.importer.known import DATA_FILE_ORIGIN
 from claimsdb.models import Source
 from claimsdb.sources import normalize_url
 
@@ -128,9 +129,10 @@ def _update(
     if not ours and not update_manual:
         report.conflicts.append(Conflict(src.key, entry.label, src.origin, changes))
         return
-    for f, (
-        _old,
-        new,
-    ) in changes.items():  # a source registered another way keeps its origin: it is not ours
+    for f, (_old, new) in changes.items():
         setattr(src, f, new)
+    if src.origin == DATA_FILE_ORIGIN:
+        # the bibliography's fields now stand: later data-file imports keep them (a conflict, exit 1)
+        # instead of setting them back; a source registered by hand or from a URL keeps its origin
+        src.origin = ORIGIN
     report.updated[src.key] = list(changes)
