@@ -182,7 +182,9 @@ class Importer:
             why = kept.quantity_keeper(self.session, self.known.quantities[rec.key])
         if why is None:
             return True
-        if kind == "source":  # a field the file leaves empty claims nothing: the registered one stays
+        if (
+            kind == "source"
+        ):  # a field the file leaves empty claims nothing: the registered one stays
             changed = [name for name in changed if offered[name] is not None]
         self.plan.conflicts += [
             Conflict(
