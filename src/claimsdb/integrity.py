@@ -9,22 +9,17 @@ verdicts; this module sits above both, so neither needs to import it back.
 
 from __future__ import annotations
 
-import json
-import operator
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import groupby, zip_longest
 from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
 
 from claimsdb import anchor as anchoring
-from claimsdb import definitions, history, views
-from claimsdb.db import stream_rows
+from claimsdb import definitions, history, trace_index, views
 from claimsdb.errors import TamperedHistory
-from claimsdb.figures import Quantity, reach
 from claimsdb.models import Claim
 from claimsdb.trust import people, signatures
 
@@ -74,12 +69,13 @@ def check_store(
     )
     # the signatures' worker checks them on another core while the chain and the claims are walked
     auditing = signatures.start_audit(session)
+    indexed = trace_index.Pending(session)  # and the trace index's, from many figures on
     try:
         walked = history.walk(session)
         chain = _history_chain(walked)
         checks.append(chain)
         checks.append(_claims_agree(session, events_checked=chain.ok))
-        checks.append(_trace_index(session))
+        checks.append(Check("trace index", *indexed.result(session)))
         defined = definitions.load(session)
         checks.append(
             _side_chain(
@@ -107,6 +103,7 @@ def check_store(
         checks.append(Check("re-read signatures", *signatures.audit(session, auditing)))
     finally:
         auditing.close()
+        indexed.close()
     recorded, wrong = anchoring.recorded_problems(session, walked)
     checks.append(
         Check("recorded anchors", not wrong, "; ".join(wrong) if wrong else f"{recorded} held")
@@ -146,68 +143,3 @@ def _claims_agree(session: Session, *, events_checked: bool) -> Check:
         first is None,
         f"{bad} claim(s) disagree; first: {first}" if first else f"{len(ids)} claims",
     )
-
-
-def _trace_index(session: Session) -> Check:
-    """The figure_number index that `claims trace` reads must be exactly what the figures imply. Both are
-    read in (claim, figure) order and compared figure by figure, so the check holds one figure at a time."""
-
-    def rounded(found: Iterable[tuple]) -> list[tuple]:
-        return sorted((round(lo, 6), round(hi, 6), tier) for lo, hi, tier in found)
-
-    implied = (
-        ((claim_id, position), numbers)
-        for claim_id, position, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted in stream_rows(
-            session,
-            'SELECT claim_id, position, raw, kind, comparator, value, low, high, start, "end", '
-            "steps, active, unit, counted FROM figure ORDER BY claim_id, position",
-        )
-        if (
-            numbers := rounded(
-                reach(
-                    Quantity(
-                        raw,
-                        kind,
-                        comparator,
-                        value,
-                        low,
-                        high,
-                        start,
-                        end,
-                        tuple(json.loads(steps)) if steps else (),
-                        active,
-                        unit,
-                        counted,
-                    )
-                )
-            )
-        )
-    )
-    stored = (
-        (figure, rounded(r[2:] for r in rows))
-        for figure, rows in groupby(
-            stream_rows(
-                session,
-                "SELECT claim_id, position, lo, hi, tier FROM figure_number ORDER BY claim_id, position",
-            ),
-            key=operator.itemgetter(0, 1),
-        )
-    )
-    count = 0
-    for a, b in zip_longest(implied, stored):
-        if a != b:
-            claim_id, position = min(
-                x[0] for x in (a, b) if x is not None
-            )  # the first figure they disagree on
-            key = session.execute(
-                select(Claim.key).where(Claim.id == claim_id)
-            ).scalar_one_or_none()
-            return Check(
-                "trace index",
-                False,
-                f"differs from the figures (first at claim "
-                f"{key or claim_id}, figure {position + 1}): "
-                "`claims trace` may miss figures",
-            )
-        count += len(a[1])
-    return Check("trace index", True, f"{count} numbers")
