@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -298,11 +298,7 @@ def _batch(
     events_checked: bool,
 ) -> Iterator[ClaimView]:
     claims = {r[0]: r for r in _read(session, "claims", ids)}
-    figures: dict[int, list[dict[str, Any]]] = {}
-    for r in _read(session, "figures", ids):
-        f = dict(zip(_FIGURE_KEYS, r[1:]))
-        f["steps"] = json.loads(f["steps"]) if f["steps"] else []
-        figures.setdefault(r[0], []).append(f)
+    figures = _figure_rows(_read(session, "figures", ids))
     history: dict[int, list[dict[str, Any]]] = {}
     for r in _read(session, "events", ids):
         history.setdefault(r[0], []).append(dict(zip(_EVENT_KEYS, r[1:])))
@@ -329,7 +325,7 @@ def _batch(
         yield _view(
             c,
             trust,
-            figures.get(claim_id, []),
+            figures.get(claim_id, ()),
             sources.get(claim_id, []),
             history.get(claim_id, []),
             checks.get(claim_id, []),
@@ -350,10 +346,7 @@ def problems_of(
     trust = definitions.load(session).trust
     for i in range(0, len(ids), BATCH):
         batch = ids[i : i + BATCH]
-        figures: dict[int, list[dict[str, Any]]] = {}
-        for r in _read(session, "figures", batch):
-            f = dict(zip(_FIGURE_KEYS, r[1:]))
-            figures.setdefault(r[0], []).append(f)
+        figures = _figure_rows(_read(session, "figures", batch))
         history: dict[int, list[dict[str, Any]]] = {}
         for r in _read(session, "events", batch):
             history.setdefault(r[0], []).append(dict(zip(_EVENT_KEYS, r[1:])))
@@ -365,8 +358,24 @@ def problems_of(
         for c in claims:
             claim_id = c[0]
             evs = history.get(claim_id, [])
-            figs, said = figures.get(claim_id, []), evidence.get(claim_id, [])
+            figs, said = figures.get(claim_id, ()), evidence.get(claim_id, [])
             yield c[1], _checked(c, trust, figs, said, evs, events_checked, outside)[2]
+
+
+def _figure_rows(rows: Sequence[tuple]) -> dict[int, list[tuple]]:
+    """Each claim's figures as read (_FIGURE_KEYS values, `steps` as JSON text), in position order: what
+    the check hashes as is (history.stored_rows_digest); a view makes its figure dicts from them."""
+    out: dict[int, list[tuple]] = {}
+    for r in rows:
+        out.setdefault(r[0], []).append(r[1:])
+    return out
+
+
+def _figure_dict(row: tuple) -> dict[str, Any]:
+    """A view's figure: its columns by name, `steps` as a list."""
+    f = dict(zip(_FIGURE_KEYS, row))
+    f["steps"] = json.loads(f["steps"]) if f["steps"] else []
+    return f
 
 
 def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
@@ -374,18 +383,23 @@ def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
 
 
 def _checked(
-    c: tuple, trust, figures: list, evidence: list, evs: list, events_checked: bool, outside: dict
+    c: tuple,
+    trust,
+    figures: Sequence,
+    evidence: list,
+    evs: list,
+    events_checked: bool,
+    outside: dict,
 ) -> tuple[chain.ClaimState, str, list[str]]:
     """A claim's row against its history: the state its events imply, its content digest, and every way
     it disagrees with them (`chain.problems`), and with the definitions of the sources and quantity it
-    uses (`outside`: definitions.outside_claims): the check every view runs and `problems_of` alone."""
+    uses (`outside`: definitions.outside_claims): the check every view runs and `problems_of` alone.
+    `figures`: the claim's figure rows as read (_figure_rows), hashed as they are."""
     _, key, subject, stage, statement, tag, basis, section = c[:8]
     status, quantity_id, rank, label = c[9], c[12], c[13], c[14]
     state = chain.derive(evs, trust)
-    content = chain.content_digest(
-        subject, statement, [(f["raw"], f["name"]) for f in figures], evidence, label
-    )
-    stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
+    content = chain.content_digest(subject, statement, [f[1::-1] for f in figures], evidence, label)
+    stored = chain.stored_rows_digest(stage, basis, section, quantity_id, figures)
     problems = chain.problems(
         key,
         tag,
@@ -430,8 +444,9 @@ def _view(
     outdated = verified and not state.vouches_for(content) and not problems
     vouched_by = state.vouched_by
     shown = evs if events is None else evs[-events:] if events else []
-    tag_event = next((e for e in reversed(evs) if e["tag_after"] is not None), None)
-    rank_event = next((e for e in reversed(evs) if e.get("rank_after") is not None), None)
+    # the latest event to set each (derive): one of the event dicts of `evs`
+    tag_event = cast(dict[str, Any] | None, state.tag_event)
+    rank_event = cast(dict[str, Any] | None, state.rank_event)
     return ClaimView(
         claim_id,
         key,
@@ -452,7 +467,7 @@ def _view(
         tuple(o for o in competitors.get(quantity_id, ()) if o["key"] != key)
         if quantity_id is not None
         else (),
-        tuple(figures),
+        tuple(map(_figure_dict, figures)),
         tuple(sources),
         tuple(_shown(e) for e in shown),
         tuple(checks),
