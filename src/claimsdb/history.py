@@ -104,7 +104,8 @@ def _sha256(payload: list[Any]) -> str:
     return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-_EVENT_VALUES = operator.itemgetter(*EVENT_FIELDS)
+_EVENT_VALUES = operator.itemgetter(*EVENT_FIELDS, *LATER_FIELDS)
+_LATER = len(LATER_FIELDS)
 
 
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
@@ -113,8 +114,8 @@ def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
     try:
         values = _EVENT_VALUES(event)  # every read has every field: one lookup
     except KeyError:
-        values = [event.get(k) for k in EVENT_FIELDS]
-    return row_digest(claim_key, values, [event.get(k) for k in LATER_FIELDS])
+        values = tuple(event.get(k) for k in (*EVENT_FIELDS, *LATER_FIELDS))
+    return row_digest(claim_key, values[:-_LATER], values[-_LATER:])
 
 
 def row_digest(claim_key: str, values: Sequence[Any], later: Sequence[Any]) -> str:
