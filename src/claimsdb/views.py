@@ -184,6 +184,9 @@ class ClaimView(NamedTuple):
         )
 
     def to_json(self) -> dict[str, Any]:
+        # an import sets the tag and the rank in one event, nearly always: its detail decoded once
+        shown = _shown(self.tag_event)
+        ranked = shown if self.rank_event is self.tag_event else _shown(self.rank_event)
         return {
             "key": self.key,
             "subject": self.subject,
@@ -195,13 +198,13 @@ class ClaimView(NamedTuple):
             "section": self.section,
             "aliases": list(self.aliases),
             "label": self.label,
-            "tag_reason": self.tag_reason,
+            "tag_reason": tag_reason(shown, self.basis),
             "status": self.status,
             "status_reason": self.status_reason,
             "superseded_by": self.superseded_by,
             "quantity": self.quantity,
             "rank": self.rank,
-            "rank_reason": self.rank_reason,
+            "rank_reason": rank_reason(ranked),
             "competitors": list(self.competitors),
             "figures": list(self.figures),
             "sources": list(self.sources),
