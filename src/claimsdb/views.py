@@ -328,7 +328,7 @@ def _batch(
         yield _view(
             c,
             trust,
-            figures.get(claim_id, ()),
+            figures.get(claim_id, []),
             sources.get(claim_id, []),
             history.get(claim_id, []),
             checks.get(claim_id, []),
@@ -361,13 +361,12 @@ def problems_of(
         for c in claims:
             claim_id = c[0]
             evs = history.get(claim_id, [])
-            figs, said = figures.get(claim_id, ()), evidence.get(claim_id, [])
+            figs, said = figures.get(claim_id, []), evidence.get(claim_id, [])
             yield c[1], _checked(c, trust, figs, said, evs, events_checked, outside)[2]
 
 
 def _figure_rows(rows: Sequence[tuple]) -> dict[int, list[tuple]]:
-    """Each claim's figures as read (_FIGURE_KEYS values, `steps` as JSON text), in position order: what
-    the check hashes as is (history.stored_rows_digest); a view makes its figure dicts from them."""
+    """Each claim's figure rows as read (_FIGURE_KEYS values, `steps` JSON text), hashed as they are."""
     out: dict[int, list[tuple]] = {}
     for r in rows:
         out.setdefault(r[0], []).append(r[1:])
@@ -386,13 +385,7 @@ def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
 
 
 def _checked(
-    c: tuple,
-    trust,
-    figures: Sequence,
-    evidence: list,
-    evs: list,
-    events_checked: bool,
-    outside: dict,
+    c: tuple, trust, figures: list, evidence: list, evs: list, events_checked: bool, outside: dict
 ) -> tuple[chain.ClaimState, str, list[str]]:
     """A claim's row against its history: the state its events imply, its content digest, and every way
     it disagrees with them (`chain.problems`), and with the definitions of the sources and quantity it
@@ -447,8 +440,7 @@ def _view(
     outdated = verified and not state.vouches_for(content) and not problems
     vouched_by = state.vouched_by
     shown = evs if events is None else evs[-events:] if events else []
-    # the latest event to set each (derive): one of the event dicts of `evs`
-    tag_event = cast(dict[str, Any] | None, state.tag_event)
+    tag_event = cast(dict[str, Any] | None, state.tag_event)  # the latest to set each (derive)
     rank_event = cast(dict[str, Any] | None, state.rank_event)
     return ClaimView(
         claim_id,
