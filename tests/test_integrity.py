@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from claimsdb import history, integrity
+from claimsdb import canonical, history, integrity
 
 
 def claimsdb_imports(module) -> set[str]:
@@ -27,7 +27,11 @@ def claimsdb_imports(module) -> set[str]:
 
 
 def test_history_imports_only_the_layers_below_it():
-    assert claimsdb_imports(history) <= {"claimsdb.db", "claimsdb.models", "claimsdb.errors"}
+    below = {"claimsdb.db", "claimsdb.models", "claimsdb.errors", "claimsdb.canonical"}
+    assert claimsdb_imports(history) <= below
+    assert not claimsdb_imports(
+        canonical
+    )  # the digests' encoder stands on the standard library alone
 
 
 def test_the_store_checks_read_claims_through_views():

@@ -22,6 +22,7 @@ UnsafeIdentifier; nothing is written.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from urllib.parse import quote, urlsplit
@@ -205,6 +206,7 @@ def http_url(address: str | None) -> str | None:
     return address.strip()
 
 
+@functools.lru_cache(maxsize=4096)  # an export writes the few sources' addresses on every row
 def url(address: str | None) -> str | None:
     """An http(s) address ready for LaTeX's `\\url{}`, BibTeX and Markdown; None for any other scheme."""
     web = http_url(address)

@@ -63,6 +63,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlmodel import Session
 
+from claimsdb import canonical
 from claimsdb.db import insert_rows, parameter_mark, stream_rows
 from claimsdb.models import FIGURE_COLUMNS, Event
 
@@ -95,10 +96,16 @@ CHAIN_LOCK = 0x636C61696D73  # "claims"
 CHUNK = 2000
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ENCODE = canonical.encoder()  # json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-_EVENT_VALUES = operator.itemgetter(*EVENT_FIELDS)
+def _sha256(payload: list[Any]) -> str:
+    """The digest of a payload's canonical JSON text (UTF-8; lone surrogates kept as they are)."""
+    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_EVENT_VALUES = operator.itemgetter(*EVENT_FIELDS, *LATER_FIELDS)
+_LATER = len(LATER_FIELDS)
 
 
 def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
@@ -107,16 +114,17 @@ def event_digest(claim_key: str, event: Mapping[str, Any]) -> str:
     try:
         values = _EVENT_VALUES(event)  # every read has every field: one lookup
     except KeyError:
-        values = [event.get(k) for k in EVENT_FIELDS]
-    return row_digest(claim_key, values, [event.get(k) for k in LATER_FIELDS])
+        values = tuple(event.get(k) for k in (*EVENT_FIELDS, *LATER_FIELDS))
+    return row_digest(claim_key, values[:-_LATER], values[-_LATER:])
 
 
 def row_digest(claim_key: str, values: Sequence[Any], later: Sequence[Any]) -> str:
     """`event_digest` of an event given as its EVENT_FIELDS values and its LATER_FIELDS values, in
     those orders (a row as the driver returns it: `db check` hashes every event without a mapping)."""
     payload = [HASH_VERSION, claim_key, *values]
-    payload += [[k, v] for k, v in zip(LATER_FIELDS, later) if v is not None]
-    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+    if later[0] is not None or later[1] is not None:  # most events set neither
+        payload += [[k, v] for k, v in zip(LATER_FIELDS, later) if v is not None]
+    return _sha256(payload)
 
 
 def content_digest(
@@ -144,7 +152,7 @@ def content_digest(
     ]
     if label is not None:
         payload.append(["label", label])
-    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha256(payload)
 
 
 def stored_digest(
@@ -159,6 +167,18 @@ def stored_digest(
     (`steps` as JSON text) or a claim view's figure (`steps` as a list). Numbers are hashed as floats
     (both engines store doubles; 3 and 3.0, -0.0 and 0.0 are one number), so the digest of the rows an
     import writes is the digest of the rows read back on SQLite and PostgreSQL alike."""
+    return stored_rows_digest(stage, basis, section, quantity_id, map(_FIGURE_VALUES, figures))
+
+
+def stored_rows_digest(
+    stage: str | None,
+    basis: str | None,
+    section: str | None,
+    quantity_id: int | None,
+    figures: Iterable[Sequence[Any]],
+) -> str:
+    """`stored_digest` of figures given as their STORED_FIGURE_COLUMNS values, in that order (a figure
+    row as the driver returns it: a whole-store read hashes them without a mapping)."""
     payload = [
         HASH_VERSION,
         "stored",
@@ -168,32 +188,46 @@ def stored_digest(
         quantity_id,
         [_stored_figure(f) for f in figures],
     ]
-    return hashlib.sha256(_ENCODE(payload).encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha256(payload)
 
 
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value) + 0.0
+_FIGURE_VALUES = operator.itemgetter(*STORED_FIGURE_COLUMNS)
+# _stored_figure takes a figure's values in this order; a change of the columns must change it too.
+_STORED_ORDER = (
+    "name",
+    "raw",
+    "kind",
+    "comparator",
+    "value",
+    "low",
+    "high",
+    "start",
+    "end",
+    "steps",
+)
+if STORED_FIGURE_COLUMNS != (*_STORED_ORDER, "active", "unit", "counted"):  # pragma: no cover
+    raise ImportError("history._stored_figure does not match the figure's stored columns")
 
 
-def _stored_figure(f: Mapping[str, Any]) -> list[Any]:
-    """One figure's STORED_FIGURE_COLUMNS, in that order (spelled out: this runs for every figure read)."""
-    steps = f["steps"]
+def _stored_figure(f: Sequence[Any]) -> list[Any]:
+    """One figure's STORED_FIGURE_COLUMNS values as hashed (spelled out: this runs for every figure read)."""
+    name, raw, kind, comparator, value, low, high, start, end, steps, active, unit, counted = f
     if isinstance(steps, str):
         steps = json.loads(steps)
     return [
-        f["name"],
-        f["raw"],
-        f["kind"],
-        f["comparator"],
-        _number(f["value"]),
-        _number(f["low"]),
-        _number(f["high"]),
-        _number(f["start"]),
-        _number(f["end"]),
+        name,
+        raw,
+        kind,
+        comparator,
+        None if value is None else float(value) + 0.0,
+        None if low is None else float(low) + 0.0,
+        None if high is None else float(high) + 0.0,
+        None if start is None else float(start) + 0.0,
+        None if end is None else float(end) + 0.0,
         [float(x) + 0.0 for x in steps or ()],
-        _number(f["active"]),
-        f["unit"],
-        f["counted"],
+        None if active is None else float(active) + 0.0,
+        unit,
+        counted,
     ]
 
 

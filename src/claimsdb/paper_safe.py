@@ -13,7 +13,6 @@ No other path exists: the renderers only ever see rows that carry their own `pap
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import pickle
 import tempfile
@@ -26,7 +25,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import __version__, anchor, integrity, views
+from claimsdb import __version__, anchor, canonical, integrity, views
 from claimsdb.db import HEAD_REVISION
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
@@ -87,6 +86,10 @@ class ExportRow:
 NAMED_ATTESTED = 1000  # attested rows a manifest names, with their reasons (all are counted)
 
 
+# json.dumps(row, sort_keys=True, ensure_ascii=False), its encoder built once (canonical.encoder)
+_ROW_TEXT = canonical.encoder(sort_keys=True, separators=(", ", ": "))
+
+
 class Rows:
     """The rows an export writes, in order, with what the manifest counts of them, gathered as they are
     added. Past MEMORY_ROWS they are kept on disk (pickled), so an export of a million claims never holds
@@ -117,10 +120,7 @@ class Rows:
     def append(self, row: ExportRow) -> None:
         # The digest of json.dumps([r.canonical() for r in rows], sort_keys=True), built a row at a time.
         self._canonical.update(
-            (
-                (", " if self._count else "[")
-                + json.dumps(row.canonical(), sort_keys=True, ensure_ascii=False)
-            ).encode("utf-8")
+            ((", " if self._count else "[") + _ROW_TEXT(row.canonical())).encode("utf-8")
         )
         self._count += 1
         self.counts_by_tag[row.tag] = self.counts_by_tag.get(row.tag, 0) + 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -184,6 +184,9 @@ class ClaimView(NamedTuple):
         )
 
     def to_json(self) -> dict[str, Any]:
+        # an import sets the tag and the rank in one event, nearly always: its detail decoded once
+        shown = _shown(self.tag_event)
+        ranked = shown if self.rank_event is self.tag_event else _shown(self.rank_event)
         return {
             "key": self.key,
             "subject": self.subject,
@@ -195,13 +198,13 @@ class ClaimView(NamedTuple):
             "section": self.section,
             "aliases": list(self.aliases),
             "label": self.label,
-            "tag_reason": self.tag_reason,
+            "tag_reason": tag_reason(shown, self.basis),
             "status": self.status,
             "status_reason": self.status_reason,
             "superseded_by": self.superseded_by,
             "quantity": self.quantity,
             "rank": self.rank,
-            "rank_reason": self.rank_reason,
+            "rank_reason": rank_reason(ranked),
             "competitors": list(self.competitors),
             "figures": list(self.figures),
             "sources": list(self.sources),
@@ -285,13 +288,6 @@ def _signed(
     return view._replace(unsigned=why) if why else view
 
 
-def _grouped(rows, key_index: int = 0) -> dict[int, list]:
-    out: dict[int, list] = {}
-    for r in rows:
-        out.setdefault(r[key_index], []).append(r)
-    return out
-
-
 def _batch(
     session: Session,
     ids: Sequence[int],
@@ -300,11 +296,7 @@ def _batch(
     events_checked: bool,
 ) -> Iterator[ClaimView]:
     claims = {r[0]: r for r in _read(session, "claims", ids)}
-    figures: dict[int, list[dict[str, Any]]] = {}
-    for r in _read(session, "figures", ids):
-        f = dict(zip(_FIGURE_KEYS, r[1:]))
-        f["steps"] = json.loads(f["steps"]) if f["steps"] else []
-        figures.setdefault(r[0], []).append(f)
+    figures = _figure_rows(_read(session, "figures", ids))
     history: dict[int, list[dict[str, Any]]] = {}
     for r in _read(session, "events", ids):
         history.setdefault(r[0], []).append(dict(zip(_EVENT_KEYS, r[1:])))
@@ -353,10 +345,7 @@ def problems_of(
     trust = definitions.load(session).trust
     for i in range(0, len(ids), BATCH):
         batch = ids[i : i + BATCH]
-        figures: dict[int, list[dict[str, Any]]] = {}
-        for r in _read(session, "figures", batch):
-            f = dict(zip(_FIGURE_KEYS, r[1:]))
-            figures.setdefault(r[0], []).append(f)
+        figures = _figure_rows(_read(session, "figures", batch))
         history: dict[int, list[dict[str, Any]]] = {}
         for r in _read(session, "events", batch):
             history.setdefault(r[0], []).append(dict(zip(_EVENT_KEYS, r[1:])))
@@ -375,6 +364,21 @@ def problems_of(
             yield c[1], _checked(c, trust, figs, said, evs, events_checked, outside)[2]
 
 
+def _figure_rows(rows: Sequence[tuple]) -> dict[int, list[tuple]]:
+    """Each claim's figure rows as read (_FIGURE_KEYS values, `steps` JSON text), hashed as they are."""
+    out: dict[int, list[tuple]] = {}
+    for r in rows:
+        out.setdefault(r[0], []).append(r[1:])
+    return out
+
+
+def _figure_dict(row: tuple) -> dict[str, Any]:
+    """A view's figure: its columns by name, `steps` as a list."""
+    f = dict(zip(_FIGURE_KEYS, row))
+    f["steps"] = json.loads(f["steps"]) if f["steps"] else []
+    return f
+
+
 def _actor(events: Sequence[dict[str, Any]], event_id: int) -> str | None:
     return next((e["actor"] for e in events if e["id"] == event_id), None)
 
@@ -384,14 +388,13 @@ def _checked(
 ) -> tuple[chain.ClaimState, str, list[str]]:
     """A claim's row against its history: the state its events imply, its content digest, and every way
     it disagrees with them (`chain.problems`), and with the definitions of the sources and quantity it
-    uses (`outside`: definitions.outside_claims): the check every view runs and `problems_of` alone."""
+    uses (`outside`: definitions.outside_claims): the check every view runs and `problems_of` alone.
+    `figures`: the claim's figure rows as read (_figure_rows), hashed as they are."""
     _, key, subject, stage, statement, tag, basis, section = c[:8]
     status, quantity_id, rank, label = c[9], c[12], c[13], c[14]
     state = chain.derive(evs, trust)
-    content = chain.content_digest(
-        subject, statement, [(f["raw"], f["name"]) for f in figures], evidence, label
-    )
-    stored = chain.stored_digest(stage, basis, section, quantity_id, figures)
+    content = chain.content_digest(subject, statement, [f[1::-1] for f in figures], evidence, label)
+    stored = chain.stored_rows_digest(stage, basis, section, quantity_id, figures)
     problems = chain.problems(
         key,
         tag,
@@ -434,14 +437,14 @@ def _view(
     state, content, problems = _checked(c, trust, figures, evidence, evs, checked, outside)
     verified = trust.get(tag) == "verified"
     shown = evs if events is None else evs[-events:] if events else []
-    tag_event = next((e for e in reversed(evs) if e["tag_after"] is not None), None)
+    tag_event = cast(dict[str, Any] | None, state.tag_event)  # the latest to set each (derive)
+    rank_event = cast(dict[str, Any] | None, state.rank_event)
     # A claim that disagrees with its history is reported as that, not as "changed since re-read".
     outdated = (
         outdated_reason(state.vouched_by, tag_event, sources, state.vouches_for(content))
         if verified and not problems
         else None
     )
-    rank_event = next((e for e in reversed(evs) if e.get("rank_after") is not None), None)
     return ClaimView(
         claim_id,
         key,
@@ -462,7 +465,7 @@ def _view(
         tuple(o for o in competitors.get(quantity_id, ()) if o["key"] != key)
         if quantity_id is not None
         else (),
-        tuple(figures),
+        tuple(map(_figure_dict, figures)),
         tuple(sources),
         tuple(_shown(e) for e in shown),
         tuple(checks),

@@ -489,3 +489,28 @@ def test_a_name_that_reads_as_a_registered_persons_is_refused(
     assert (
         signed_reread(claims, page, "widget.context", "Grace").exit_code == 0
     )  # spelt as registered
+
+
+def test_db_check_starts_a_worker_for_signed_rereads_only(claims, store, page, keys, monkeypatch):
+    """`claims db check` hands its signatures' worker the signed re-reads alone: unsigned re-reads start
+    none (a worker costs a process's start), and a signed one is still checked (by the worker or inline)."""
+    from claimsdb.trust import prefetch, signatures
+
+    monkeypatch.setenv(prefetch.ENV, "1")
+    assert signed_reread(claims, page, "widget.context", "Ada").exit_code == 0  # unsigned
+
+    def started() -> bool:
+        engine = db.make_engine(db.resolve_url(store))
+        try:
+            with db.session_scope(engine) as session, signatures.start_audit(session) as ahead:
+                return ahead.proc is not None
+        finally:
+            engine.dispose()
+
+    assert not started()
+    ada = keys("ada")
+    assert claims("people", "add", "Ada", "--key", f"{ada}.pub").exit_code == 0
+    assert signed_reread(claims, page, "widget.pretrain", "Ada", "--sign-with", ada).exit_code == 0
+    assert started()
+    found = checks(claims("db", "check", "--format", "json"))
+    assert found["re-read signatures"]["detail"].startswith("1 signed re-read(s) verify")

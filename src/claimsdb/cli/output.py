@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from claimsdb import canonical
 from claimsdb.escaping import csv_cell
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Stream:
         self.items = items
 
 
-_LINE = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+_LINE = canonical.encoder(separators=(", ", ": "))  # json.dumps(item, ensure_ascii=False)
 
 
 def emit_json(data: Any) -> None:

@@ -316,12 +316,16 @@ _AUDITED = "FROM event e JOIN claim c ON c.id = e.claim_id WHERE e.kind = 'rerea
 
 
 def start_audit(session: Session) -> prefetch.Prefetch:
-    """`audit`'s worker, started early: with many re-reads it checks their signatures on another core
-    while the caller's other checks run (trust.prefetch); the caller closes it."""
-    from claimsdb.db import stream_rows
+    """`audit`'s worker, started early: with many signed re-reads it checks their signatures on another
+    core while the caller's other checks run (trust.prefetch); the caller closes it. It is handed the
+    signed ones only (their positions are `audit`'s count of signed re-reads): a store of unsigned
+    re-reads starts no worker, whose start would cost more than the little `audit` checks then."""
+    from claimsdb.db import parameter_mark, stream_rows
     from claimsdb.trust import prefetch
 
-    ids = [row[0] for row in stream_rows(session, f"SELECT e.id {_AUDITED}")]
+    signed = f"AND e.detail LIKE {parameter_mark(session.connection())} "
+    sql = f"SELECT e.id {_AUDITED.replace('ORDER BY', signed + 'ORDER BY')}"
+    ids = [row[0] for row in stream_rows(session, sql, ('%"signature": %',))]
     return prefetch.Prefetch(session, people.load(session), prefetch.REREADS, ids)
 
 
@@ -343,12 +347,12 @@ def audit(session: Session, started: prefetch.Prefetch | None = None) -> tuple[b
             "SELECT e.id, c.key, e.kind, e.actor, e.at, e.origin, e.content_sha256, e.detail, "
             f"e.sha256 {_AUDITED}",
         )
-        for position, row in enumerate(rows):
+        for row in rows:
             event = dict(zip(names, row))
             detail = str(event["detail"] or "")
             if '"signature": ' in detail:
+                ahead.merge(signed)  # what the worker has sent so far (it checks the signed ones)
                 signed += 1
-                ahead.merge(position)  # what the worker has sent so far
                 why = problem(reg, event["key"], event) or _replayed(seen, event)
             elif (
                 reg.required
