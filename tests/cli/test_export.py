@@ -109,8 +109,13 @@ def test_flags_and_filters(claims):
 
 def test_bundled_data_gate_reread_and_reimport(claims, page):
     assert claims("import", *DATA_FILES).exit_code == 0
-    blocked = claims("export")
-    assert blocked.exit_code == 1
+    short = claims("export")  # the first ten, the count of the rest, and where to see them
+    assert short.exit_code == 1
+    assert short.stderr.count("    to clear it, ") == 10
+    said = " ".join(short.stderr.split())
+    assert "... and 86 more: --explain lists them with how to clear each; the re-read queue" in said
+    blocked = claims("export", "--explain")
+    assert blocked.exit_code == 1 and blocked.stderr.count("    to clear it, ") == 96
     assert "rl.fleet.kimi-k25-tasks: up to 100,000 tasks (Kimi K2.5)" in blocked.stderr
     assert "rl.fleet.longcat-environments: 32,000 environments (LongCat)" in blocked.stderr
     key = "pipelines.obs.llama3-failures"

@@ -16,6 +16,7 @@ from claimsdb.cli.options import (
     CiteNotesOption,
     DbOption,
     DraftOption,
+    ExplainOption,
     ExportFormat,
     ExportFormatOption,
     ExportOutputOption,
@@ -43,6 +44,9 @@ SAFE_BY_DEFAULT = ("bibtex", "biblatex", "quarto")
 # Formats that cite: a note is one of their references only when asked (--cite-notes).
 CITING_FORMATS = ("latex", "bibtex", "biblatex")
 STDOUT = Path("-")
+# Blocked claims listed on standard error, so that what was written stays on screen: the rest are
+# counted, and --explain lists every one the export kept (paper_safe.LISTED_BLOCKED).
+SHOWN_BLOCKED = 10
 
 
 def reread_hint(row: Blocked, db_: str | None) -> str:
@@ -52,10 +56,11 @@ def reread_hint(row: Blocked, db_: str | None) -> str:
     return hint(row.key, row.reread_page, db_)
 
 
-def describe_blocked(result, db_: str | None) -> list[str]:
-    """Each listed blocked claim with the re-read that clears it, then how many more there are."""
+def describe_blocked(result, db_: str | None, shown: int | None = SHOWN_BLOCKED) -> list[str]:
+    """The first `shown` blocked claims, each with the re-read that clears it, then how many more there
+    are and where to see them (so that what was written stays on screen)."""
     lines = []
-    for r in result.blocked:
+    for r in result.blocked[:shown]:
         figure = ", ".join(r.figures) or "(no figure)"
         stale = "; STALE: the latest verification no longer finds it" if r.stale else ""
         outdated = f"; {r.outdated}" if r.outdated else ""
@@ -68,10 +73,21 @@ def describe_blocked(result, db_: str | None) -> list[str]:
             f"{unsigned}"
         )
         lines.append(f"    to clear it, {reread_hint(r, db_)}")
-    more = result.blocked_count - len(result.blocked)
-    if more > 0:
+    listed = len(result.blocked[:shown])
+    more = result.blocked_count - listed
+    if more > 0 and listed < len(result.blocked):
         lines.append(
-            f"  ... and {more} more (the first {len(result.blocked)} are listed): the re-read queue of "
+            f"  ... and {more} more: --explain lists "
+            + (
+                "them"
+                if result.blocked_count == len(result.blocked)
+                else f"the first {len(result.blocked)}"
+            )
+            + " with how to clear each; the re-read queue of `claims serve` walks through every one"
+        )
+    elif more > 0:
+        lines.append(
+            f"  ... and {more} more (the first {listed} are listed): the re-read queue of "
             "`claims serve` walks through every one; --draft writes them all, marked"
         )
     return lines
@@ -109,6 +125,7 @@ def export(
     skip_unsafe: SkipUnsafeOption = False,
     draft: DraftOption = False,
     cite_notes: CiteNotesOption = False,
+    explain: ExplainOption = False,
     *,
     filters: ClaimFilter,
     anchors: AnchorOption = None,
@@ -148,10 +165,13 @@ def export(
         anchors=anchors,
         db_=db_,
     )
+    shown = (
+        None if explain else SHOWN_BLOCKED
+    )  # --explain: every one the export listed (200 at most)
     if result.refused:
-        _refuse(result, policy, db_)
+        _refuse(result, policy, db_, shown)
     _write(text, output, result, fmt, mode)
-    _report(result, fmt, mode, policy, db_, asked=skip_unsafe)
+    _report(result, fmt, mode, policy, db_, asked=skip_unsafe, shown=shown)
 
 
 def _check_flags(
@@ -214,13 +234,13 @@ def _prepare(
     return result, pieces(result, fmt.value)
 
 
-def _refuse(result: Export, policy: Policy, db_: str | None) -> NoReturn:
+def _refuse(result: Export, policy: Policy, db_: str | None, shown: int | None) -> NoReturn:
     """The gate's refusal: each blocked claim and the command that clears it; nothing was written."""
     lines = [
         f"export blocked: {result.blocked_count} selected claim(s) are not paper-safe "
         f"under the {policy.describe()}; nothing was written."
     ]
-    lines += describe_blocked(result, db_)
+    lines += describe_blocked(result, db_, shown)
     lines.append(
         "Re-read them, or use --skip-unsafe to export the rest, or --draft to include them marked."
     )
@@ -257,7 +277,9 @@ def _write(
     )
 
 
-def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, asked: bool) -> None:
+def _report(
+    result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, asked: bool, shown: int | None
+) -> None:
     """What the export left out, guarded or could not decide, on standard error."""
     if mode == "guarded" and result.blocked_count and fmt is ExportFormat.macros:
         err_console.print(
@@ -277,7 +299,7 @@ def _report(result, fmt: ExportFormat, mode: str, policy, db_: str | None, *, as
         lines = [
             f"left out {result.blocked_count} claim(s) that are not paper-safe ({policy.describe()}):"
         ]
-        lines += describe_blocked(result, db_)
+        lines += describe_blocked(result, db_, shown)
         err_console.print("\n".join(lines), markup=False)
     for quantity, keys in result.undecided.items():
         err_console.print(

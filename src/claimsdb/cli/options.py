@@ -264,6 +264,13 @@ SkipUnsafeOption = Annotated[
     bool,
     typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."),
 ]
+ExplainOption = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="List every blocked claim (up to 200) with how to clear it; without it, the first 10.",
+    ),
+]
 DraftOption = Annotated[
     bool,
     typer.Option(
