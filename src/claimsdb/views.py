@@ -80,20 +80,20 @@ def _quoted(columns: Sequence[str], prefix: str = "") -> str:
     )  # "end", "key": reserved words on one engine or both
 
 
-# The set-based reads of a batch, as SQL both engines run as is ({ids}: the batch's parameter marks).
+# The set-based reads of a batch, as SQL both engines run as is ({ids}: the batch's ids, `_read`).
 _SQL = {
-    "claims": f"SELECT {_quoted(_CLAIM_COLUMNS)} FROM claim WHERE id IN ({{ids}})",
-    "figures": f"SELECT claim_id, {_quoted(_FIGURE_KEYS)} FROM figure WHERE claim_id IN ({{ids}}) "
+    "claims": f"SELECT {_quoted(_CLAIM_COLUMNS)} FROM claim WHERE id {{ids}}",
+    "figures": f"SELECT claim_id, {_quoted(_FIGURE_KEYS)} FROM figure WHERE claim_id {{ids}} "
     "ORDER BY claim_id, position",
-    "events": f"SELECT claim_id, {_quoted(_EVENT_KEYS)} FROM event WHERE claim_id IN ({{ids}}) "
+    "events": f"SELECT claim_id, {_quoted(_EVENT_KEYS)} FROM event WHERE claim_id {{ids}} "
     "ORDER BY claim_id, id",
     "sources": "SELECT e.claim_id, e.locator, e.quote, e.event_id, "
     f"{_quoted(_SOURCE_KEYS, 's.')} FROM evidence e JOIN source s ON s.id = e.source_id "
-    "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
+    "WHERE e.claim_id {ids} ORDER BY e.claim_id, e.position",
     "evidence": "SELECT e.claim_id, s.key, e.locator, e.quote FROM evidence e JOIN source s ON s.id = e.source_id "
-    "WHERE e.claim_id IN ({ids}) ORDER BY e.claim_id, e.position",
+    "WHERE e.claim_id {ids} ORDER BY e.claim_id, e.position",
     "verifications": "SELECT v.claim_id, v.source_id, s.key, v.outcome, v.at, v.passage, v.score, v.detail "
-    "FROM verification v JOIN source s ON s.id = v.source_id WHERE v.claim_id IN ({ids}) "
+    "FROM verification v JOIN source s ON s.id = v.source_id WHERE v.claim_id {ids} "
     "ORDER BY v.id",
 }
 
@@ -102,10 +102,13 @@ def _read(session: Session, what: str, ids: Sequence[int]) -> list[tuple]:
     """One set-based read through the driver itself (plain tuples: no row objects, no SQL compiled per
     batch); BATCH parameters at most."""
     connection = session.connection()
-    mark = parameter_mark(connection)
     cursor = connection.connection.dbapi_connection.cursor()
+    if parameter_mark(connection) == "%s":  # PostgreSQL: one array (one text to parse and plan)
+        ids_sql, params = "= ANY(%s)", (list(ids),)
+    else:
+        ids_sql, params = f"IN ({', '.join('?' * len(ids))})", tuple(ids)
     try:
-        cursor.execute(_SQL[what].format(ids=", ".join([mark] * len(ids))), tuple(ids))
+        cursor.execute(_SQL[what].format(ids=ids_sql), params)
         return cursor.fetchall()
     finally:
         cursor.close()
