@@ -1,5 +1,5 @@
 """Every page passes an automated accessibility check with no serious or critical violation: axe-core (the
-copy bundled in axe-playwright-python, pinned in requirements.lock; nothing fetched) run in Chromium on
+copy bundled in axe-playwright-python, pinned in requirements-dev.lock; nothing fetched) run in Chromium on
 each page of `claims serve` and on the static HTML export, at 1400x900.
 
 axe checks what a machine can: names and labels, contrast, landmarks, table headers, the page's language,
