@@ -198,6 +198,8 @@ class Export:
     cite_notes: bool = (
         False  # a claim that cites only notes cites them in LaTeX and BibTeX (see references)
     )
+    caption: str | None = None  # a LaTeX table's caption (--caption; the list has one by default)
+    label: str | None = None  # and the label a paper's \ref names it by (--label)
 
     @property
     def undecided(self) -> dict[str, list[str]]:

@@ -238,6 +238,37 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
     )  # a blank page: 0
 
 
+@pytest.mark.slow
+@needs_tex
+def test_a_latex_table_has_its_caption_label_and_continued_heads(claims, tmp_path):
+    """--caption and --label on the list and the grid: a paper's \\ref finds each table, the list's
+    later pages head "(continued)", and nothing runs off the page."""
+    assert claims("import", *DATA_FILES).exit_code == 0
+    for name, flags in {
+        "table.tex": ["--caption", "Figures & pages", "--label", "tab:figures"],
+        "stages.tex": ["--grid", "--caption", "Stages, by system", "--label", "tab:stages"],
+    }.items():
+        result = claims(
+            "export", "--format", "latex", "--skip-unsafe", *flags, "-o", tmp_path / name
+        )
+        assert result.exit_code == 0, result.output
+    assert claims("export", "--format", "bibtex", "-o", tmp_path / "claims.bib").exit_code == 0
+    body = (
+        "See Tables~\\ref{tab:figures} and~\\ref{tab:stages}.\n"
+        "\\input{table.tex}\n\\input{stages.tex}\n"
+    )
+    built = build(tmp_path, body, bibliography=True)  # pdflatex, bibtex, pdflatex twice
+    assert built.ok, built.log[-2000:]
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "There were undefined references" not in log, log[-2000:]
+    assert "Table 1: Figures & pages" in built.flat and "Table 2: Stages, by system" in built.flat
+    assert "Figures & pages (continued)" in built.flat  # the list runs over more than one page
+    assert built.overfull(0) == []
+    refused = claims("export", "--format", "latex", "--label", "x}\\input{/etc/passwd")
+    assert refused.exit_code == 2 and "--label" in refused.stderr
+    assert claims("export", "--format", "csv", "--caption", "X").exit_code == 2
+
+
 # --- files a paper can use as they are --------------------------------------------------------------------
 
 

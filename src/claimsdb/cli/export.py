@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,6 +14,7 @@ import typer
 from claimsdb import db
 from claimsdb.cli.options import (
     AnchorOption,
+    CaptionOption,
     CiteNotesOption,
     DbOption,
     DraftOption,
@@ -22,6 +24,7 @@ from claimsdb.cli.options import (
     ExportOutputOption,
     ExportStrictOption,
     GridOption,
+    LabelOption,
     SkipUnsafeOption,
     filtered,
 )
@@ -126,6 +129,8 @@ def export(
     draft: DraftOption = False,
     cite_notes: CiteNotesOption = False,
     explain: ExplainOption = False,
+    caption: CaptionOption = None,
+    label: LabelOption = None,
     *,
     filters: ClaimFilter,
     anchors: AnchorOption = None,
@@ -150,6 +155,7 @@ def export(
     from claimsdb.trust.rule import Policy
 
     _check_flags(fmt, grid=grid, cite_notes=cite_notes, skip_unsafe=skip_unsafe, draft=draft)
+    _check_caption(fmt, caption, label, grid=grid)
     output = _destination(fmt, output)
     if output is not None:  # before the store is read: what stands there must be a regular file
         check_writable(*_written(output, fmt))
@@ -164,6 +170,7 @@ def export(
         cite_notes=cite_notes,
         anchors=anchors,
         db_=db_,
+        table=(caption, label),
     )
     shown = (
         None if explain else SHOWN_BLOCKED
@@ -190,6 +197,31 @@ def _check_flags(
         )
 
 
+LABEL = re.compile(r"[A-Za-z][A-Za-z0-9:._-]{0,63}")
+MAX_CAPTION = 500  # characters of a caption: a sentence or two
+
+
+def _check_caption(
+    fmt: ExportFormat, caption: str | None, label: str | None, *, grid: bool
+) -> None:
+    """Refuse a caption or label the LaTeX table cannot carry as given (exit 2, nothing read)."""
+    if (caption is not None or label is not None) and fmt is not ExportFormat.latex:
+        raise BadQuery(f"--caption and --label are for --format latex, not --format {fmt.value}")
+    if caption is not None and (
+        not caption.strip() or len(caption) > MAX_CAPTION or not caption.isprintable()
+    ):
+        raise BadQuery(
+            f"--caption: one line of printable text, at most {MAX_CAPTION} characters, is needed"
+        )
+    if label is not None and not LABEL.fullmatch(label):
+        raise BadQuery(
+            f"--label {label!r}: a label starts with a letter and holds letters, digits and :._- "
+            "(64 at most), as \\ref{...} takes it"
+        )
+    if label is not None and caption is None and grid:
+        raise BadQuery("--label names a grid's table by its caption: give --caption too")
+
+
 def _destination(fmt: ExportFormat, output: Path | None) -> Path | None:
     """The file the export goes to (None: standard output); an html export's -o names its folder."""
     if output == STDOUT:
@@ -211,9 +243,11 @@ def _prepare(
     cite_notes: bool,
     anchors: list[Path] | None,
     db_: str | None,
+    table: tuple[str | None, str | None] = (None, None),
 ) -> tuple[Export, str | Iterable[str]]:
     """The selection behind the gate, once the history is found to hold every anchor, and its text:
-    whole for prov (read while the session is open), else in pieces written as they come."""
+    whole for prov (read while the session is open), else in pieces written as they come. `table`: a
+    LaTeX table's caption and label."""
     from claimsdb import anchor
     from claimsdb import paper_safe as exporting
 
@@ -231,6 +265,7 @@ def _prepare(
             return result, lineage.render(document)
     from claimsdb.exporters import pieces
 
+    result.caption, result.label = table
     return result, pieces(result, fmt.value)
 
 
@@ -258,6 +293,7 @@ def _write(
     if output is None:
         for piece in [text] if isinstance(text, str) else text:
             sys.stdout.write(piece)
+        sys.stdout.flush()  # all of it out (or a closed pipe met) before anything goes to stderr
         if separate_manifest:
             err_console.print(
                 "manifest: " + json.dumps(result.manifest, ensure_ascii=False),

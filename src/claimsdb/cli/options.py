@@ -264,6 +264,20 @@ SkipUnsafeOption = Annotated[
     bool,
     typer.Option("--skip-unsafe", help="Export the paper-safe claims; list the rest on stderr."),
 ]
+CaptionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--caption",
+        help="LaTeX: the table's caption (the list's is 'Figures and the sources they come from').",
+    ),
+]
+LabelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--label",
+        help=r"LaTeX: the label a paper's \ref names the table by (letters, digits, :._-).",
+    ),
+]
 ExplainOption = Annotated[
     bool,
     typer.Option(

@@ -13,6 +13,7 @@ when the export was asked to (`--cite-notes`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from claimsdb.escaping import bibtex_key, clause, latex_text
@@ -27,11 +28,17 @@ LIST_SHARES = (0.19, 0.13, 0.32, 0.2, 0.16)
 GRID_STAGES = 4  # stages side by side in one grid table: about 2.7 cm each on an A4 or letter page
 SUBJECT_SHARE = 0.19
 FONT = "\\small"  # a table's cells are narrower than the text: one size down, as most papers set tables
+LIST_CAPTION = (
+    "Figures and the sources they come from"  # the list's caption unless --caption says one
+)
+_SLASH = re.compile(r"(?<=[^\W\d_])/(?=[^\W\d_])")  # a slash between two letters
 
 
 def _text(text: str) -> str:
-    """LaTeX text for a narrow cell: an identifier's underscores may end a line (max_staleness_steps)."""
-    return latex_text(text).replace("\\_", "\\_\\allowbreak{}")
+    """LaTeX text for a narrow cell: an identifier's underscores may end a line (max_staleness_steps),
+    and so may a slash between words (placement/networking/sandbox), which TeX never breaks at."""
+    escaped = latex_text(text).replace("\\_", "\\_\\allowbreak{}")
+    return _SLASH.sub("/\\\\allowbreak{}", escaped)
 
 
 def _mark(text: str, row: ExportRow) -> str:
@@ -76,15 +83,32 @@ def _columns(shares: tuple[float, ...]) -> str:
     )
 
 
-def _table(shares: tuple[float, ...], header: list[str], rows: Iterable[str]) -> Iterator[str]:
+def _table(
+    shares: tuple[float, ...],
+    header: list[str],
+    rows: Iterable[str],
+    caption: str | None = None,
+    label: str | None = None,
+) -> Iterator[str]:
+    """A longtable: its caption and label (when given) above the first page's header, and on every
+    later page the header again under "(continued)", so that a reader knows where they are."""
     head = " & ".join(header) + r" \\"
+    if caption is not None:
+        named = f"\\label{{{label}}}" if label else ""
+        first = [f"\\caption{{{latex_text(caption)}}}{named} \\\\"]
+        again = f"\\caption[]{{{latex_text(caption)} (continued)}} \\\\"
+    else:
+        first = []
+        again = f"\\multicolumn{{{len(shares)}}}{{@{{}}l}}{{\\emph{{(continued)}}}} \\\\"
     yield from (
         f"\\begingroup{FONT}\\setlength{{\\tabcolsep}}{{4pt}}",
         f"\\begin{{longtable}}{{{_columns(shares)}}}",
+        *first,
         "\\toprule",
         head,
         "\\midrule",
         "\\endfirsthead",
+        again,
         "\\toprule",
         head,
         "\\midrule",
@@ -108,14 +132,15 @@ def _list(export: Export) -> Iterator[str]:
                 f"{figure_cell} & {cite(r, export.cite_notes)} \\\\"
             )
 
-    return _table(LIST_SHARES, ["Subject", "Stage", "Statement", "Figure", "Source"], rows())
+    header = ["Subject", "Stage", "Statement", "Figure", "Source"]
+    return _table(LIST_SHARES, header, rows(), export.caption or LIST_CAPTION, export.label)
 
 
 def _entry(row: ExportRow) -> str:
     """A grid cell's entry for one claim: its label or figures; a claim with neither is a footnote mark,
     its statement in the footnote (longtable sets a cell's footnotes at the foot of the page)."""
-    if row.label:  # a phrase's slashes may end a line too (DeepEP/DeepGEMM/EPLB open)
-        return _mark(clause(row.label), row).replace("/", "/\\allowbreak{}")
+    if row.label:  # a phrase's slashes may end a line too (DeepEP/DeepGEMM/EPLB open: _text)
+        return _mark(clause(row.label), row)
     text = cell_text(row)
     if text is not None:
         return _mark(clause(text), row)
@@ -126,6 +151,7 @@ def _grid(export: Export) -> list[str]:
     """Each grid under its title: its columns wrapped GRID_STAGES at most to a table, in tables of
     even widths (six stages: two tables of three), each listing the subjects that have a claim in it."""
     lines: list[str] = []
+    captioned = (export.caption, export.label)
     for g in grids(export.rows):
         if lines:
             lines.append("\\bigskip")
@@ -148,7 +174,9 @@ def _grid(export: Export) -> list[str]:
             ]
             if start:
                 lines.append("\\medskip")
-            lines += _table(shares, ["Subject", *[_text(c) for c in part]], rows)
+            header = ["Subject", *[_text(c) for c in part]]
+            lines += _table(shares, header, rows, *captioned)
+            captioned = (None, None)  # the caption and label name the first table
     return lines or list(_table((0.3, 0.7), ["Subject", "Claims"], []))
 
 
