@@ -37,6 +37,8 @@ def test_quickstart_is_two_commands_and_ci_runs_the_test_command_verbatim():
         assert tests.replace('-m "not slow"', "-m slow") in ci
     contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
     assert f"\n{tests}  " in contributing  # its Tests section shows the same command
+    home = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    assert re.findall(r"```sh\n(.+?)\n```", home)[:2] == [setup, tests]  # the site's home page too
 
 
 def test_the_readme_is_short_and_its_links_lead_somewhere():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -236,3 +237,25 @@ def test_a_closed_pipe_ends_the_command_quietly(store, loaded, args):
         os.close(write)
     assert (done.returncode, done.stderr) == (PIPE_CLOSED, "")
     assert PIPE_CLOSED == 141
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["list"], ["sources", "show", "widget-report"], ["list", "--trust", "unverified"]],
+)
+def test_terminal_tables_never_break_a_key(store, loaded, args):
+    """At a narrow terminal (80 columns) the other columns wrap; a claim's key and a tag stay whole on
+    one line, so a person can copy them into the next command."""
+    done = subprocess.run(
+        [sys.executable, "-m", "claimsdb.cli", *args, "--db", store],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    keys = ("widget.pretrain", "widget.context", "gadget.fleet", "note-2026-10-04")
+    cells = [c.strip() for line in done.stdout.splitlines() for c in line.split("│")]
+    assert any(c in keys for c in cells), done.stdout  # each table shows some of them
+    broken = [c for c in cells if len(c) > 2 and any(k.startswith(c) and k != c for k in keys)]
+    assert broken == [], done.stdout  # the first part of a key, the rest on the next line

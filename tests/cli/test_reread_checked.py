@@ -366,3 +366,21 @@ def test_verify_checks_a_corrected_claim_by_the_quote_of_its_correction(
         assert result["outcome"] == "confirmed"
     code, rows, _, _ = exported(claims, "--strict", "--search", "2,048 H800")
     assert (code, rows) == (0, ["orchard.gpus"])
+
+
+def test_at_a_terminal_the_hints_reread_command_asks_for_what_it_leaves_out(
+    claims, store, page, terminal
+):
+    """Every hint names `claims reread KEY` as the terminal door: run as printed, at a terminal, it asks
+    for the page (the one the claim cites, by default), the place and the quote, shows the check, asks
+    to record, and records a re-read checked against the page."""
+    copy = str(page(*WIDGET_PRETRAIN.paragraphs))
+    answers = f"\n{WIDGET_PRETRAIN.locator}\n{WIDGET_PRETRAIN.quote}\ny\n"  # Enter: the cited page
+    result = claims("reread", "widget.pretrain", "--by", "Ada", "--copy", copy, input=answers)
+    assert result.exit_code == 0, result.output
+    assert "The page you re-read (a source key or its URL) [widget-report]" in result.stderr
+    last = events(claims, "widget.pretrain")[-1]
+    assert (last["kind"], last["actor"]) == ("reread", "Ada")
+    assert last["detail"]["quote"] == WIDGET_PRETRAIN.quote
+    assert last["detail"]["checked"]["outcome"] == "confirmed"
+    assert show_json(claims, "widget.pretrain")["reread_check"] == "checked"

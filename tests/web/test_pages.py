@@ -478,3 +478,17 @@ def test_highlight_marks_the_claims_numbers_as_the_parser_reads_them():
         "".join(text for text, _ in pieces)
         == "Pretrained on 14.8 trillion tokens, not 14.9T; 2,048 GPUs."
     )
+
+
+def test_a_page_without_an_address_is_not_said_to_be_fetched_by_verify():
+    """The claim page's hint for a page with no snapshot: `claims verify` fetches only what has an
+    address; a source without one is re-read from the copy the person has."""
+    from claimsdb.web.drawing import environment
+    from claimsdb.web.pages import Passage
+
+    passage = environment().from_string('{% import "_passage.html" as show %}{{ show.passage(p) }}')
+    addressed = passage.render(p=Passage("x.y", "report", "https://example.org/r"))
+    assert "<code>claims verify x.y</code> fetches one" in addressed
+    bare = passage.render(p=Passage("x.y", "report", None))
+    assert "fetches one" not in bare and "report has no address" in bare
+    assert "<code>claims reread x.y --copy FILE</code>" in bare

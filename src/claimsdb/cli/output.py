@@ -144,6 +144,10 @@ def emit_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
         writer.writerow({k: csv_cell(row.get(k)) for k in columns})
 
 
+# Columns that hold identifiers a person copies into the next command: never broken across lines.
+KEY_COLUMNS = frozenset({"key", "claim", "tag"})
+
+
 def emit_table(
     title: str | None,
     columns: Sequence[str],
@@ -151,15 +155,15 @@ def emit_table(
     *,
     whole: Sequence[str] = (),
 ) -> None:
-    """A rich table; columns named in `whole` (keys, tags) are never broken across lines."""
+    """A rich table; identifier columns (KEY_COLUMNS: a claim's key, a tag...) and those named in `whole`
+    are never broken across lines, however narrow the terminal: the others wrap around them."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=title, show_lines=False, header_style="bold")
     for col in columns:
-        table.add_column(
-            col, overflow="fold", no_wrap=col in whole, min_width=None if col in whole else 8
-        )
+        kept = col in whole or col in KEY_COLUMNS
+        table.add_column(col, overflow="fold", no_wrap=kept, min_width=None if kept else 8)
     for row in rows:
         table.add_row(
             *[

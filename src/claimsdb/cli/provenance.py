@@ -203,11 +203,13 @@ def reread(
     actor = _actor(by)  # before asking: a question answered for nobody would be wasted
     signing = signer(sign_with)
     sign = signing.sign if signing is not None else None
-    entered = {"source": source, "locator": locator, "quote": quote, "note": note}
-    provenance.required_fields(source, locator, quote)
     engine = db.open_engine(
         db_, create=False
     )  # one engine: the page read, the question, the record
+    if not yes:
+        source, locator, quote = _asked(engine, key, source, locator, quote)
+    entered = {"source": source, "locator": locator, "quote": quote, "note": note}
+    provenance.required_fields(source, locator, quote)
     read = _read_page(engine, key, source, copy, attest, sources_dir, allow_local, local_root, db_)
     checks = {"read": read, "correct": tuple(correct or ()), "attest": attest}
     confirmed = None if yes else _ask(engine, key, {**entered, **checks})
@@ -218,6 +220,35 @@ def reread(
             result = provenance.reread(session, confirmed, actor=actor, sign=sign)
     print_registered(result["source"], result["source_registered"])
     emit(fmt, _tag_change(result))
+
+
+def _asked(
+    engine, key: str, source: str | None, locator: str | None, quote: str | None
+) -> tuple[str | None, str | None, str | None]:
+    """At a terminal, what the command line left out of a re-read is asked for, so that `claims reread
+    KEY` (the terminal door every hint names) runs as printed: the page (by default the one the claim
+    cites), the place in it, the page's own words there. Without a terminal nothing is asked, and the
+    missing flags are refused (exit 2)."""
+    from claimsdb.cli import output
+
+    if (source and locator and quote) or not output.stdin_is_terminal():
+        return source, locator, quote
+    from claimsdb.queries import claim_views, get_claim
+    from claimsdb.trust.rule import page_to_reread
+
+    if not source:
+        with db.session_scope(engine) as session:
+            (view,) = claim_views(session, [get_claim(session, key)], events=0)
+        err_console.print(f"{key}: {view.statement}", markup=False)
+        page = page_to_reread(view.sources)
+        source = typer.prompt(
+            "The page you re-read (a source key or its URL)",
+            default=page.key if page else None,
+            err=True,
+        )
+    locator = locator or typer.prompt("Where in it (a section, table, figure or page)", err=True)
+    quote = quote or typer.prompt("The page's own words there, verbatim", err=True)
+    return source, locator, quote
 
 
 def _read_page(
