@@ -3,6 +3,8 @@ the re-read queue end to end, and hostile records."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from claimsdb.web.app import local_path, reader_name
@@ -492,3 +494,37 @@ def test_a_page_without_an_address_is_not_said_to_be_fetched_by_verify():
     bare = passage.render(p=Passage("x.y", "report", None))
     assert "fetches one" not in bare and "report has no address" in bare
     assert "<code>claims reread x.y --copy FILE</code>" in bare
+
+
+def test_the_browser_marks_left_out_exactly_the_competing_values_an_export_leaves_out(
+    claims, store
+):
+    """Two values of one quantity in the bundled data: one another value is preferred over, then a
+    deprecated one, is marked "left out" where the browser draws it, and is what the export drops."""
+    from claimsdb import db, queries
+    from claimsdb.trust.rule import Policy
+    from claimsdb.web.drawing import LEFT_OUT, Drawn
+    from tests.conftest import DATA_FILES
+
+    first, second = "pipelines.kimi-k2-k3.post-train", "rl.weight-sync.kimi-checkpoint-engine"
+    assert claims("import", *map(str, DATA_FILES)).exit_code == 0
+
+    def marked() -> set[str]:
+        engine = db.make_engine(db.resolve_url(store))
+        try:
+            with db.session_scope(engine) as session:
+                ids = [queries.get_claim(session, k) for k in (first, second)]
+                drawn = [Drawn.from_view(v, Policy()) for v in queries.claim_views(session, ids)]
+        finally:
+            engine.dispose()
+        return {d.key for d in drawn if LEFT_OUT in d.marks}
+
+    def exported() -> set[str]:
+        rows = json.loads(claims("export", "--skip-unsafe", "--format", "json").stdout)["rows"]
+        return {r["key"] for r in rows} & {first, second}
+
+    assert marked() == set() and exported() == {first, second}
+    assert claims("prefer", second, "--reason", "the README, re-read").exit_code == 0
+    assert marked() == {first} and exported() == {second}  # another value is preferred
+    assert claims("deprecate", second, "--reason", "measured otherwise since").exit_code == 0
+    assert marked() == {second} and exported() == {first}  # deprecated

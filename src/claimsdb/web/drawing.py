@@ -31,6 +31,9 @@ UNVERIFIED = "unverified"
 NOT_REREAD = "not re-read"
 STALE = "stale"
 TAMPERED = "tampered"
+LEFT_OUT = (
+    "left out"  # a competing value an export does not write: deprecated, or another preferred
+)
 SEE_CLAIM = "see claim"  # a grid cell's text for a claim with neither label nor figures
 
 
@@ -68,6 +71,9 @@ class Drawn:
     tampered: bool = False
     sources: tuple[Link, ...] = ()
     label: str | None = None  # what its grid cell shows instead of the figures
+    left_out: str | None = (
+        None  # why an export leaves this competing value out (paper_safe._Chooser)
+    )
 
     @classmethod
     def from_view(cls, view, policy) -> Drawn:
@@ -86,6 +92,7 @@ class Drawn:
             tampered=bool(view.integrity),
             sources=links(view.sources),
             label=view.label,
+            left_out=left_out(view),
         )
 
     @classmethod
@@ -115,6 +122,8 @@ class Drawn:
             out.append(STALE)
         if self.tampered:
             out.append(TAMPERED)
+        if self.left_out:
+            out.append(LEFT_OUT)
         return tuple(out)
 
     @property
@@ -124,6 +133,8 @@ class Drawn:
             classes.append("unsafe")
         if self.stale:
             classes.append("stale")
+        if self.left_out:
+            classes.append("left-out")
         return " ".join(classes)
 
     @property
@@ -138,6 +149,8 @@ class Drawn:
             parts.append("disagrees with its history: run `claims db check`")
         if not self.safe:
             parts.append("not paper-safe")
+        if self.left_out:
+            parts.append(self.left_out)
         return "; ".join(parts)
 
     @property
@@ -152,6 +165,26 @@ class Drawn:
         return next((s for s in self.sources if s.url), None)
 
 
+def left_out(view) -> str | None:
+    """Why an export leaves out this competing value of a quantity (as paper_safe._Chooser decides):
+    deprecated, or another value preferred; None when it would be written."""
+    if view.quantity is None:
+        return None
+    if view.rank == "deprecated":
+        return "deprecated: exports leave it out"
+    preferred = next(
+        (
+            c["key"]
+            for c in view.competitors
+            if c["rank"] == "preferred" and c["status"] == "active"
+        ),
+        None,
+    )
+    if view.rank != "preferred" and preferred is not None:
+        return f"{preferred} is preferred: exports write that value, not this one"
+    return None
+
+
 def legend(items) -> tuple[str, ...]:
     """The looks the legend explains, only those some drawn claim has: "verified" and "secondary" for a
     paper-safe figure of that trust, then each mark (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) in use."""
@@ -159,7 +192,7 @@ def legend(items) -> tuple[str, ...]:
     safe = {item.trust for item in items if item.safe}
     marks = {m for item in items for m in item.marks}
     return tuple(t for t in ("verified", "secondary") if t in safe) + tuple(
-        m for m in (UNVERIFIED, NOT_REREAD, STALE, TAMPERED) if m in marks
+        m for m in (UNVERIFIED, NOT_REREAD, STALE, TAMPERED, LEFT_OUT) if m in marks
     )
 
 
