@@ -117,7 +117,10 @@ def _table(
         "\\endlastfoot",
     )
     yield from rows
-    yield from ("\\end{longtable}", "\\endgroup")
+    yield "\\end{longtable}"
+    if caption is None:  # every longtable steps the table counter: one without a caption gives it back
+        yield "\\addtocounter{table}{-1}"
+    yield "\\endgroup"
 
 
 def _list(export: Export) -> Iterator[str]:
