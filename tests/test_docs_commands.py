@@ -62,11 +62,13 @@ def fresh(tmp_path: Path, monkeypatch) -> Run:
     return Run(home=home, work=work, env=env)
 
 
-def run_page(page: str, run: Run) -> tuple[int, str | None]:
-    """Run a page's commands in order, up to the first that does not exit as documented: (how many
-    ran as documented, what went otherwise, or None when every one did)."""
+def run_page(page: str, run: Run, upto: str | None = None) -> tuple[int, str | None]:
+    """Run a page's commands in order (those before the text `upto`, when given), up to the first that
+    does not exit as documented: (how many ran as documented, what went otherwise, or None when every
+    one did)."""
     ran = 0
-    for item in page_items(page, (REPO / page).read_text(encoding="utf-8")):
+    text = (REPO / page).read_text(encoding="utf-8")
+    for item in page_items(page, text.split(upto, 1)[0] if upto else text):
         if isinstance(item, FileBlock):
             write_file(item, run)
             continue
@@ -83,7 +85,12 @@ def run_page(page: str, run: Run) -> tuple[int, str | None]:
 
 
 @pytest.mark.parametrize("page", pages()[1:])
-def test_every_command_of_a_guide_page_works_in_order(page, fresh):
+def test_every_command_of_a_guide_page_works_in_order_after_the_quickstart(page, fresh):
+    """A new user runs the README's Quickstart, then a guide page, in the same home and folder: the
+    page's commands meet the store the Quickstart left (the bundled data imported), and work as
+    documented."""
+    _, wrong = run_page("README.md", fresh, upto="\n## How it works")
+    assert wrong is None, wrong
     _, wrong = run_page(page, fresh)
     assert wrong is None, wrong
 
@@ -186,3 +193,4 @@ def test_the_conventions_are_read_as_written():
     assert [(c.text, c.expect) for c in console] == [("claims trace 2,048", 1)]
     titled = page_items("p.md", '```latex title="paper.tex"\n466 interruptions\n```\n')
     assert titled == [FileBlock("p.md", 2, "paper.tex", "466 interruptions\n")]
+
