@@ -177,6 +177,8 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
         "table.tex": ["--format", "latex", "--skip-unsafe"],
         "claims.bib": ["--format", "bibtex"],
     }
+    files["stages.tex"] += ["--caption", "Stages of each system", "--label", "tab:stages"]
+    files["table.tex"] += ["--caption", "Figures and their sources", "--label", "tab:figures"]
     assert set(re.findall(r"\\input\{([^}]+)\}", snippet)) | {
         name + ".bib" for name in re.findall(r"\\bibliography\{([^}]+)\}", snippet)
     } == set(files), doc
@@ -222,6 +224,9 @@ def test_the_documented_snippet_compiles_into_a_cited_paper_from_the_bundled_dat
         r"Citation .* undefined", log
     ), log[-2000:]
     assert "There were undefined references" not in log
+    assert "Table 1: Stages of each system" in built.flat  # a caption and a label on each table
+    assert "Table 2: Figures and their sources" in built.flat
+    assert built.overfull(0) == []  # nothing wider than its box
     blg = (tmp_path / "paper.blg").read_text(errors="replace")
     assert "Warning--" not in blg and "need author or key" not in blg, blg
     bbl = (tmp_path / "paper.bbl").read_text(errors="replace")
