@@ -161,7 +161,8 @@ def test_latex_tables_compile_and_print_the_attack_as_text(hostile, tmp_path, la
     )
     result = build(tmp_path, "\\input{table.tex}")
     assert_contained(result, {"table.tex"})
-    assert "/etc/passwd" in result.flat and "Data & Models" in result.flat  # printed, not run
+    printed = result.flat.replace("/ ", "/")  # a narrow cell may end a line after a slash
+    assert "/etc/passwd" in printed and "Data & Models" in printed  # printed, not run
     assert not (tmp_path / "pwned.tex").exists() and not (tmp_path / "pwned").exists()
 
 
