@@ -154,7 +154,7 @@ def test_trace_466_names_llama3_interruptions_tag_and_source(claims):
     assert stated["match"] == "stated" and stated["figure"]["raw"] == "466 interruptions"
     assert claim["subject"] == "Llama 3" and "interruptions" in claim["statement"]
     assert claim["tag"] == "agent-reported"
-    assert "Llama 3 report" in [s["title"] for s in claim["sources"]]
+    assert "The Llama 3 Herd of Models" in [s["title"] for s in claim["sources"]]
     table = claims("trace", "466").stdout
     assert (
         "466 interruptions" in table

@@ -70,6 +70,7 @@ ARGS = {
         "A. Author",
     ],
     "sources show": ["llama3-report"],
+    "sources check": [],
     "sources import": ["{dir}/refs.bib"],
     "db upgrade": [],
     "db current": [],
@@ -276,7 +277,7 @@ def test_every_command_writes_every_format_it_declares_and_it_parses(run, name, 
     result = run(name, fmt)
     assert result.exit_code in (0, 1), (
         result.output
-    )  # 1: verify finds no snapshot offline, lint an error
+    )  # 1: verify finds no snapshot offline, lint an error, sources check an entry lacking a year
     parse(fmt, result.stdout)
     if fmt == "csv" and name == "export":
         manifest = json.loads(result.stderr.split("manifest: ", 1)[1].splitlines()[0])

@@ -143,7 +143,8 @@ def export(
     --draft includes them, visibly marked. Withdrawn and superseded claims are never exported.
 
     Some formats carry the gate in another way. bibtex (and biblatex, for biber) writes the entries of the
-    sources the paper-safe claims cite (with --draft: every claim's). A note is not a reference: latex
+    sources the paper-safe claims cite (with --draft: every claim's), warning on standard error for each
+    entry that lacks what a citation style needs (`claims sources check` lists them all). A note is not a reference: latex
     and the bibliographies cite a claim whose only sources are notes when asked (--cite-notes). quarto
     writes the paper-safe figures (--draft: all, marked). macros writes every figure, each unsafe one a LaTeX error unless the paper says
     \\claimsdraft (--draft: the file says it; --skip-unsafe: only the safe figures). The manifest states
@@ -361,9 +362,20 @@ def _report(
             for r in result.stale
         ]
         err_console.print("\n".join(lines), markup=False)
+    _bibliography_lacks(result, fmt)
     if not result.rows and not result.blocked_count:
         err_console.print("no claims selected", markup=False)
     signing_notice(result)
+
+
+def _bibliography_lacks(result: Export, fmt: ExportFormat) -> None:
+    """A warning for each bibliography entry that lacks what a citation style needs."""
+    if fmt.value not in ("bibtex", "biblatex"):
+        return
+    from claimsdb.exporters.bibtex import lacking
+
+    for found in lacking(result, fmt.value):
+        err_console.print(found.message(), markup=False, soft_wrap=True)
 
 
 def signing_notice(result: Export) -> None:
