@@ -193,4 +193,3 @@ def test_the_conventions_are_read_as_written():
     assert [(c.text, c.expect) for c in console] == [("claims trace 2,048", 1)]
     titled = page_items("p.md", '```latex title="paper.tex"\n466 interruptions\n```\n')
     assert titled == [FileBlock("p.md", 2, "paper.tex", "466 interruptions\n")]
-

@@ -190,3 +190,17 @@ def test_the_bundled_sources_carry_what_their_pages_give(claims):
     assert sources["llama3-report"]["date"] == "2024-07"
     bib = claims("export", "--format", "bibtex", "--draft").stdout
     assert "eprint = {2412.19437}" in bib and "eprint = {2407.21783}" in bib
+
+
+def test_a_long_list_of_lacking_entries_stays_on_screen(claims):
+    """The bundled data's bibliography: ten warnings, then how many more and where to see every one
+    (`claims sources check`, which lists them all)."""
+    assert claims("import", *DATA_FILES).exit_code == 0
+    exported = claims("export", "--format", "bibtex")
+    assert exported.exit_code == 0, exported.output
+    warned = exported.stderr.count("warning: bibliography entry ")
+    more = int(exported.stderr.split("... and ", 1)[1].split(" more entries lack", 1)[0])
+    assert warned == 10 and "`claims sources check` lists every one" in exported.stderr
+    checked = claims("sources", "check")
+    assert checked.exit_code == 1
+    assert checked.stdout.count(" has no ") + checked.stderr.count(" has no ") >= warned + more

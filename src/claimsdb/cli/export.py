@@ -369,13 +369,21 @@ def _report(
 
 
 def _bibliography_lacks(result: Export, fmt: ExportFormat) -> None:
-    """A warning for each bibliography entry that lacks what a citation style needs."""
+    """A warning for each bibliography entry that lacks what a citation style needs: the first
+    SHOWN_BLOCKED, then how many more and where to see them all (the result stays on screen)."""
     if fmt.value not in ("bibtex", "biblatex"):
         return
     from claimsdb.exporters.bibtex import lacking
 
-    for found in lacking(result, fmt.value):
-        err_console.print(found.message(), markup=False, soft_wrap=True)
+    found = list(lacking(result, fmt.value))
+    for entry in found[:SHOWN_BLOCKED]:
+        err_console.print(entry.message(), markup=False, soft_wrap=True)
+    if len(found) > SHOWN_BLOCKED:
+        err_console.print(
+            f"... and {len(found) - SHOWN_BLOCKED} more entries lack what a citation style needs: "
+            "`claims sources check` lists every one",
+            markup=False,
+        )
 
 
 def signing_notice(result: Export) -> None:

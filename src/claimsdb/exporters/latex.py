@@ -118,7 +118,9 @@ def _table(
     )
     yield from rows
     yield "\\end{longtable}"
-    if caption is None:  # every longtable steps the table counter: one without a caption gives it back
+    if (
+        caption is None
+    ):  # every longtable steps the table counter: one without a caption gives it back
         yield "\\addtocounter{table}{-1}"
     yield "\\endgroup"
 
