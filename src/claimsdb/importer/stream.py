@@ -182,9 +182,8 @@ class Importer:
             why = kept.quantity_keeper(self.session, self.known.quantities[rec.key])
         if why is None:
             return True
-        if (
-            kind == "source"
-        ):  # a field the file leaves empty claims nothing: the registered one stays
+        # a source field the file leaves empty claims nothing: the registered one stays, unreported
+        if kind == "source":
             changed = [name for name in changed if offered[name] is not None]
         self.plan.conflicts += [
             Conflict(
