@@ -173,9 +173,8 @@ def export(
         db_=db_,
         table=(caption, label),
     )
-    shown = (
-        None if explain else SHOWN_BLOCKED
-    )  # --explain: every one the export listed (200 at most)
+    # --explain: every blocked claim the export listed (200 at most); else the first SHOWN_BLOCKED
+    shown = None if explain else SHOWN_BLOCKED
     if result.refused:
         _refuse(result, policy, db_, shown)
     _write(text, output, result, fmt, mode)
