@@ -71,7 +71,7 @@ def tag_reason(event: dict[str, Any] | None, basis: str) -> str:
     when = f"{event['at'][:10]}"
     detail = event.get("detail") or {}
     if event["kind"] == "reread":
-        where = detail.get("source", event.get("origin"))
+        where = str(detail.get("source") or event.get("origin") or "its page")
         if detail.get("locator"):
             where += f", {detail['locator']}"
         seen = f": “{detail['quote']}”" if detail.get("quote") else ""

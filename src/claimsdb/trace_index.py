@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from itertools import groupby, zip_longest
 
 from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from claimsdb import db, workers
 from claimsdb.db import stream_rows
@@ -83,7 +83,7 @@ def check(session: Session) -> tuple[bool, str]:
             # the first figure they disagree on
             claim_id, position = min(x[0] for x in (a, b) if x is not None)
             key = session.execute(
-                select(Claim.key).where(Claim.id == claim_id)
+                select(col(Claim.key)).where(col(Claim.id) == claim_id)
             ).scalar_one_or_none()
             return False, (
                 f"differs from the figures (first at claim {key or claim_id}, figure "
