@@ -251,15 +251,12 @@ class Pending:
     def _answer(self) -> history.Walk | None:
         if self.proc is None:
             return None
+        found = workers.answer(self.proc, MAX_FILE)  # the walk's few fields
+        self.proc = None
         try:
-            assert self.proc.stdout is not None
-            out = self.proc.stdout.read(MAX_FILE)  # the walk's few fields
-            found = json.loads(out) if self.proc.wait() == 0 else None
-            walked = history.Walk(**found) if isinstance(found, dict) else None
-        except (OSError, ValueError, TypeError, AssertionError):
-            walked = None
-        self.close()
-        return walked
+            return history.Walk(**found) if isinstance(found, dict) else None
+        except TypeError:  # other fields than a walk's
+            return None
 
 
 def recorded_problems(

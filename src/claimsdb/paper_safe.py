@@ -368,6 +368,26 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
     )
 
 
+def _preferred(v: ClaimView) -> str | None:
+    """The key of the value preferred among a claim and its active competitors, if any is."""
+    mine = {"key": v.key, "rank": v.rank}
+    others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
+    return next((c["key"] for c in [mine, *others] if c["rank"] == "preferred"), None)
+
+
+def left_out(v: ClaimView) -> str | None:
+    """Why an export leaves out this competing value of a quantity (the rule `_Chooser` applies, and
+    the browser marks): deprecated, or another value preferred; None when it is written."""
+    if v.quantity is None:
+        return None
+    if v.rank == "deprecated":
+        return "deprecated: exports leave it out"
+    preferred = _preferred(v)
+    if preferred is not None and preferred != v.key:
+        return f"{preferred} is preferred: exports write that value, not this one"
+    return None
+
+
 class _Chooser:
     """Which claims an export writes where several compete on one quantity: its preferred value alone
     (when a person or the data preferred one), else every value not deprecated. Deprecated values are
@@ -382,11 +402,11 @@ class _Chooser:
             return True
         others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
         mine = {"key": v.key, "rank": v.rank}
-        preferred = next((c["key"] for c in [mine, *others] if c["rank"] == "preferred"), None)
+        preferred = _preferred(v)
         entry = self._entries.setdefault(
             v.quantity["key"], {"preferred": preferred, "used": [], "others": []}
         )
-        kept = v.rank != "deprecated" and (preferred is None or v.key == preferred)
+        kept = left_out(v) is None
         if kept:
             entry["used"].append(v.key)
         for c in [mine, *others]:

@@ -119,13 +119,8 @@ class Pending:
     def _answer(self) -> tuple[bool, str] | None:
         if self.proc is None:
             return None
-        try:
-            assert self.proc.stdout is not None
-            out = self.proc.stdout.read(_ANSWER_LIMIT)
-            found = json.loads(out) if self.proc.wait() == 0 else None
-        except (OSError, ValueError, AssertionError):
-            found = None
-        self.close()
+        found = workers.answer(self.proc, _ANSWER_LIMIT)
+        self.proc = None
         if (
             isinstance(found, list)
             and len(found) == 2

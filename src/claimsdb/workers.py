@@ -45,6 +45,19 @@ def start(module: str, job: dict[str, Any], *, close_stdin: bool) -> subprocess.
     return proc
 
 
+def answer(proc: subprocess.Popen, limit: int) -> Any:
+    """A worker's one answer: the JSON it printed (at most `limit` bytes) once it ended with exit 0,
+    else None (it failed, or said something that is not JSON). The worker is reaped either way."""
+    try:
+        assert proc.stdout is not None
+        out = proc.stdout.read(limit)
+        found = json.loads(out) if proc.wait() == 0 else None
+    except (OSError, ValueError, AssertionError):
+        found = None
+    reap(proc)
+    return found
+
+
 def reap(proc: subprocess.Popen) -> None:
     """End the worker (killed if it still runs), wait for it, close its pipes."""
     if proc.poll() is None:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from claimsdb import paper_safe
 from claimsdb.escaping import http_url
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +93,7 @@ class Drawn:
             tampered=bool(view.integrity),
             sources=links(view.sources),
             label=view.label,
-            left_out=left_out(view),
+            left_out=paper_safe.left_out(view),
         )
 
     @classmethod
@@ -163,26 +164,6 @@ class Drawn:
     def link(self) -> Link | None:
         """The first source with an http(s) URL."""
         return next((s for s in self.sources if s.url), None)
-
-
-def left_out(view) -> str | None:
-    """Why an export leaves out this competing value of a quantity (as paper_safe._Chooser decides):
-    deprecated, or another value preferred; None when it would be written."""
-    if view.quantity is None:
-        return None
-    if view.rank == "deprecated":
-        return "deprecated: exports leave it out"
-    preferred = next(
-        (
-            c["key"]
-            for c in view.competitors
-            if c["rank"] == "preferred" and c["status"] == "active"
-        ),
-        None,
-    )
-    if view.rank != "preferred" and preferred is not None:
-        return f"{preferred} is preferred: exports write that value, not this one"
-    return None
 
 
 def legend(items) -> tuple[str, ...]:
