@@ -26,11 +26,30 @@ from claimsdb.trust import people, signatures
 
 def ensure_intact(claim_views: Iterable[Any]) -> None:
     """Refuse (exit 2) when any claim view (views.ClaimView) disagrees with its history; names the first."""
-    bad = [v for v in claim_views if v.integrity]
-    if bad:
-        first = bad[0]
-        more = f" (and {len(bad) - 1} more claim(s))" if len(bad) > 1 else ""
-        raise TamperedHistory(first.key, first.integrity[0] + more)
+    tampered = Tampered()
+    for v in claim_views:
+        tampered.note(v)
+    tampered.ensure_none()
+
+
+class Tampered:
+    """The claims that disagree with their history among those a command reads, noted as they pass (a
+    listing prints them marked), then `ensure_none` refuses (exit 2) naming the first."""
+
+    def __init__(self) -> None:
+        self.first: Any = None
+        self.count = 0
+
+    def note(self, view: Any) -> Any:
+        if view.integrity:
+            self.count += 1
+            self.first = self.first or view
+        return view
+
+    def ensure_none(self) -> None:
+        if self.first is not None:
+            more = f" (and {self.count - 1} more claim(s))" if self.count > 1 else ""
+            raise TamperedHistory(self.first.key, self.first.integrity[0] + more)
 
 
 @dataclass

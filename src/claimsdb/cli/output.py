@@ -194,16 +194,19 @@ CLAIM_CSV_COLUMNS = (
     "sources",
     "basis",
     "section",
+    "integrity",
 )
 
 
 def claim_row(view: dict[str, Any]) -> dict[str, Any]:
-    """The flat (CSV) form of a claim: its fields as they are, then its figures and sources as text."""
-    row = {k: view[k] for k in CLAIM_CSV_COLUMNS if k not in ("figures", "sources")}
+    """The flat (CSV) form of a claim: its fields as they are, then its figures and sources as text, and
+    every way it disagrees with its history ("" when it agrees: a spreadsheet sees a tampered row)."""
+    row = {k: view[k] for k in CLAIM_CSV_COLUMNS if k not in ("figures", "sources", "integrity")}
     return {
         **row,
         "figures": figures_text(view["figures"]),
         "sources": sources_text(view["sources"]),
+        "integrity": "; ".join(view.get("integrity") or ()),
     }
 
 

@@ -173,11 +173,16 @@ def list_(
 
     Example: claims list --trust unverified --stage "Agentic RL"
     """
-    from claimsdb import queries
+    from claimsdb import integrity, queries
 
     with db.session_of(db_) as session:
-        # JSON and CSV are written as the claims are read: a list of the whole store is never held
-        read = (v.to_json() for v in queries.iter_claims(session, filters, stale=stale))
+        # JSON and CSV are written as the claims are read: a list of the whole store is never held.
+        # A claim that disagrees with its history is printed marked, and the command then exits 2
+        # naming it, as every other reader does: a listing is not a way round the check.
+        tampered = integrity.Tampered()
+        read = (
+            tampered.note(v).to_json() for v in queries.iter_claims(session, filters, stale=stale)
+        )
 
         def table() -> None:
             views = list(read)
@@ -202,7 +207,8 @@ def list_(
                             " [STALE: the latest verification no longer finds it]"
                             if v["stale"]
                             else ""
-                        ),
+                        )
+                        + "".join(f" [TAMPERED: {p}]" for p in v["integrity"]),
                     )
                     for v in views
                 ],
@@ -213,6 +219,7 @@ def list_(
             fmt,
             Output(Stream(read), CLAIM_CSV_COLUMNS, lambda: (claim_row(v) for v in read), table),
         )
+        tampered.ensure_none()
 
 
 def tags(db_: DbOption = None, fmt: FormatOption = OutputFormat.table) -> None:
