@@ -55,3 +55,7 @@ def encoder(
         return "".join(encode(o, 0))
 
     return text
+
+
+# json.dumps(item, ensure_ascii=False) with ", " and ": ": a claim's line in `claims list --format json`
+LINE = encoder(separators=(", ", ": "))

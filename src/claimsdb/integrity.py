@@ -37,19 +37,25 @@ class Tampered:
     listing prints them marked), then `ensure_none` refuses (exit 2) naming the first."""
 
     def __init__(self) -> None:
-        self.first: Any = None
+        self.first_key: str | None = None
+        self.first_reason = ""
         self.count = 0
 
     def note(self, view: Any) -> Any:
         if view.integrity:
-            self.count += 1
-            self.first = self.first or view
+            self.add(1, view.key, view.integrity[0])
         return view
 
+    def add(self, count: int, key: str | None, reason: str) -> None:
+        """`count` more, the first of them `key` (read after every claim noted so far)."""
+        if count and self.first_key is None:
+            self.first_key, self.first_reason = key, reason
+        self.count += count
+
     def ensure_none(self) -> None:
-        if self.first is not None:
+        if self.first_key is not None:
             more = f" (and {self.count - 1} more claim(s))" if self.count > 1 else ""
-            raise TamperedHistory(self.first.key, self.first.integrity[0] + more)
+            raise TamperedHistory(self.first_key, self.first_reason + more)
 
 
 @dataclass

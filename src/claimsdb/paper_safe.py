@@ -12,12 +12,9 @@ No other path exists: the renderers only ever see rows that carry their own `pap
 
 from __future__ import annotations
 
-import hashlib
 import os
-import pickle
-import tempfile
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -25,8 +22,9 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from claimsdb import __version__, anchor, canonical, integrity, views
+from claimsdb import __version__, anchor, halves, integrity, views
 from claimsdb.db import HEAD_REVISION
+from claimsdb.export_rows import ExportRow, Rows
 from claimsdb.models import Claim, utcnow
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust import people, signatures
@@ -39,131 +37,6 @@ NOT_REREAD = "not re-read"
 # The blocked claims an export keeps to list (the first it reads); all of them are counted. The re-read
 # queue of `claims serve` walks through every one, and a draft writes them all, marked.
 LISTED_BLOCKED = 200
-NAMED_NOTES_ONLY = 5  # the claims that cite only notes an export names (all are counted)
-
-
-@dataclass
-class ExportRow:
-    key: str
-    subject: str
-    stage: str | None
-    statement: str
-    figures: list[str]  # as written
-    citations: list[
-        dict[str, Any]
-    ]  # sources to cite: key, cite_key, title, url, kind, publisher, date, authors, accessed
-    tag: str
-    trust: str | None
-    paper_safe: bool
-    reread_page: RereadPage | None = None  # the page a person should re-read to clear it
-    stale: bool = False  # verified, but the latest verification no longer finds it as recorded
-    outdated: str | None = None  # verified, but changed since the re-read: why
-    figure_names: list[str | None] = field(default_factory=list)  # the figures' optional names
-    quantity: str | None = None  # the quantity it states, when several claims compete on it
-    label: str | None = None  # the short phrase a grid cell shows instead of the figures
-    reread_check: str | None = None  # how its re-read met the page (views.ClaimView.reread_check)
-    attested: str | None = (
-        None  # its re-read is an attestation: the reason the page was not checked
-    )
-    unsigned: str | None = None  # why its re-read does not vouch, once signatures are required
-    signed_by: str | None = None  # the fingerprint of the key that signed the re-read it stands on
-
-    def canonical(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "subject": self.subject,
-            "stage": self.stage,
-            "statement": self.statement,
-            "label": self.label,
-            "figures": self.figures,
-            "citations": [c["cite_key"] for c in self.citations],
-            "tag": self.tag,
-            "trust": self.trust,
-            "paper_safe": self.paper_safe,
-        }
-
-
-NAMED_ATTESTED = 1000  # attested rows a manifest names, with their reasons (all are counted)
-
-
-# json.dumps(row, sort_keys=True, ensure_ascii=False), its encoder built once (canonical.encoder)
-_ROW_TEXT = canonical.encoder(sort_keys=True, separators=(", ", ": "))
-
-
-class Rows:
-    """The rows an export writes, in order, with what the manifest counts of them, gathered as they are
-    added. Past MEMORY_ROWS they are kept on disk (pickled), so an export of a million claims never holds
-    them all; iterate it as often as a renderer needs, `len()` counts them."""
-
-    MEMORY_ROWS = 10_000
-
-    def __init__(self) -> None:
-        self._memory: list[ExportRow] = []
-        self._file: Any = None
-        self._count = 0
-        self.counts_by_tag: dict[str, int] = {}
-        self.not_re_read = 0
-        self.stale: list[
-            ExportRow
-        ] = []  # written rows the latest verification no longer finds: few
-        self.notes_only: list[str] = []  # the first few written claims whose only sources are notes
-        self.notes_only_count = 0
-        # written rows whose re-read is an attestation (key, reason), and how many rest on a re-read
-        # recorded before re-reads were checked against the page
-        self.attested: list[dict[str, str]] = []  # the first NAMED_ATTESTED
-        self.attested_count = 0
-        self.unchecked = 0
-        # the keys whose signed re-reads vouch for written rows: fingerprint -> how many rows
-        self.signed_by: dict[str, int] = {}
-        self._canonical = hashlib.sha256()
-
-    def append(self, row: ExportRow) -> None:
-        # The digest of json.dumps([r.canonical() for r in rows], sort_keys=True), built a row at a time.
-        self._canonical.update(
-            ((", " if self._count else "[") + _ROW_TEXT(row.canonical())).encode("utf-8")
-        )
-        self._count += 1
-        self.counts_by_tag[row.tag] = self.counts_by_tag.get(row.tag, 0) + 1
-        self.not_re_read += not row.paper_safe
-        if row.stale:
-            self.stale.append(row)
-        if row.attested is not None:
-            self.attested_count += 1
-            if len(self.attested) < NAMED_ATTESTED:
-                self.attested.append({"key": row.key, "reason": row.attested})
-        self.unchecked += row.reread_check == "unchecked"
-        if row.signed_by is not None:
-            self.signed_by[row.signed_by] = self.signed_by.get(row.signed_by, 0) + 1
-        if row.citations and not references(row):
-            self.notes_only_count += 1
-            if len(self.notes_only) < NAMED_NOTES_ONLY:
-                self.notes_only.append(row.key)
-        if self._file is None and len(self._memory) < self.MEMORY_ROWS:
-            self._memory.append(row)
-            return
-        if self._file is None:
-            self._file = tempfile.TemporaryFile()
-        pickle.dump(row, self._file, pickle.HIGHEST_PROTOCOL)
-
-    @property
-    def content_sha256(self) -> str:
-        done = self._canonical.copy()
-        done.update(b"]" if self._count else b"[]")
-        return done.hexdigest()
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __iter__(self) -> Iterator[ExportRow]:
-        yield from self._memory
-        if self._file is not None:
-            self._file.flush()
-            self._file.seek(0)
-            while True:
-                try:
-                    yield pickle.load(self._file)
-                except EOFError:
-                    return
 
 
 class Blocked(NamedTuple):
@@ -256,10 +129,66 @@ def citations_for(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def references(row: ExportRow, *, cite_notes: bool = False) -> list[dict[str, Any]]:
-    """The citations a paper's bibliography holds for a row (`\\cite{}` and the .bib): its published
-    sources. A note is the team's own, not a reference: it is cited only when the user asks (--cite-notes)."""
-    return [c for c in row.citations if cite_notes or c["kind"] != "note"]
+class Gathered:
+    """What reading the selected claims gathers for an export, a claim at a time: the rows it writes, the
+    blocked claims (the first LISTED_BLOCKED, all counted) and the competing values. A worker gathers
+    its half of a large store the same way (halves.py), and `adopt` takes its gathering in after this
+    one's, as if these had been read one after the other."""
+
+    def __init__(self, mode: str, policy: Policy, rows: Rows | None = None) -> None:
+        self.mode, self.policy = mode, policy
+        self.rows = rows if rows is not None else Rows()
+        self.blocked: list[Blocked] = []
+        self.blocked_count = 0
+        self.chooser = _Chooser()
+
+    def add(self, view: ClaimView) -> None:
+        if view.integrity:
+            integrity.ensure_intact([view])
+        if not self.chooser.keeps(view):
+            return
+        row = export_row(view, self.policy)
+        if not row.paper_safe:
+            self.blocked_count += 1
+            if len(self.blocked) < LISTED_BLOCKED:
+                self.blocked.append(_blocked(row))
+        if row.paper_safe or self.mode in ("draft", "guarded"):
+            if not (
+                self.mode == "gate" and self.blocked_count
+            ):  # the gate closed: nothing is written
+                self.rows.append(row)
+
+    def summary(self) -> dict[str, Any]:
+        """A worker's gathering, for `adopt` (its rows stay in the files of its `Rows(folder)`)."""
+        return {
+            "rows": self.rows.tally(),
+            "blocked": self.blocked,
+            "blocked_count": self.blocked_count,
+            "chooser": self.chooser.entries,
+        }
+
+    def adopt(self, summary: dict[str, Any], half: halves.Half) -> None:
+        """Take in a worker's gathering (`summary`) of the claims read after this one's."""
+        self.blocked += summary["blocked"][: LISTED_BLOCKED - len(self.blocked)]
+        self.blocked_count += summary["blocked_count"]
+        if not (self.mode == "gate" and self.blocked_count):  # else nothing is written
+            self.rows.adopt(half.folder, summary["rows"], keep=half.temporary)
+        self.chooser.adopt(summary["chooser"])
+
+
+def _blocked(row: ExportRow) -> Blocked:
+    return Blocked(
+        row.key,
+        row.subject,
+        row.figures,
+        row.tag,
+        row.trust,
+        row.outdated,
+        row.stale,
+        row.reread_page,
+        row.attested,
+        row.unsigned,
+    )
 
 
 def prepare(
@@ -287,44 +216,33 @@ def prepare(
     excluded = session.execute(
         filters.apply(select(func.count(Claim.id))).where(Claim.status != EXPORTABLE_STATUS)
     ).scalar_one()
-    written, blocked, blocked_count = Rows(), [], 0
-    chooser = _Chooser()
-    for view in views.load(session, exportable):
-        if view.integrity:
-            integrity.ensure_intact([view])
-        if not chooser.keeps(view):
-            continue
-        row = export_row(view, policy)
-        if not row.paper_safe:
-            blocked_count += 1
-            if len(blocked) < LISTED_BLOCKED:
-                blocked.append(
-                    Blocked(
-                        row.key,
-                        row.subject,
-                        row.figures,
-                        row.tag,
-                        row.trust,
-                        row.outdated,
-                        row.stale,
-                        row.reread_page,
-                        row.attested,
-                        row.unsigned,
-                    )
-                )
-        if row.paper_safe or mode in ("draft", "guarded"):
-            if not (mode == "gate" and blocked_count):  # the gate closed: nothing more is written
-                written.append(row)
-    export = Export(
-        rows=Rows() if mode == "gate" and blocked_count else written,
-        blocked=blocked,
-        blocked_count=blocked_count,
-        mode=mode,
-        layout=layout,
-        policy=policy,
-        cite_notes=cite_notes,
+    gathered = Gathered(mode, policy)
+    mine, half = halves.start(
+        session, "export", exportable, {"mode": mode, "strict": policy.strict}
     )
-    export.competing = chooser.competing()
+    try:
+        before = halves.head(session) if half is not None else None
+        for view in views.load(session, mine):
+            gathered.add(view)
+        rest = half.result(session, before) if half is not None else None
+        if rest is None:  # read here: no worker, or its answer was not for this store as read
+            for view in views.load(session, exportable[len(mine) :]):
+                gathered.add(view)
+        else:
+            gathered.adopt(rest, half)
+        export = Export(
+            rows=Rows() if mode == "gate" and gathered.blocked_count else gathered.rows,
+            blocked=gathered.blocked,
+            blocked_count=gathered.blocked_count,
+            mode=mode,
+            layout=layout,
+            policy=policy,
+            cite_notes=cite_notes,
+        )
+    finally:
+        if half is not None:
+            half.close()
+    export.competing = gathered.chooser.competing()
     export.manifest = manifest(export, filters, excluded=excluded, head=anchor.take(session))
     # whether only signed re-reads vouch here (trust.people): else anyone who can run claims can vouch
     registry = people.load(session)
@@ -395,7 +313,7 @@ class _Chooser:
     are read; `competing()` says, per quantity, what was used and what was left out."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, dict[str, Any]] = {}
+        self.entries: dict[str, dict[str, Any]] = {}
 
     def keeps(self, v: ClaimView) -> bool:
         if v.quantity is None:
@@ -403,7 +321,7 @@ class _Chooser:
         others = [c for c in v.competitors if c["status"] == EXPORTABLE_STATUS]
         mine = {"key": v.key, "rank": v.rank}
         preferred = _preferred(v)
-        entry = self._entries.setdefault(
+        entry = self.entries.setdefault(
             v.quantity["key"], {"preferred": preferred, "used": [], "others": []}
         )
         kept = left_out(v) is None
@@ -418,11 +336,20 @@ class _Chooser:
                 entry["others"].append(c["key"])
         return kept
 
+    def adopt(self, entries: dict[str, dict[str, Any]]) -> None:
+        """Take in another chooser's entries (a worker's half, read after this one's claims)."""
+        for quantity, theirs in entries.items():
+            mine = self.entries.setdefault(
+                quantity, {"preferred": theirs["preferred"], "used": [], "others": []}
+            )
+            mine["used"] += [k for k in theirs["used"] if k not in mine["used"]]
+            mine["others"] += [k for k in theirs["others"] if k not in mine["others"]]
+
     def competing(self) -> dict[str, dict[str, Any]]:
-        for entry in self._entries.values():
+        for entry in self.entries.values():
             entry["others"] = sorted(k for k in entry["others"] if k not in entry["used"])
             entry["used"].sort()
-        return {k: v for k, v in sorted(self._entries.items()) if v["others"] or len(v["used"]) > 1}
+        return {k: v for k, v in sorted(self.entries.items()) if v["others"] or len(v["used"]) > 1}
 
 
 def choose_values(views: list[ClaimView]) -> tuple[set[str], dict[str, dict[str, Any]]]:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import exists, func, or_, select
 from sqlmodel import Session
 
-from claimsdb import definitions, views
+from claimsdb import definitions, halves, views
 from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
 from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
 from claimsdb.figures.matching import (
@@ -370,9 +370,37 @@ def iter_claims(
     """Claims matching the filters, in key order, read in sets as they are consumed; with `stale`, only
     those whose verified tag no longer holds: changed since their re-read, or no longer found by the
     latest verification."""
-    for v in views.load(session, views.select_ids(session, filters)):
-        if not stale or v.stale or v.reread_outdated:
-            yield v
+    yield from _stale_only(views.load(session, views.select_ids(session, filters)), stale)
+
+
+def json_items(
+    session: Session, filters: ClaimFilter, tampered: Any, *, stale: bool = False
+) -> Iterator[Any]:
+    """iter_claims as JSON items, each claim noted by `tampered` (integrity.Tampered); from
+    halves.SPLIT_FROM claims on, the second half is one halves.Encoded piece: its JSON lines, read by a
+    worker on another core meanwhile (or here, when the worker's answer cannot be used)."""
+    ids = views.select_ids(session, filters)
+    mine, half = halves.start(session, "list", ids, {"stale": stale})
+    try:
+        before = halves.head(session) if half is not None else None
+        for v in _stale_only(views.load(session, mine), stale):
+            yield tampered.note(v).to_json()
+        rest = half.result(session, before) if half is not None else None
+        if rest is None or half is None:
+            for v in _stale_only(views.load(session, ids[len(mine) :]), stale):
+                yield tampered.note(v).to_json()
+            return
+        first_key, first_reason = rest["tampered_first"] or (None, "")
+        tampered.add(rest["tampered"], first_key, first_reason)
+        if rest["count"]:
+            yield halves.Encoded(half.folder / "lines", half)
+    finally:
+        if half is not None:
+            half.close()
+
+
+def _stale_only(read: Iterator[ClaimView], stale: bool) -> Iterator[ClaimView]:
+    return (v for v in read if not stale or v.stale or v.reread_outdated)
 
 
 def list_claims(

@@ -121,7 +121,7 @@ class Stream:
         self.items = items
 
 
-_LINE = canonical.encoder(separators=(", ", ": "))  # json.dumps(item, ensure_ascii=False)
+_LINE = canonical.LINE  # json.dumps(item, ensure_ascii=False, separators=(", ", ": "))
 
 
 def emit_json(data: Any) -> None:
@@ -130,7 +130,15 @@ def emit_json(data: Any) -> None:
         return
     first = True
     for item in data.items:
-        sys.stdout.write(("[\n  " if first else ",\n  ") + _LINE(item))
+        pieces = getattr(
+            item, "pieces", None
+        )  # halves.Encoded: items a worker encoded as _LINE does
+        if pieces is not None:
+            sys.stdout.write("[\n  " if first else ",\n  ")
+            for piece in pieces():
+                sys.stdout.write(piece)
+        else:
+            sys.stdout.write(("[\n  " if first else ",\n  ") + _LINE(item))
         first = False
     sys.stdout.write("[]\n" if first else "\n]\n")
 

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from claimsdb.escaping import bibtex_comment, bibtex_field, bibtex_key, url
+from claimsdb.export_rows import references
 from claimsdb.exporters.common import manifest_comments
-from claimsdb.paper_safe import NOT_REREAD, Export, references
+from claimsdb.paper_safe import NOT_REREAD, Export
 
 Fields = dict[str, str]
 

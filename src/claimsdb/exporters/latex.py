@@ -17,8 +17,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from claimsdb.escaping import bibtex_key, clause, latex_text
+from claimsdb.export_rows import ExportRow, references
 from claimsdb.exporters.common import manifest_comments
-from claimsdb.paper_safe import NOT_REREAD, Export, ExportRow, cell_text, grids, references
+from claimsdb.paper_safe import NOT_REREAD, Export, cell_text, grids
 
 DAGGER = r"$^{\dagger}$"  # the math dagger: \dag in text is a bitmap font without cm-super (see escaping)
 PACKAGES = r"\usepackage{booktabs,longtable,array}"
