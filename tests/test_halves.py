@@ -131,3 +131,18 @@ def test_a_worker_that_fails_or_saw_another_store_leaves_the_half_to_the_command
     failed = claims("export", "--skip-unsafe", "--format", "csv")
     assert failed.exit_code == 0 and failed.stdout == expected
     assert not taken
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("bundled")
+def test_once_signatures_are_required_both_halves_judge_rereads_alike(claims, keys, monkeypatch):
+    """Each half checks its own re-reads' signatures (the signatures' prefetch beside each): the data's
+    unsigned re-reads stop vouching in the worker's half as in the command's."""
+    ada = keys("ada")
+    assert claims("people", "add", "Ada", "--key", f"{ada}.pub").exit_code == 0
+    assert claims("people", "require-signatures", "--sign-with", ada).exit_code == 0
+    for args in (["export", "--skip-unsafe", "--format", "csv"], ["list", "--format", "json"]):
+        alone, split, taken = both_ways(claims, monkeypatch, *args)
+        assert split.exit_code == alone.exit_code == 0, split.output
+        assert taken and split.stdout == alone.stdout and split.stderr == alone.stderr
+    assert "is not signed" in split.stdout
