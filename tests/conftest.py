@@ -29,10 +29,24 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 
+def importer_before_observations(patched: pytest.MonkeyPatch) -> None:
+    """Today's importer as a release before schema 0017 ran it: no claim.observation column to write."""
+    from claimsdb.importer import known, plan, write
+
+    patched.setattr(
+        write, "CLAIM_FIELDS", tuple(f for f in write.CLAIM_FIELDS if f != "observation")
+    )
+    fields = tuple(f for f in known.DATA_FIELDS if f != "observation")
+    for module in (known, plan, write):
+        patched.setattr(module, "DATA_FIELDS", fields)
+
+
 def importer_before_alias_definitions(patched: pytest.MonkeyPatch) -> None:
-    """Today's importer as a release before schema 0016 ran it: no claim's aliases defined or checked."""
+    """Today's importer as a release before schema 0016 ran it: no claim's aliases defined or checked
+    (nor, before 0017, an observation written)."""
     from claimsdb import definitions
 
+    importer_before_observations(patched)
     patched.setattr(definitions, "define_aliases", lambda *a: None)
     patched.setattr(definitions, "ensure_aliases", lambda *a: None)
     patched.setattr(definitions, "aliases_disagreeing", lambda *a: {})

@@ -319,7 +319,7 @@ def test_a_store_of_an_earlier_release_upgrades_with_its_sources_and_quantities_
     assert claims("values", QUANTITY).exit_code == 2  # the upgrade's definitions are held
 
 
-ALIASED = "rl.weight-sync.kimi-checkpoint-engine"  # spot-checked: "Kimi ... about 20 s"
+ALIASED = "pipelines.glm5.data"  # secondary, paper-safe, no aliases: "GLM-5 ... 27T tokens"
 DEFINED_ALIASES = "pipelines.marin.open-athena.tokens"  # aliases ["Open Athena"] in the data file
 
 
@@ -335,7 +335,7 @@ def test_an_alias_set_outside_claims_stops_lint_and_blocks_its_claim(claims, sto
     names it."""
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
     paper = tmp_path / "paper.md"
-    paper.write_text("Zorblat swaps the weights of a model in about 20 s.\n", encoding="utf-8")
+    paper.write_text("Zorblat was trained on 27T tokens of data.\n", encoding="utf-8")
     code, found = lint_json(claims, paper)
     assert code == 0 and found["untracked"] == 1 and found["passed"] == 0
     run_sql(store, ("UPDATE claim SET aliases = ? WHERE key = ?", ["Zorblat", ALIASED]))
@@ -401,7 +401,10 @@ def test_a_store_of_the_release_before_alias_definitions_upgrades_with_them(
     assert [(r.id, r.sha256) for r in rows[: len(before)]] == [(r.id, r.sha256) for r in before]
     added = rows[len(before) :]
     assert {r.name: json.loads(r.fields) for r in added}[DEFINED_ALIASES] == ["Open Athena"]
-    assert {r.kind for r in added} == {"aliases"} and len(added) == 15
+    with_aliases = [
+        c for f in DATA_FILES for c in json.loads(f.read_text())["claims"] if c.get("aliases")
+    ]
+    assert {r.kind for r in added} == {"aliases"} and len(added) == len(with_aliases) == 23
     assert added[0].prev_sha256 == before[-1].sha256
     assert all(r.actor == definitions.UPGRADE_ACTOR for r in added)
     checked = claims("db", "check")
@@ -416,7 +419,7 @@ def test_a_source_repointed_with_a_matching_definition_voids_the_reread_made_on_
     """What a PostgreSQL writer may do (update a source row, append its definition with a correct
     digest): the store agrees with itself, but a re-read made on the old URL no longer vouches for a
     claim whose source now points elsewhere, so the claim leaves the paper-safe set."""
-    key, source = ALIASED, "checkpoint-engine-readme"
+    key, source = "rl.weight-sync.kimi-checkpoint-engine", "checkpoint-engine-readme"
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
     assert not json.loads(claims("show", key, "--format", "json").stdout)["reread_outdated"]
     assert key in claims("export", "--skip-unsafe", "--format", "csv").stdout

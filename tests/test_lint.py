@@ -405,19 +405,33 @@ def test_a_subject_is_recognised_however_it_is_written(run, claims, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["Kimi K2", "Kimi-K2", "kimi k2", "KIMI\u2011K2"])
 def test_the_full_name_beats_a_shorter_subject_inside_it(run, claims, name):
-    # 1T is both Kimi K2 / K3's model size and the model the "Kimi" checkpoint engine syncs (spot-checked).
-    retag = claims(
-        "retag",
-        "pipelines.kimi-k2-k3.post-train",
-        "agent-reported",
-        "--reason",
-        "test",
+    # The bundled data names one system per subject ("Kimi" is an alias of Kimi K2 / K3): the shorter
+    # subject is added here, a claim about "Kimi" stating the figure Kimi K2 / K3's data claim states.
+    added = claims(
+        "add",
+        "--subject",
+        "Kimi",
+        "--statement",
+        "Kimi was trained on 15.5T tokens.",
+        "--figure",
+        "15.5T tokens",
+        "--source",
+        "https://example.org/kimi",
+        "--quote",
+        "15.5T tokens",
         "--by",
-        "Ada",
+        "sweep-agent",
+    )
+    assert added.exit_code == 0, added.output
+    retag = claims(
+        "retag", "pipelines.kimi-k2-k3.data", "agent-reported", "--reason", "test", "--by", "Ada"
     )
     assert retag.exit_code == 0, retag.output
-    f = only(run(f"Here {name} has 1T parameters.\n"))
-    assert f.claims == ("pipelines.kimi-k2-k3.post-train",)
+    f = only(run(f"Here {name} was trained on 15.5T tokens.\n"))
+    assert f.claims == ("pipelines.kimi-k2-k3.data",)
+    shorter = only(run("Here Kimi was trained on 15.5T tokens.\n"))
+    # "Kimi" alone names both subjects; the full name only the one it spells out
+    assert len(shorter.claims) == 2 and "pipelines.kimi-k2-k3.data" in shorter.claims
 
 
 def test_a_distinctive_word_of_the_subject_is_enough(run, claims):

@@ -192,7 +192,7 @@ def test_the_grid_cites_each_cell_once_per_run_of_the_same_sources_and_never_joi
 
 def entries(text: str) -> dict[str, str]:
     """A .bib's entries by key: "@type{key,\n  fields\n}" -> {key: "@type ... fields"}."""
-    found = re.findall(r"^@(\w+)\{([^,]+),\n(.*?)\n\}$", text, re.MULTILINE | re.DOTALL)
+    found = re.findall(r"^@(\w+)\{([^,\n]+),\n(.*?)\n\}$", text, re.MULTILINE | re.DOTALL)
     return {key: f"@{kind}\n{body}" for kind, key, body in found}
 
 

@@ -24,6 +24,7 @@ EDITS = [
     ("claim.section", "UPDATE claim SET section = '§9' WHERE key = 'widget.pretrain'"),
     ("claim.basis", "UPDATE claim SET basis = 'Re-read twice.' WHERE key = 'gadget.fleet'"),
     ("claim.aliases", "UPDATE claim SET aliases = '[\"Gizmo\"]' WHERE key = 'gadget.fleet'"),
+    ("claim.observation", "UPDATE claim SET observation = TRUE WHERE key = 'widget.pretrain'"),
     ("figure.raw", "UPDATE figure SET raw = '4,096 H100' WHERE raw = '3,072 H100'"),
     ("figure.value", "UPDATE figure SET value = 4096 WHERE raw = '3,072 H100'"),
     ("figure.unit", "UPDATE figure SET unit = 'TPUs' WHERE raw = '3,072 H100'"),

@@ -48,6 +48,15 @@ def test_a_label_is_kept_as_one_trimmed_line_and_is_optional(write_json, sample)
     assert data.claims[0].record_name == "'widget.pretrain'"
 
 
+def test_an_observation_flag_is_a_boolean_and_false_by_default(write_json, sample):
+    sample["claims"][2]["observation"] = True
+    assert [c.observation for c in load(write_json(sample)).claims] == [False, False, True]
+    sample["claims"][2]["observation"] = "yes"
+    with pytest.raises(InvalidRecord) as raised:
+        load(write_json(sample))
+    assert raised.value.field == "observation" and "true or false" in str(raised.value)
+
+
 def test_override_lets_an_unparseable_figure_in_only_with_an_explicit_kind(write_json, sample):
     sample["claims"][0]["figures"] = [{"raw": "a dozen-ish", "kind": "text"}]
     assert load(write_json(sample)).claims[0].figures[0].quantity.value is None

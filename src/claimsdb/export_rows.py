@@ -49,6 +49,7 @@ class ExportRow:
     )
     unsigned: str | None = None  # why its re-read does not vouch, once signatures are required
     signed_by: str | None = None  # the fingerprint of the key that signed the re-read it stands on
+    observation: bool = False  # about no one system: listed, never a row of a grid (grids)
 
     def canonical(self) -> dict[str, Any]:
         return {

@@ -161,13 +161,17 @@ def stored_digest(
     section: str | None,
     quantity_id: int | None,
     figures: Iterable[Mapping[str, Any]],
+    observation: bool = False,
 ) -> str:
     """The SHA-256 of a claim's stored record: its stage, basis, section and quantity, and each figure's
-    STORED_FIGURE_COLUMNS in position order. A figure is a mapping of those columns: a figure table row
+    STORED_FIGURE_COLUMNS in position order, and whether it is an observation (hashed only when it is,
+    as the label is in `content_digest`: every earlier digest stays what it was). A figure is a mapping of those columns: a figure table row
     (`steps` as JSON text) or a claim view's figure (`steps` as a list). Numbers are hashed as floats
     (both engines store doubles; 3 and 3.0, -0.0 and 0.0 are one number), so the digest of the rows an
     import writes is the digest of the rows read back on SQLite and PostgreSQL alike."""
-    return stored_rows_digest(stage, basis, section, quantity_id, map(_FIGURE_VALUES, figures))
+    return stored_rows_digest(
+        stage, basis, section, quantity_id, map(_FIGURE_VALUES, figures), observation
+    )
 
 
 def stored_rows_digest(
@@ -176,6 +180,7 @@ def stored_rows_digest(
     section: str | None,
     quantity_id: int | None,
     figures: Iterable[Sequence[Any]],
+    observation: bool = False,
 ) -> str:
     """`stored_digest` of figures given as their STORED_FIGURE_COLUMNS values, in that order (a figure
     row as the driver returns it: a whole-store read hashes them without a mapping)."""
@@ -188,6 +193,8 @@ def stored_rows_digest(
         quantity_id,
         [_stored_figure(f) for f in figures],
     ]
+    if observation:  # kept out of a grid: an SQL edit either way would add or drop a grid's row
+        payload.append(["observation", True])
     return _sha256(payload)
 
 

@@ -145,6 +145,8 @@ class Claim(SQLModel, table=True):
     aliases: str | None = None
     # The short phrase a grid cell shows for the claim, instead of its figures (record_types.ClaimRecord.label).
     label: str | None = None
+    # About no one system (records.types.ClaimRecord.observation): listed, never a row of a grid.
+    observation: bool = False
     status: str = "active"
     status_reason: str | None = None
     superseded_by: str | None = None

@@ -283,6 +283,7 @@ def export_row(view: ClaimView, policy: Policy) -> ExportRow:
         attested=view.attested,
         unsigned=view.unsigned,
         signed_by=signatures.fingerprint(view.vouched_event) if view.vouched_event else None,
+        observation=view.observation,
     )
 
 
@@ -440,9 +441,13 @@ def stage_order(rows: Iterable[Any]) -> list[str]:
 def grids(rows: Iterable[Any]) -> list[Grid]:
     """The grids of these rows, each only when it holds a claim: the life-cycle grid (the stages they
     use, in the note's order), the topic grid (every other stage, in order of first appearance), and
-    last the claims that name no stage, in one column."""
+    last the claims that name no stage, in one column. A grid's rows are systems: an observation (a
+    claim about no one system, `observation` in its data file) is in no grid, so a subject that only
+    observations are about has no row; the list and the other formats still hold it."""
     parts: dict[str, list[Any]] = {LIFE_CYCLE_GRID: [], TOPIC_GRID: [], NO_STAGE_GRID: []}
     for r in rows:
+        if getattr(r, "observation", False):  # the browser reads only systems (selection)
+            continue
         parts[
             LIFE_CYCLE_GRID
             if r.stage in LIFE_CYCLE

@@ -409,6 +409,7 @@ def _apply_corrections(
         claim.section,
         claim.quantity_id,
         [{c: getattr(r, c) for c in FIGURE_COLUMNS} for r in rows],
+        bool(claim.observation),
     )
     return what.corrected_statement, stored
 

@@ -330,10 +330,13 @@ class Selection:
         )
 
     def subjects(self) -> list[Subject]:
-        """The subjects of the claims, each once, in the order the grid draws them (by first claim)."""
+        """The subjects of the claims, each once, in the order the grid draws them (by first claim): the
+        grid's rows, so an observation (about no one system) is not counted (paper_safe.grids)."""
         first = func.min(Claim.id)
-        stmt = self.where(select(Claim.subject, first, func.count(), self._unsafe_sum())).group_by(
-            Claim.subject
+        stmt = (
+            self.where(select(Claim.subject, first, func.count(), self._unsafe_sum()))
+            .where(col(Claim.observation).is_(False))
+            .group_by(Claim.subject)
         )
         return [
             Subject(name, first_id, claims, unsafe or 0)
@@ -345,7 +348,7 @@ class Selection:
         if not subjects:
             return []
         stmt = self.where(select(Claim.id, Claim.subject, Claim.stage)).where(
-            Claim.subject.in_(subjects)
+            Claim.subject.in_(subjects), col(Claim.observation).is_(False)
         )
         return [tuple(r) for r in self.session.execute(stmt.order_by(Claim.id))]
 

@@ -42,22 +42,9 @@ BATCH = 1000  # claims a batch; each statement binds at most this many parameter
 # A verified claim whose latest check found less than its figures is stale; "rounded" is not stale.
 STALE_OUTCOMES = ("figure-changed", "not-found", "partial")
 
-_CLAIM_COLUMNS = (
-    "id",
-    "key",
-    "subject",
-    "stage",
-    "statement",
-    "tag",
-    "basis",
-    "section",
-    "aliases",
-    "status",
-    "status_reason",
-    "superseded_by",
-    "quantity_id",
-    "rank",
-    "label",
+_CLAIM_COLUMNS = tuple(
+    "id key subject stage statement tag basis section aliases status status_reason superseded_by "
+    "quantity_id rank label observation".split()
 )
 _FIGURE_KEYS = FIGURE_COLUMNS
 _EVENT_KEYS = ("id", *chain.EVENT_FIELDS, *chain.LATER_FIELDS, "sha256")
@@ -150,6 +137,7 @@ class ClaimView(NamedTuple):
     vouched_event: dict[str, Any] | None = None  # the event its verified tag stands on, as stored
     # why that event does not vouch once signatures are required (trust.signatures); None: it does
     unsigned: str | None = None
+    observation: bool = False  # about no one system: never a row of a grid
 
     @property
     def tag_reason(self) -> str:
@@ -397,7 +385,7 @@ def _checked(
     status, quantity_id, rank, label = c[9], c[12], c[13], c[14]
     state = chain.derive(evs, trust)
     content = chain.content_digest(subject, statement, [f[1::-1] for f in figures], evidence, label)
-    stored = chain.stored_rows_digest(stage, basis, section, quantity_id, figures)
+    stored = chain.stored_rows_digest(stage, basis, section, quantity_id, figures, bool(c[15]))
     problems = chain.problems(
         key,
         tag,
@@ -435,6 +423,7 @@ def _view(
         quantity_id,
         rank,
         label,
+        observation,
     ) = c
     evidence = [(s["key"], s["locator"], s["quote"]) for s in sources]
     state, content, problems = _checked(c, trust, figures, evidence, evs, checked, outside)
@@ -480,6 +469,7 @@ def _view(
         rank_event,
         label,
         dict(state.vouched_by) if verified and state.vouched_by is not None else None,
+        observation=bool(observation),
     )
 
 

@@ -173,11 +173,11 @@ def test_bibtex_entries_compile_and_cite(hostile, tmp_path):
     (tmp_path / "table.tex").write_text(
         exported(hostile, "--format", "latex", "--tag", "spot-checked"), encoding="utf-8"
     )
-    assert bib.count("\n@") == 2  # one entry per cited source
+    assert bib.count("\n@") == 3 and bib.count("\n@preamble{") == 1  # one entry per cited source
     searched = exported(hostile, "--format", "bibtex", "--search", "@misc{evil, title={x}}")
     assert (
-        searched.count("@") == 1 and "(at)misc{evil" in searched
-    )  # a filter in the manifest starts no entry
+        searched.count("@") == 2 and "(at)misc{evil" in searched
+    )  # a filter in the manifest starts no entry (the one other "@" is the url preamble)
     result = build(tmp_path, "\\input{table.tex}", bibliography=True)
     assert_contained(result, {"table.tex", "claims.bib"})
     assert "Warning--I didn't find a database entry" not in result.log

@@ -3,6 +3,7 @@ read only the claims they draw, count in SQL and keep their filters in every lin
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -479,3 +480,23 @@ def test_counts_and_stale_follow_a_change_made_while_the_server_runs(
     assert parse(queue).find_all("h2")[
         0
     ].text() == "widget.pretrain" and "of 6 not paper-safe" in text(queue)
+
+
+def test_an_observation_is_listed_but_is_no_row_of_the_grid(serve, client, claims, store, sample):
+    """A claim about no one system (`observation`) is in the list and in no grid row: the grid's rows
+    and their count are the systems only, as in the grid exports (paper_safe.grids)."""
+    remark = {**copy.deepcopy(sample["claims"][2]), "key": "tasks.no-midtrain-task"}
+    remark.update(subject="audited benchmark tasks", stage="Midtrain", observation=True)
+    remark["statement"] = "No audited benchmark task targets midtraining."
+    remark["figures"] = []
+    sample["claims"].append(remark)
+    path = Path(store).with_name("observed.json")
+    path.write_text(json.dumps(sample), encoding="utf-8")
+    db = Path(store).with_name("observed.db")
+    imported = claims("import", path, db=db)
+    assert imported.exit_code == 0, imported.output
+    c = client(serve(db=db))
+    grid = c.get("/").text
+    assert subjects(grid) == ["Widget-7", "Gadget"] and "No audited benchmark task" not in grid
+    assert summary(grid).startswith("2 subject(s) holding 3 claim(s), 1 not paper-safe")
+    assert "No audited benchmark task targets midtraining." in c.get("/claims").text

@@ -144,12 +144,22 @@ def _biblatex_entry(source: dict[str, Any]) -> tuple[str, Fields]:
     return entry, fields
 
 
+# The url package breaks an address after "/" and "." but not after "-": a long hyphenated path ("a-397b-rl-
+# training-guide-with-skyrl") runs past the margin. The .bbl, where BibTeX writes this preamble before the
+# entries, lets it break after "-" too (url's [hyphens] option, for the references only).
+URL_BREAKS = (
+    '@preamble{"\\ifx\\UrlBreaks\\undefined\\else'
+    '\\expandafter\\def\\expandafter\\UrlBreaks\\expandafter{\\UrlBreaks\\do\\-}\\fi"}'
+)
+
+
 def _render(export: Export, entry: Callable[[dict[str, Any]], tuple[str, Fields]]) -> str:
     lines = manifest_comments(export, "% claimsdb export: ", bibtex_comment)
     if entry is _bibtex_entry:
         lines.append(
             bibtex_comment("% needs \\usepackage{url} in the paper: howpublished = {\\url{...}}")
         )
+        lines.append(URL_BREAKS)
     if export.draft:
         lines.append(f"% DRAFT: the selection includes claims that are {NOT_REREAD}")
     for key, source in _cited(export):

@@ -14,7 +14,16 @@ from claimsdb.trust.channels import AGENT, Channel
 from claimsdb.trust.rule import RereadPage
 
 # Claim fields an import owns outright; tag and status are handled apart, because a person may own them.
-DATA_FIELDS = ("subject", "stage", "statement", "basis", "section", "aliases", "label")
+DATA_FIELDS = (
+    "subject",
+    "stage",
+    "statement",
+    "basis",
+    "section",
+    "aliases",
+    "label",
+    "observation",
+)
 # What a person reads when re-reading a claim (history.content_digest covers these).
 CONTENT_FIELDS = {"subject", "statement", "figures", "evidence"}
 UNVERIFIED, VERIFIED = "unverified", history.VERIFIED

@@ -237,6 +237,7 @@ class Writer:
                 dict(zip(history.STORED_FIGURE_COLUMNS, (f.name, *_figure_values(f.quantity))))
                 for f in rec.figures
             ],
+            bool(rec.observation),
         )
 
     def _insert_children(

@@ -114,6 +114,7 @@ class ClaimRecord:
     label: str | None = (
         None  # the short phrase a grid cell shows instead of the figures; None for none
     )
+    observation: bool = False  # about no one system: listed, never a row of a grid
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,15 @@ def read_claim(name: str, index: int, record: Any, label: str | None = None) -> 
         file=name,
         record_name=label,
         label=_cell_label(record, name, label),
+        observation=_observation(record, name, label),
     )
+
+
+def _observation(record: dict, name: str, label: str) -> bool:
+    value = record.get("observation", False)
+    if not isinstance(value, bool):
+        raise InvalidRecord(name, label, "observation", "must be true or false")
+    return value
 
 
 def _reread(raw: Any, name: str, label: str) -> RereadRecord | None:
