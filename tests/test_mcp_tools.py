@@ -94,13 +94,19 @@ def test_every_vouching_field_is_refused_by_name(tools, store, field):
 
 def test_a_reading_tool_names_an_unknown_field_and_checks_types_and_bounds(tools):
     with pytest.raises(
-        InvalidRecord, match="field 'tag': unknown field \\(allowed: figure, limit\\)"
+        InvalidRecord,
+        match="field 'tag': unknown field \\(allowed: figure, limit, offset, detail\\)",
     ):
         tools.call("trace", {"figure": "466", "tag": "x"})
     with pytest.raises(InvalidRecord, match="field 'limit': must be a whole number, not bool"):
         tools.call("trace", {"figure": "466", "limit": True})
     with pytest.raises(InvalidRecord, match="field 'offset': must be 0 or more, not -1"):
         tools.call("search", {"offset": -1})
+    with pytest.raises(InvalidRecord, match="field 'limit': must be a whole number, not float"):
+        tools.call("search", {"limit": 2.5})
+    # a whole number written as a float is that number (JSON has one kind of number)
+    page = tools.call("search", {"limit": 2.0, "offset": 1.0})
+    assert page["limit"] == 2 and page["offset"] == 1 and len(page["claims"]) == 2
     with pytest.raises(
         InvalidRecord, match="field 'figure': is 2,001 characters long; the most allowed is 2,000"
     ):

@@ -13,7 +13,6 @@ cannot be read is a protocol error with that message.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -27,6 +26,7 @@ from mcp_types import INVALID_PARAMS
 
 from claimsdb import __version__
 from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
+from claimsdb.mcp_answers import as_text
 from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools, ResourceInfo, ToolSpec
 from claimsdb.trust.rule import with_reread
 
@@ -63,10 +63,6 @@ def _client(ctx: Any) -> tuple[str | None, str | None]:
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     return (info.name, info.version) if info is not None else (None, None)
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=1)
 
 
 def build(tools: ClaimsTools) -> Server:
@@ -107,7 +103,7 @@ class Handlers:
                 content=[types.TextContent(text=tool_error(exc))], is_error=True
             )
         return types.CallToolResult(
-            content=[types.TextContent(text=_json(result))], structured_content=result
+            content=[types.TextContent(text=as_text(result))], structured_content=result
         )
 
     async def list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -137,7 +133,7 @@ class Handlers:
             data = await anyio.to_thread.run_sync(self.tools.read, uri)
         except Exception as exc:
             raise MCPError(code=INVALID_PARAMS, message=tool_error(exc)) from None
-        contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=_json(data))
+        contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=as_text(data))
         return types.ReadResourceResult(contents=[contents])
 
 
