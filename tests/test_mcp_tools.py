@@ -187,7 +187,7 @@ def test_the_answer_sorts_duplicates_from_contradictions_of_the_same_subject_onl
     # SAMPLE: gadget.fleet states 40–60K sandboxes (Gadget); widget.pretrain 3,072 H100 (Widget-7)
     answer = add(
         tools,
-        "GADGET runs 50K sandboxes on 3,072 H100.",
+        "GADGET runs 50K sandboxes on 3,072 H100 (90K sandboxes planned).",
         ["50K sandboxes", "3,072 H100", "90K sandboxes"],
     )
     found = [(e["relation"], e["figure"], e["claim"]["key"]) for e in answer["existing"]]

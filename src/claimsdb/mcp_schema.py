@@ -205,8 +205,9 @@ TOOLS = (
                     "type": "array",
                     "maxItems": record_types.MAX_ITEMS,
                     "items": {"type": "string", "maxLength": record_types.MAX_FIGURE},
-                    "description": 'Each figure as written in the statement ("2,048 H800", "up to 100,000 '
-                    'tasks").',
+                    "description": 'Each figure as the statement writes it ("2,048 H800", "up to 100,000 '
+                    'tasks"); one the statement does not state is refused. Left out: the figures the '
+                    "statement writes, read from it (the answer lists them in `figures`).",
                 },
                 "source": _text("The page: a registered source's key, or its http(s) URL.", LINE),
                 "locator": _text('Where in the page: "§3.5", "Table 5".', LINE),

@@ -42,6 +42,7 @@ from claimsdb.errors import BadQuery
 from claimsdb.importer.plan import ImportPlan
 from claimsdb.importer.stream import Importer
 from claimsdb.models import Claim, Tag
+from claimsdb.records.stated import with_stated_figures
 from claimsdb.records.types import DataFile
 from claimsdb.records.validation import claim_record
 from claimsdb.trust.channels import AGENT, DATA_FILE, Channel, channel_of
@@ -163,8 +164,9 @@ def add_claim(
     """Record one claim from the command line (an agent's or a script's), or from another agent door
     (`origin`: "claims mcp"), with the same validation and history as an import. It is an agent channel
     (AGENT): the tag must be of unverified trust, since a figure rises above that only when a person
-    re-reads it. The source is a key or a URL (registered on the spot). `detail`: more the claim's event
-    records (the software agent that reported it)."""
+    re-reads it. The source is a key or a URL (registered on the spot). Its figures are the statement's
+    (records.stated): read from it when none are given, refused when it does not state one. `detail`:
+    more the claim's event records (the software agent that reported it)."""
     from claimsdb import sources as registry
 
     tag = session.get(Tag, fields["tag"])
@@ -182,7 +184,7 @@ def add_claim(
     }
     record.pop("locator", None)
     record.pop("quote", None)
-    rec = claim_record(record, file=origin, label=repr(key))
+    rec = with_stated_figures(claim_record(record, file=origin, label=repr(key)))
     if session.scalars(select(col(Claim.id)).where(col(Claim.key) == key)).first() is not None:
         raise _stored_already(key, derived=not fields.get("key"))
     import_data(
@@ -194,6 +196,8 @@ def add_claim(
         "source": src.key,
         "source_registered": registered,
         "figures": [f.quantity.raw for f in rec.figures],
+        # none given: the figures are the statement's, as read (records.stated)
+        "figures_read": bool(rec.figures) and not fields.get("figures"),
     }
 
 

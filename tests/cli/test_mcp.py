@@ -364,6 +364,27 @@ def test_an_added_claim_lands_agent_reported_with_the_agent_in_its_history_and_p
     )  # not paper-safe until a person re-reads it
 
 
+def test_a_claims_figures_are_read_from_its_statement_and_none_it_does_not_state(server, mcp_store):
+    before = store_digest(mcp_store)
+    said = refused(
+        add(
+            server, "Quince", "Quince runs 4,096 sandboxes.", ["4,096 sandboxes", "8,192 sandboxes"]
+        )
+    )
+    assert "field 'figures[1]': '8,192 sandboxes' is not stated in the statement" in said
+    assert store_digest(mcp_store) == before
+    page = {**PAGE, "quote": "Quince runs 3,584 sandboxes on 448 nodes"}
+    added = data(
+        server.call(
+            "add_claim",
+            {"subject": "Quince", "statement": "Quince runs 3,584 sandboxes on 448 nodes.", **page},
+        )
+    )
+    assert added["figures"] == ["3,584 sandboxes", "448 nodes"] and added["figures_read"]
+    traced = data(server.call("trace", {"figure": "3,584 sandboxes"}))
+    assert [m["claim"]["key"] for m in traced["matches"]] == [added["key"]]
+
+
 def test_the_answer_names_the_claims_that_already_state_the_figure(server):
     # the bundled Llama 3 claim says 466 interruptions in a 54-day period
     added = data(
