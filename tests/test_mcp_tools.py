@@ -327,3 +327,25 @@ def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(stor
         '"sweep-7" ("probe" "2.0" over MCP) for "Ada Lovelace"'
     )
     assert claims("db", "check").exit_code == 0
+
+
+@pytest.mark.parametrize("first", ["2,048 GPUs", "4,096 GPUs"])
+def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(tools, first):
+    second = "4,096 GPUs" if first == "2,048 GPUs" else "2,048 GPUs"
+    older = add(tools, f"Zeta trained on {first}.", [first], subject="Zeta")["key"]
+    newer = add(tools, f"Zeta trained on {second}.", [second], subject="zeta")
+    assert newer["contradictions"] == 1
+    for key, other, says in ((older, newer["key"], second), (newer["key"], older, first)):
+        shown = tools.call("show", {"key": key})
+        assert shown["contradicted"] and shown["disputes"] == [
+            {
+                "relation": "contradiction",
+                "figure": first if key == older else second,
+                "other": other,
+                "other_figure": says,
+                "other_tag": "agent-reported",
+                "says": f"another agent claim says {says}: {other}",
+            }
+        ]
+    events = tools.call("show", {"key": older})["events"]
+    assert [e["kind"] for e in events] == ["imported"]  # derived when read: nothing written on it

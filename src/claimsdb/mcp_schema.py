@@ -130,7 +130,8 @@ TOOLS = (
         "Show a claim",
         (
             "One claim: statement, tag and trust, why it has that tag, parsed figures, sources with locators and "
-            "quotes, the latest verification of each page, competing values, and its whole history."
+            "quotes, the latest verification of each page, competing values, the claims of its subject it "
+            "repeats or contradicts where one of the two is an agent's (`disputes`), and its history."
         ),
         _schema({"key": _text("The claim's key.", KEY)}, ("key",)),
     ),
