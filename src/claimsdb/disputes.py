@@ -15,16 +15,17 @@ readiness). Domain code: no printing.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlmodel import Session
 
 from claimsdb.figures import Context, Quantity, as_quantity, match
-from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME
+from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME
 from claimsdb.models import Claim, Figure, Tag
 
 DUPLICATE, CONTRADICTION = "duplicate", "contradiction"  # as queries.same_subject names them
@@ -58,34 +59,61 @@ def _rows(session: Session, subjects: Iterable[str] | None) -> dict[str, list[_R
     """The figures of the active claims of these subjects (lower-cased; every subject when None), by
     subject."""
     subject = func.lower(Claim.subject)
+    shape = [c for c in Figure.__table__.c if c.name not in ("id", "claim_id", "position", "name")]
     stmt = (
-        select(Figure, Claim.key, Claim.tag, Tag.trust, subject.label("subject"))
+        select(Figure.claim_id, *shape, Claim.key, Claim.tag, Tag.trust, subject.label("subject"))
         .join(Claim, Claim.id == Figure.claim_id)
         .join(Tag, Tag.name == Claim.tag)
         .where(Claim.status == "active")
     )
     by_subject: dict[str, list[_Row]] = defaultdict(list)
+    read: dict[tuple, Quantity] = {}
     wanted = sorted(set(subjects)) if subjects is not None else None
     chunks = [None] if wanted is None else [wanted[i : i + 500] for i in range(0, len(wanted), 500)]
+    # only a subject with an agent's claim can hold a dispute, and only one with two claims or more
+    disputable = (
+        select(subject)
+        .join(Tag, Tag.name == Claim.tag)
+        .where(Claim.status == "active")
+        .group_by(subject)
+        .having(func.count() > 1, func.sum(case((Tag.trust == AGENT_TRUST, 1), else_=0)) > 0)
+    )
     for chunk in chunks:
-        if chunk == []:
-            continue
-        query = stmt if chunk is None else stmt.where(subject.in_(chunk))
-        for fig, key, tag, trust, name in session.execute(query):
-            by_subject[name].append(
-                _Row(fig.claim_id, key, tag, trust == AGENT_TRUST, as_quantity(fig))
+        query = stmt.where(subject.in_(disputable.scalar_subquery() if chunk is None else chunk))
+        for row in session.execute(query):
+            # plain rows, each figure read once: a common figure is stated by thousands of claims
+            fig = tuple(row[1 : 1 + len(shape)])
+            if (q := read.get(fig)) is None:
+                q = read[fig] = _quantity(dict(zip((c.name for c in shape), fig, strict=True)))
+            by_subject[row.subject].append(
+                _Row(row.claim_id, row.key, row.tag, row.trust == AGENT_TRUST, q)
             )
     return by_subject
 
 
+def _quantity(columns: dict[str, Any]) -> Quantity:
+    """A figure's columns as read (steps as stored: JSON text) back as its Quantity."""
+    steps = columns["steps"]
+    return as_quantity({**columns, "steps": json.loads(steps) if steps else []})
+
+
 def _judged(rows: list[_Row]) -> dict[tuple[Quantity, Quantity], str]:
     """The relation of each pair of distinct figures of one subject (each figure once however many
-    claims state it: a common figure is judged once)."""
-    distinct = list(dict.fromkeys(r.quantity for r in rows))
+    claims state it: a common figure is judged once). Only figures whose numbers come within a factor
+    of MAGNITUDE of each other are judged: a duplicate overlaps, a contradiction is within it."""
+    spans = []
+    for q in dict.fromkeys(r.quantity for r in rows):
+        numbers = [abs(float(n)) for n in q.numbers()]
+        if numbers:
+            spans.append((min(numbers), max(numbers), q))
+    spans.sort(key=lambda s: s[0])
     out = {}
-    for i, a in enumerate(distinct):
+    for i, (_, high, a) in enumerate(spans):
         out[(a, a)] = DUPLICATE
-        for b in distinct[i + 1 :]:
+        reach = high * MAGNITUDE * (1 + 1e-9)
+        for low, _, b in spans[i + 1 :]:
+            if low > reach:
+                break
             found = relation(a, b)
             if found is not None:
                 out[(a, b)] = out[(b, a)] = found
