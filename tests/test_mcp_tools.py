@@ -79,6 +79,7 @@ def test_adding_a_claim_the_store_holds_says_so_in_words_for_an_agent(tools, sto
     assert (
         "data file" not in refused.value.message and "--" not in refused.value.message
     )  # no file, no flag
+    assert f'call show with {{"key": "{first["key"]}"}}' in refused.value.message  # the tool to use
     assert store_digest(store) == before
 
 
@@ -349,3 +350,15 @@ def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(too
         ]
     events = tools.call("show", {"key": older})["events"]
     assert [e["kind"] for e in events] == ["imported"]  # derived when read: nothing written on it
+
+
+def test_evidence_is_labelled_by_the_channel_it_came_through(tools, claims):
+    key = add(tools, "Gadget runs 70K sandboxes.", ["70K sandboxes"])["key"]
+    added = claims(
+        "add", "--subject", "Gadget", "--statement", "Gadget runs 71K sandboxes.",
+        "--source", "widget-report", "--format", "json",
+    )  # fmt: skip
+    shown = json.loads(claims("sources", "show", "widget-report", "--format", "json").stdout)
+    by = {c["key"]: c["added_by"] for c in shown["claims"]}
+    assert by[key] == "MCP agent" and by[json.loads(added.stdout)["key"]] == "claims add"
+    assert by["widget.pretrain"] == "data file"

@@ -222,7 +222,8 @@ class ClaimsTools:
         }
         with self._session(create=True) as session:
             source = args["source"].strip()
-            if http_url(source) is None and sources.get_source(session, source).kind == "note":
+            meant_as_key = http_url(source) is None and "://" not in source
+            if meant_as_key and sources.get_source(session, source).kind == "note":
                 raise InvalidRecord(
                     ORIGIN,
                     None,

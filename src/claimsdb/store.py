@@ -150,6 +150,7 @@ def _key_of(rec: Any) -> str:
 
 
 ADD_ORIGIN = "claims add"
+MCP_ORIGIN = "claims mcp"  # mcp_tools.ORIGIN: the door whose refusals name its tools
 
 
 def add_claim(
@@ -186,7 +187,7 @@ def add_claim(
     record.pop("quote", None)
     rec = with_stated_figures(claim_record(record, file=origin, label=repr(key)))
     if session.scalars(select(col(Claim.id)).where(col(Claim.key) == key)).first() is not None:
-        raise _stored_already(key, derived=not fields.get("key"))
+        raise _stored_already(key, derived=not fields.get("key"), origin=origin)
     import_data(
         session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail
     )
@@ -201,18 +202,22 @@ def add_claim(
     }
 
 
-def _stored_already(key: str, *, derived: bool) -> BadQuery:
-    """The refusal of a claim added under a key the store holds, in words for every agent door (the
-    command line, MCP): none of them has a data file, and adding never changes a stored claim."""
+def _stored_already(key: str, *, derived: bool, origin: str) -> BadQuery:
+    """The refusal of a claim added under a key the store holds, in words for the door it came through
+    (the command line, MCP): none of them has a data file, and adding never changes a stored claim."""
+    read = (
+        f'call show with {{"key": "{key}"}}' if origin == MCP_ORIGIN else f"run `claims show {key}`"
+    )
     if derived:  # the key comes from the subject and the statement: the same claim was added before
         return BadQuery(
             f"the store holds this claim already, as {key!r} (the same subject and statement): nothing "
-            "was added; show that claim for its tag and sources, and state a different figure in a "
+            f"was added; {read} for its tag and sources, and state a different figure in a "
             "statement of its own"
         )
     return BadQuery(
         f"a claim with key {key!r} exists, and adding never changes a stored claim: nothing was added; "
-        "give this claim another key, or none to have one derived from its subject and statement"
+        f"{read} for it, and give this claim another key, or none to have one derived from its "
+        "subject and statement"
     )
 
 

@@ -67,7 +67,8 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
         (
             ["--key", "widget.pretrain"],
             "a claim with key 'widget.pretrain' exists, and adding never changes a stored "
-            "claim: nothing was added; give this claim another key",
+            "claim: nothing was added; run `claims show widget.pretrain` for it, and give this "
+            "claim another key",
         ),
         (["--key", "Bad Key"], "is not a key"),
         (["--figure", "12..5 GPUs"], "cannot parse figure '12..5 GPUs'"),
