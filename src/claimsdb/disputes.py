@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import case, func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from claimsdb.figures import Context, Quantity, as_quantity, match
 from claimsdb.figures.matching import CONTAINED, DIFFERENT, MAGNITUDE, ROUNDED, SAME
-from claimsdb.models import Claim, Figure, Tag
+from claimsdb.models import FIGURE_FIELDS, Claim, Figure, Tag
 
 DUPLICATE, CONTRADICTION = "duplicate", "contradiction"  # as queries.same_subject names them
 AGENT_TRUST = "unverified"  # an agent's claim: nobody has re-read its page
@@ -58,13 +58,20 @@ def relation(a: Quantity, b: Quantity) -> str | None:
 def _rows(session: Session, subjects: Iterable[str] | None) -> dict[str, list[_Row]]:
     """The figures of the active claims of these subjects (lower-cased; every subject when None), by
     subject."""
-    subject = func.lower(Claim.subject)
-    shape = [c for c in Figure.__table__.c if c.name not in ("id", "claim_id", "position", "name")]
+    subject = func.lower(col(Claim.subject))
+    shape = [col(getattr(Figure, name)) for name in FIGURE_FIELDS]
     stmt = (
-        select(Figure.claim_id, *shape, Claim.key, Claim.tag, Tag.trust, subject.label("subject"))
-        .join(Claim, Claim.id == Figure.claim_id)
-        .join(Tag, Tag.name == Claim.tag)
-        .where(Claim.status == "active")
+        select(
+            col(Figure.claim_id),
+            *shape,
+            col(Claim.key),
+            col(Claim.tag),
+            col(Tag.trust),
+            subject.label("subject"),
+        )
+        .join(Claim, col(Claim.id) == col(Figure.claim_id))
+        .join(Tag, col(Tag.name) == col(Claim.tag))
+        .where(col(Claim.status) == "active")
     )
     by_subject: dict[str, list[_Row]] = defaultdict(list)
     read: dict[tuple, Quantity] = {}
@@ -73,10 +80,10 @@ def _rows(session: Session, subjects: Iterable[str] | None) -> dict[str, list[_R
     # only a subject with an agent's claim can hold a dispute, and only one with two claims or more
     disputable = (
         select(subject)
-        .join(Tag, Tag.name == Claim.tag)
-        .where(Claim.status == "active")
+        .join(Tag, col(Tag.name) == col(Claim.tag))
+        .where(col(Claim.status) == "active")
         .group_by(subject)
-        .having(func.count() > 1, func.sum(case((Tag.trust == AGENT_TRUST, 1), else_=0)) > 0)
+        .having(func.count() > 1, func.sum(case((col(Tag.trust) == AGENT_TRUST, 1), else_=0)) > 0)
     )
     for chunk in chunks:
         query = stmt.where(subject.in_(disputable.scalar_subquery() if chunk is None else chunk))
@@ -84,7 +91,7 @@ def _rows(session: Session, subjects: Iterable[str] | None) -> dict[str, list[_R
             # plain rows, each figure read once: a common figure is stated by thousands of claims
             fig = tuple(row[1 : 1 + len(shape)])
             if (q := read.get(fig)) is None:
-                q = read[fig] = _quantity(dict(zip((c.name for c in shape), fig, strict=True)))
+                q = read[fig] = _quantity(dict(zip(FIGURE_FIELDS, fig, strict=True)))
             by_subject[row.subject].append(
                 _Row(row.claim_id, row.key, row.tag, row.trust == AGENT_TRUST, q)
             )
@@ -124,9 +131,9 @@ def of_claim(session: Session, key: str) -> list[dict[str, Any]]:
     """The claims the claim named `key` disagrees with or repeats, where it or they are an agent's: one
     entry per other claim and pair of figures, contradictions first."""
     claim = session.execute(
-        select(Claim.id, func.lower(Claim.subject).label("subject"), Claim.status).where(
-            Claim.key == key
-        )
+        select(
+            col(Claim.id), func.lower(col(Claim.subject)).label("subject"), col(Claim.status)
+        ).where(col(Claim.key) == key)
     ).first()
     if claim is None or claim.status != "active":
         return []
@@ -195,7 +202,7 @@ def subjects_of(session: Session, ids: Collection[int]) -> set[str]:
     for i in range(0, len(wanted), 500):
         found.update(
             session.scalars(
-                select(func.lower(Claim.subject)).where(Claim.id.in_(wanted[i : i + 500]))
+                select(func.lower(col(Claim.subject))).where(col(Claim.id).in_(wanted[i : i + 500]))
             )
         )
     return found

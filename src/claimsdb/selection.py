@@ -282,7 +282,7 @@ def _disputed(session: Session, known: frozenset[int], touched: Sequence[int]) -
         claim_id
         for i in range(0, len(ordered), 500)
         for claim_id in session.scalars(
-            select(Claim.id).where(func.lower(Claim.subject).in_(ordered[i : i + 500]))
+            select(col(Claim.id)).where(func.lower(col(Claim.subject)).in_(ordered[i : i + 500]))
         )
     }
     return frozenset((known - again - set(touched)) | disputes.contested_ids(session, subjects))

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from claimsdb import definitions
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
@@ -154,15 +154,15 @@ def _import_origins(session: Session, keys: list[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for i in range(0, len(keys), 500):
         latest = (
-            select(func.max(Event.id))
-            .join(Claim, Claim.id == Event.claim_id)
-            .where(Claim.key.in_(keys[i : i + 500]), Event.kind.in_(IMPORT_KINDS))
-            .group_by(Event.claim_id)
+            select(func.max(col(Event.id)))
+            .join(Claim, col(Claim.id) == col(Event.claim_id))
+            .where(col(Claim.key).in_(keys[i : i + 500]), col(Event.kind).in_(IMPORT_KINDS))
+            .group_by(col(Event.claim_id))
         )
         rows = session.execute(
-            select(Claim.key, Event.origin)
-            .join(Event, Event.claim_id == Claim.id)
-            .where(Event.id.in_(latest))
+            select(col(Claim.key), col(Event.origin))
+            .join(Event, col(Event.claim_id) == col(Claim.id))
+            .where(col(Event.id).in_(latest))
         )
         found.update({key: origin for key, origin in rows})
     return found

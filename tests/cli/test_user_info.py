@@ -40,6 +40,7 @@ def test_every_door_refuses_an_address_with_user_information(claims, store, writ
     assert store_digest(store) == before
 
 
+@pytest.mark.slow
 def test_verify_follows_no_redirect_to_an_address_with_user_information(
     claims, write_json, tmp_path, monkeypatch
 ):

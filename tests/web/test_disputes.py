@@ -34,6 +34,7 @@ def place(html: str) -> int:
     return int(re.search(r"Claim ([\d,]+) of", html)[1].replace(",", ""))
 
 
+@pytest.mark.slow  # tests/test_mcp_tools.py marks both sides quickly, in process
 def test_both_agent_claims_of_a_contradiction_are_marked_whichever_came_first(serve, client, add):
     add("quokka.a-first", "Quokka", "Quokka trained on 512 H100 GPUs.")
     add("quokka.b-second", "Quokka", "Quokka trained on 640 H100 GPUs.")
