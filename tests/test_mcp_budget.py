@@ -1,12 +1,13 @@
 """Every answer `claims mcp` gives fits the budget an agent client can take (mcp_answers.BUDGET_BYTES,
 8,000 tokens), on a generated store of 10,000 claims as long as the records allow: every page stops at
 the last claim that fits and the next page resumes there, a claim too long for a page is given in brief,
-and one claim's answer keeps its latest events. (tests/cli/test_mcp.py checks the bundled data over the
-protocol.)"""
+and one claim's answer keeps its latest events; in process, then over the protocol (`claims mcp` driven by
+the SDK's client). tests/cli/test_mcp.py checks the bundled data over the protocol."""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 
 import pytest
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from claimsdb.cli.app import app
 from claimsdb.mcp_answers import BUDGET_BYTES, as_text
 from claimsdb.mcp_tools import ClaimsTools
+from tests.mcpclient import McpServer
 
 CLAIMS = 10_000
 LONG = "ü" * 6_000  # two bytes a character: text as long as it gets, in bytes
@@ -95,3 +97,31 @@ def test_every_answer_fits_the_budget_on_ten_thousand_long_claims(big):
     page, following = big.resources()
     fits([asdict(r) for r in page])
     assert following == len(page) - 1  # the unverified list comes first
+
+
+@pytest.mark.slow
+def test_every_answer_over_the_protocol_fits_the_budget_on_ten_thousand_claims(big, tmp_path):
+    env = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+        "PYTHONPATH": os.pathsep.join(
+            os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
+        ),
+    }
+
+    def text(result) -> dict:
+        assert not result.is_error, result.content[0].text
+        assert len(result.content[0].text.encode("utf-8")) <= BUDGET_BYTES
+        return json.loads(result.content[0].text)
+
+    with McpServer(big.db, "--read-only", env=env, folder=tmp_path) as server:
+        assert text(server.call("search", {}))["total"] == CLAIMS
+        for detail in ("compact", "full"):
+            text(server.call("search", {"limit": 100, "detail": detail}))
+            text(server.call("trace", {"figure": "2,048 GPUs", "limit": 100, "detail": detail}))
+        text(server.call("show", {"key": "gen.00000"}))
+        unverified = server.read("claims://unverified").contents[0].text
+        assert len(unverified.encode("utf-8")) <= BUDGET_BYTES
+        listed = server.list_resources()
+        assert len(listed.model_dump_json().encode("utf-8")) <= BUDGET_BYTES
+        assert listed.next_cursor is not None

@@ -85,6 +85,7 @@ class ResourceInfo:
     mime_type: str = MIME
 
 
+RESOURCE_FIELDS = dict.fromkeys(("size", "icons", "annotations", "meta", "_meta", "mimeType"))
 UNVERIFIED = ResourceInfo(
     UNVERIFIED_URI,
     "unverified",
@@ -283,8 +284,9 @@ class ClaimsTools:
             )
             for key, subject, statement, tag in rows[:RESOURCE_PAGE]
         ]
+        # each as the protocol lists it: with the optional fields it writes as null (size, icons, ...)
         n = fitting(
-            [asdict(r) for r in claims],
+            [{**asdict(r), **RESOURCE_FIELDS} for r in claims],
             room=BUDGET_BYTES - ROOM - size(first and asdict(UNVERIFIED)),
         )
         more = n < len(claims) or len(rows) > RESOURCE_PAGE
