@@ -331,7 +331,9 @@ def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(stor
 
 
 @pytest.mark.parametrize("first", ["2,048 GPUs", "4,096 GPUs"])
-def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(tools, first):
+def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(
+    tools, claims, first
+):
     second = "4,096 GPUs" if first == "2,048 GPUs" else "2,048 GPUs"
     older = add(tools, f"Zeta trained on {first}.", [first], subject="Zeta")["key"]
     newer = add(tools, f"Zeta trained on {second}.", [second], subject="zeta")
@@ -350,6 +352,8 @@ def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(too
         ]
     events = tools.call("show", {"key": older})["events"]
     assert [e["kind"] for e in events] == ["imported"]  # derived when read: nothing written on it
+    said = claims("show", older).stdout  # the command line says it too
+    assert f"contradicted: another agent claim says {second}: {newer['key']}" in said
 
 
 def test_evidence_is_labelled_by_the_channel_it_came_through(tools, claims):
