@@ -331,9 +331,7 @@ def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(stor
 
 
 @pytest.mark.parametrize("first", ["2,048 GPUs", "4,096 GPUs"])
-def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(
-    tools, claims, first
-):
+def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(tools, claims, first):
     second = "4,096 GPUs" if first == "2,048 GPUs" else "2,048 GPUs"
     older = add(tools, f"Zeta trained on {first}.", [first], subject="Zeta")["key"]
     newer = add(tools, f"Zeta trained on {second}.", [second], subject="zeta")
