@@ -27,6 +27,8 @@ from mcp_types import INVALID_PARAMS
 from claimsdb import __version__
 from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
 from claimsdb.mcp_answers import as_text
+from claimsdb.mcp_http import HOLDER
+from claimsdb.mcp_tokens import Holder
 from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools, ResourceInfo, ToolSpec
 from claimsdb.trust.rule import with_reread
 
@@ -56,6 +58,14 @@ def tool_error(exc: BaseException) -> str:
 
         return f"error: {describe_database_error(exc)}"
     return f"internal error: {type(exc).__name__}: {exc} (please report this)"
+
+
+def _holder(ctx: Any) -> Holder | None:
+    """Whom the request's bearer token stands for (http.TokenGate put it in the request); None over
+    standard input and output."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None)
+    return scope.get(HOLDER) if isinstance(scope, dict) else None
 
 
 def _client(ctx: Any) -> tuple[str | None, str | None]:
@@ -88,12 +98,18 @@ class Handlers:
         self.tools = tools
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(t) for t in self.tools.tools()])
+        return types.ListToolsResult(tools=[_tool(t) for t in self.tools.tools(_holder(ctx))])
 
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        run = partial(self.tools.call, params.name, params.arguments, client=_client(ctx))
+        run = partial(
+            self.tools.call,
+            params.name,
+            params.arguments,
+            client=_client(ctx),
+            holder=_holder(ctx),
+        )
         try:
             result = await anyio.to_thread.run_sync(run)
         except (

@@ -52,6 +52,7 @@ from claimsdb.mcp_answers import (
     within,
 )
 from claimsdb.mcp_schema import ORIGIN, PAGE, SPECS, TOOLS, VOUCHING, ToolSpec, arguments
+from claimsdb.mcp_tokens import Holder
 from claimsdb.models import Claim
 from claimsdb.queries import ClaimFilter
 from claimsdb.trust.agents import SoftwareAgent
@@ -118,9 +119,11 @@ class ClaimsTools:
 
     # --- what is offered ----------------------------------------------------------------------
 
-    def tools(self) -> list[ToolSpec]:
-        """The tools this server lists: without add_claim when read-only."""
-        return [t for t in TOOLS if not (t.writes and self.read_only)]
+    def tools(self, holder: Holder | None = None) -> list[ToolSpec]:
+        """The tools this server lists (to the holder of this token, over HTTP): without add_claim when
+        read-only."""
+        read_only = self.read_only or (holder is not None and holder.read_only)
+        return [t for t in TOOLS if not (t.writes and read_only)]
 
     def open(self) -> bool:
         """Open the database if there is one, refusing one at another schema revision (DatabaseProblem);
@@ -133,21 +136,30 @@ class ClaimsTools:
     # --- calls --------------------------------------------------------------------------------
 
     def call(
-        self, name: str, given: Any, *, client: tuple[object, object] = (None, None)
+        self,
+        name: str,
+        given: Any,
+        *,
+        client: tuple[object, object] = (None, None),
+        holder: Holder | None = None,
     ) -> dict[str, Any]:
         """Run one tool: its result as JSON-ready values, or a ClaimsError (nothing written). `client`: the
-        MCP client's name and version as it gave them."""
+        MCP client's name and version as it gave them; `holder`: whom the bearer token stands for (over
+        HTTP: its agent is the one recorded, and a read-only token writes nothing)."""
         spec = SPECS.get(name)
         if spec is None:
             raise BadQuery(
                 f"no tool {shown(name)} (tools: {', '.join(t.name for t in self.tools())})"
             )
-        if spec.writes and self.read_only:
-            raise ReadOnly(name)
+        if spec.writes and spec not in self.tools(holder):
+            if self.read_only or holder is None:
+                raise ReadOnly(name)
+            raise ReadOnly(name, f"the token of agent {holder.agent!r} is read-only")
         args = arguments(spec, given)
         with self._lock:
             if spec.writes:
-                return within(_plain(self._add_claim(args, client)))
+                agent = holder.agent if holder is not None else self.agent
+                return within(_plain(self._add_claim(args, client, agent)))
             with self._session() as session:
                 answer = _plain(getattr(self, "_" + name)(session, **args))
         return within(answer, args.get("key") if name == "show" else None)
@@ -207,8 +219,10 @@ class ClaimsTools:
             else {"sources": queries.list_sources(session)}
         )
 
-    def _add_claim(self, args: dict[str, Any], client: tuple[object, object]) -> dict[str, Any]:
-        reporter = SoftwareAgent.named(*client, name=self.agent, person=self.person)
+    def _add_claim(
+        self, args: dict[str, Any], client: tuple[object, object], agent: str | None
+    ) -> dict[str, Any]:
+        reporter = SoftwareAgent.named(*client, name=agent, person=self.person)
         self._check_rate()
         fields = {
             "subject": args["subject"],

@@ -6,7 +6,13 @@ from typing import Annotated
 
 import typer
 
-from claimsdb.cli.options import DbOption
+from claimsdb.cli.options import (
+    AllowFromOption,
+    DbOption,
+    HostOption,
+    PortOption,
+    PublicNameOption,
+)
 
 # 30 is mcp_tools.DEFAULT_MAX_WRITES, written out so that building the command loads nothing of the server
 MaxWritesOption = Annotated[
@@ -44,9 +50,38 @@ def mcp(
             show_default=False,
         ),
     ] = None,
+    http: Annotated[
+        bool,
+        typer.Option(
+            "--http",
+            help="Serve over HTTP (the protocol's streamable HTTP, at /mcp) for a team's agents, each with a bearer token from --token; the same clients and names as claims serve answer.",
+        ),
+    ] = False,
+    port: PortOption = 8422,
+    host: HostOption = "127.0.0.1",
+    allow_from: AllowFromOption = None,
+    public_names: PublicNameOption = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            metavar="NAME",
+            help="Make a bearer token for the agent NAME (with --read-only: one that only reads), print it once and exit; it replaces the agent's old token, and only its hash is kept.",
+            show_default=False,
+        ),
+    ] = None,
+    revoke: Annotated[
+        str | None,
+        typer.Option(
+            "--revoke",
+            metavar="NAME",
+            help="End the bearer token of the agent NAME, and exit.",
+            show_default=False,
+        ),
+    ] = None,
     db_: DbOption = None,
 ) -> None:
-    """Serve the store to AI agents over MCP (standard input and output), for an MCP client to start.
+    """Serve the store to AI agents over MCP (standard input and output, or HTTP), for an MCP client.
 
     Tools: trace, show, search, values and sources read; add_claim records a claim the agent read in a page,
     always agent-reported (unverified) through the agent channel, with its page, locator and quote, and
@@ -56,8 +91,17 @@ def mcp(
     the first claim added; until then reads say it is missing. An MCP client starts it (`claude mcp add claims
     -- claims mcp --db PATH`; docs/guide/agents.md has the JSON for other clients).
 
+    With --http it listens on 127.0.0.1:8422 for a team's agents: each request carries a bearer token
+    made by `claims mcp --token NAME`, whose agent the claims it adds record.
+
     Example: claims mcp --db ~/review/claims.db --agent sweep-7 --by "Ada Lovelace"
     """
+    if token is not None or revoke is not None:
+        return _tokens(token, revoke, read_only)
+    if not http and (port != 8422 or host != "127.0.0.1" or allow_from or public_names):
+        from claimsdb.errors import BadQuery
+
+        raise BadQuery("--port, --host, --allow-from and --public-name are for --http")
     from claimsdb import db
     from claimsdb.errors import DatabaseProblem
     from claimsdb.mcp_tools import ClaimsTools
@@ -83,6 +127,8 @@ def mcp(
         if read_only
         else f"at most {max_writes} claim(s) added a minute, each agent-reported"
     )
+    if http:
+        return _http(tools, host, port, allow_from or [], public_names or [], where, writes)
     typer.echo(
         f"claims mcp: serving {where} over standard input and output ({writes}; for "
         f"{person or 'nobody named'})",
@@ -91,3 +137,44 @@ def mcp(
     from claimsdb.mcp_server import serve  # the SDK loads only now
 
     serve(tools)
+
+
+def _tokens(make: str | None, revoke: str | None, read_only: bool) -> None:
+    """`--token NAME` / `--revoke NAME`: the token file, changed; the new token printed once."""
+    from claimsdb import mcp_tokens
+    from claimsdb.errors import BadQuery
+    from claimsdb.trust import identity
+
+    if make is not None and revoke is not None:
+        raise BadQuery("--token makes a token and --revoke ends one: give one of them")
+    if revoke is not None:
+        ended = mcp_tokens.revoke(identity.person_name(revoke, field="agent"))
+        typer.echo(f"claims mcp: ended {ended} token(s) of agent {revoke!r}", err=True)
+        return
+    assert make is not None
+    made = mcp_tokens.make(identity.person_name(make, field="agent"), read_only=read_only)
+    kind = "read-only token" if read_only else "token"
+    typer.echo(
+        f"claims mcp: a {kind} for agent {make!r} (kept only as its hash in "
+        f"{mcp_tokens.tokens_path()}; shown once):",
+        err=True,
+    )
+    typer.echo(made)
+
+
+def _http(tools, host: str, port: int, allow_from, public_names, where: str, writes: str) -> None:
+    """Serve over HTTP at /mcp, behind the guard of `claims serve` and the token gate."""
+    from claimsdb import mcp_http
+    from claimsdb.cli.serve import _reach, _run, listen
+    from claimsdb.mcp_server import build  # the SDK loads only now
+
+    _, access = _reach(host, allow_from, public_names)
+    sock = listen(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(
+        f"claims mcp: serving {where} at http://{shown}:{bound}{mcp_http.PATH} ({writes}; "
+        "each request with a bearer token from `claims mcp --token NAME`)",
+        err=True,
+    )
+    _run(mcp_http.app(build(tools), access, bound), sock, lifespan="on")
