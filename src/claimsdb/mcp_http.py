@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from claimsdb.errors import ClaimsError
 from claimsdb.mcp_tokens import holder
 
 HOLDER = "claimsdb.holder"  # the request's token holder, in the ASGI scope (mcp_server reads it)
@@ -32,12 +33,16 @@ class TokenGate:
             v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"authorization"
         ]
         scheme, _, token = (given[0] if len(given) == 1 else "").partition(" ")
-        found = holder(token.strip(), path=self.tokens) if scheme.lower() == "bearer" else None
+        why = "this one is missing, unknown or revoked"
+        try:
+            found = holder(token.strip(), path=self.tokens) if scheme.lower() == "bearer" else None
+        except ClaimsError as exc:  # a token file claims cannot read: nobody is let in
+            found, why = None, exc.message
         if found is None:
             body = (
-                b"refused: give a bearer token made by `claims mcp --token NAME` "
-                b"(Authorization: Bearer TOKEN); this one is missing, unknown or revoked\n"
-            )
+                "refused: give a bearer token made by `claims mcp --token NAME` "
+                f"(Authorization: Bearer TOKEN); {why}\n"
+            ).encode()
             await send(
                 {
                     "type": "http.response.start",
