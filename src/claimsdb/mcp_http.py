@@ -3,7 +3,7 @@ reaching one database.
 
 Every request passes, in order: `web.guard.Guard` (the clients and Host names `claims serve` answers:
 loopback unless --allow-from, its own names at its port and --public-name), `TokenGate` (a bearer token
-made by `claims mcp --token NAME`, checked against the token file on every request: none, an unknown one
+made by `claims mcp token NAME`, checked against the token file on every request: none, an unknown one
 or a revoked one is a 401), then the SDK's transport, which refuses an Origin that is not one of the
 server's own origins (a web page's script). The token's agent is what the claims added with it record.
 """
@@ -40,7 +40,7 @@ class TokenGate:
             found, why = None, exc.message
         if found is None:
             body = (
-                "refused: give a bearer token made by `claims mcp --token NAME` "
+                "refused: give a bearer token made by `claims mcp token NAME` "
                 f"(Authorization: Bearer TOKEN); {why}\n"
             ).encode()
             await send(

@@ -1,8 +1,8 @@
-"""Who may reach `claims mcp --http`: one bearer token per agent, made by `claims mcp --token NAME`, kept
+"""Who may reach `claims mcp --http`: one bearer token per agent, made by `claims mcp token NAME`, kept
 only as its SHA-256 in the server's settings folder ($XDG_CONFIG_HOME/claimsdb/mcp-tokens.json, written
 private to its owner), so a copy of the file gives no token. A token names its agent (recorded on every
 claim added with it) and whether it may only read; making a new token for a name revokes the old one, and
-`--revoke` ends it. The file is read again on every request, so a revoked token is refused at once.
+`claims mcp token NAME --revoke` ends it. The file is read again on every request, so a revoked token is refused at once.
 
 Domain code: it returns values or raises BadQuery / InvalidName; it never prints.
 """

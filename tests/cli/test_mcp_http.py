@@ -1,5 +1,5 @@
 """`claims mcp --http` for a team: the server in a subprocess on 127.0.0.1, reached with the MCP SDK's
-streamable HTTP client, each agent with its bearer token (`claims mcp --token NAME`): the claims it adds
+streamable HTTP client, each agent with its bearer token (`claims mcp token NAME`): the claims it adds
 record the token's agent, a read-only token writes nothing, a replaced or revoked token and a request
 without one get a 401, and the Host and Origin rules of `claims serve` hold."""
 
@@ -34,8 +34,8 @@ def team(tmp_path, claims, write_json):
     return env
 
 
-def cli(env: dict, db: str, *args: str) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "claimsdb.cli", "mcp", *args, "--db", db]
+def cli(env: dict, *args: str) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "claimsdb.cli", "mcp", "token", *args]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -56,7 +56,7 @@ def http_server(team, store):
 
 
 def token(team: dict, store: str, name: str, *more: str) -> str:
-    made = cli(team, store, "--token", name, *more)
+    made = cli(team, name, *more)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip()
 
@@ -88,11 +88,11 @@ def test_each_agents_token_is_its_own_and_revoked_ones_are_refused(
         assert not agent.call("trace", {"figure": "70K sandboxes"}).is_error
     replaced = sweep
     sweep = token(team, store, "sweep-9")  # a new token for the agent ends the old one
-    assert cli(team, store, "--revoke", "reader-1").returncode == 0
+    assert cli(team, "reader-1", "--revoke").returncode == 0
     for refused in (replaced, reader, "claims_mcp_made-up", None):
         headers = {"Authorization": f"Bearer {refused}"} if refused else {}
         answer = httpx.post(http_server, json={}, headers=headers, trust_env=False)
-        assert answer.status_code == 401 and "claims mcp --token" in answer.text
+        assert answer.status_code == 401 and "claims mcp token NAME" in answer.text
     with McpHttpClient(http_server, sweep) as agent:
         assert not agent.call("search", {"limit": 1}).is_error
     other_host = httpx.post(

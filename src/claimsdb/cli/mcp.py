@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from claimsdb.cli.commands import command, group, verbatim_example
 from claimsdb.cli.options import (
     AllowFromOption,
     DbOption,
@@ -25,7 +26,28 @@ MaxWritesOption = Annotated[
 ]
 
 
+HELP = """Serve the store to AI agents over MCP (standard input and output, or HTTP), for an MCP client.
+
+Tools: trace, show, search, values and sources read; add_claim records a claim the agent read in a page,
+always agent-reported (unverified) through the agent channel, with its page, locator and quote, and
+answers with the claims of the same subject that already state the figure. Resources:
+claims://claim/KEY and claims://unverified. Each claim added records the agent (the client's name and
+version from the protocol, and --agent) acting for the person (--by). A missing database is created by
+the first claim added; until then reads say it is missing. An MCP client starts it (`claude mcp add claims
+-- claims mcp --db PATH`; docs/guide/agents.md has the JSON for other clients).
+
+With --http it listens on 127.0.0.1:8422 for a team's agents: each request carries a bearer token
+made by `claims mcp token NAME`, whose agent the claims it adds record.
+
+Example: claims mcp --db ~/review/claims.db --agent sweep-7 --by "Ada Lovelace"
+"""
+
+app = group(verbatim_example(HELP), invoke_without_command=True)
+
+
+@app.callback()
 def mcp(
+    ctx: typer.Context,
     agent: Annotated[
         str | None,
         typer.Option(
@@ -54,50 +76,18 @@ def mcp(
         bool,
         typer.Option(
             "--http",
-            help="Serve over HTTP (the protocol's streamable HTTP, at /mcp) for a team's agents, each with a bearer token from --token; the same clients and names as claims serve answer.",
+            help="Serve over HTTP (the protocol's streamable HTTP, at /mcp) for a team's agents, each with a bearer token from `claims mcp token NAME`; the same clients and names as claims serve answer.",
         ),
     ] = False,
     port: PortOption = 8422,
     host: HostOption = "127.0.0.1",
     allow_from: AllowFromOption = None,
     public_names: PublicNameOption = None,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            metavar="NAME",
-            help="Make a bearer token for the agent NAME (with --read-only: one that only reads), print it once and exit; it replaces the agent's old token, and only its hash is kept.",
-            show_default=False,
-        ),
-    ] = None,
-    revoke: Annotated[
-        str | None,
-        typer.Option(
-            "--revoke",
-            metavar="NAME",
-            help="End the bearer token of the agent NAME, and exit.",
-            show_default=False,
-        ),
-    ] = None,
     db_: DbOption = None,
 ) -> None:
-    """Serve the store to AI agents over MCP (standard input and output, or HTTP), for an MCP client.
-
-    Tools: trace, show, search, values and sources read; add_claim records a claim the agent read in a page,
-    always agent-reported (unverified) through the agent channel, with its page, locator and quote, and
-    answers with the claims of the same subject that already state the figure. Resources:
-    claims://claim/KEY and claims://unverified. Each claim added records the agent (the client's name and
-    version from the protocol, and --agent) acting for the person (--by). A missing database is created by
-    the first claim added; until then reads say it is missing. An MCP client starts it (`claude mcp add claims
-    -- claims mcp --db PATH`; docs/guide/agents.md has the JSON for other clients).
-
-    With --http it listens on 127.0.0.1:8422 for a team's agents: each request carries a bearer token
-    made by `claims mcp --token NAME`, whose agent the claims it adds record.
-
-    Example: claims mcp --db ~/review/claims.db --agent sweep-7 --by "Ada Lovelace"
-    """
-    if token is not None or revoke is not None:
-        return _tokens(token, revoke, read_only)
+    """Serve the store to AI agents over MCP: the help is the group's (HELP)."""
+    if ctx.invoked_subcommand is not None:
+        return
     if not http and (port != 8422 or host != "127.0.0.1" or allow_from or public_names):
         from claimsdb.errors import BadQuery
 
@@ -139,23 +129,43 @@ def mcp(
     serve(tools)
 
 
-def _tokens(make: str | None, revoke: str | None, read_only: bool) -> None:
-    """`--token NAME` / `--revoke NAME`: the token file, changed; the new token printed once."""
+@command(app, "token")
+def token(
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="The agent's name, recorded on every claim it adds.", show_default=False
+        ),
+    ],
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="A token that only reads: add_claim is refused.")
+    ] = False,
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="End the agent's token instead of making one.")
+    ] = False,
+) -> None:
+    """Make the bearer token an agent sends to `claims mcp --http`, printed once; only its hash is kept.
+
+    A new token for a name ends the old one; --revoke ends it outright. The tokens live in the settings
+    folder of the machine that serves ($XDG_CONFIG_HOME/claimsdb/mcp-tokens.json).
+
+    Example: claims mcp token sweep-7 --read-only
+    """
     from claimsdb import mcp_tokens
     from claimsdb.errors import BadQuery
     from claimsdb.trust import identity
 
-    if make is not None and revoke is not None:
-        raise BadQuery("--token makes a token and --revoke ends one: give one of them")
-    if revoke is not None:
-        ended = mcp_tokens.revoke(identity.person_name(revoke, field="agent"))
-        typer.echo(f"claims mcp: ended {ended} token(s) of agent {revoke!r}", err=True)
+    agent = identity.person_name(name, field="agent")
+    if revoke:
+        if read_only:
+            raise BadQuery("--revoke ends a token; --read-only is for making one")
+        ended = mcp_tokens.revoke(agent)
+        typer.echo(f"claims mcp: ended {ended} token(s) of agent {agent!r}", err=True)
         return
-    assert make is not None
-    made = mcp_tokens.make(identity.person_name(make, field="agent"), read_only=read_only)
+    made = mcp_tokens.make(agent, read_only=read_only)
     kind = "read-only token" if read_only else "token"
     typer.echo(
-        f"claims mcp: a {kind} for agent {make!r} (kept only as its hash in "
+        f"claims mcp: a {kind} for agent {agent!r} (kept only as its hash in "
         f"{mcp_tokens.tokens_path()}; shown once):",
         err=True,
     )
@@ -174,7 +184,7 @@ def _http(tools, host: str, port: int, allow_from, public_names, where: str, wri
     shown = f"[{host}]" if ":" in host else host
     typer.echo(
         f"claims mcp: serving {where} at http://{shown}:{bound}{mcp_http.PATH} ({writes}; "
-        "each request with a bearer token from `claims mcp --token NAME`)",
+        "each request with a bearer token from `claims mcp token NAME`)",
         err=True,
     )
     _run(mcp_http.app(build(tools), access, bound), sock, lifespan="on")
