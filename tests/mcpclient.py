@@ -77,3 +77,26 @@ class McpServer:
     @property
     def protocol_version(self) -> str:
         return self.client.protocol_version
+
+
+class McpHttpClient(McpServer):
+    """A client session with a `claims mcp --http` already running at `url`, sending `token` as its
+    bearer token (the SDK's streamable HTTP client)."""
+
+    def __init__(
+        self, url: str, token: str, *, client: tuple[str, str] = ("probe-client", "1.2.3")
+    ):
+        self.url, self.token = url, token
+        self.client_info = Implementation(name=client[0], version=client[1])
+        self._stack = ExitStack()
+
+    def __enter__(self) -> McpHttpClient:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        self.portal = self._stack.enter_context(start_blocking_portal())
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
+        transport = streamable_http_client(self.url, http_client=http)
+        client = Client(transport, client_info=self.client_info, mode="legacy")
+        self.client = self._stack.enter_context(self.portal.wrap_async_context_manager(client))
+        return self

@@ -79,6 +79,7 @@ def test_adding_a_claim_the_store_holds_says_so_in_words_for_an_agent(tools, sto
     assert (
         "data file" not in refused.value.message and "--" not in refused.value.message
     )  # no file, no flag
+    assert f'call show with {{"key": "{first["key"]}"}}' in refused.value.message  # the tool to use
     assert store_digest(store) == before
 
 
@@ -94,13 +95,19 @@ def test_every_vouching_field_is_refused_by_name(tools, store, field):
 
 def test_a_reading_tool_names_an_unknown_field_and_checks_types_and_bounds(tools):
     with pytest.raises(
-        InvalidRecord, match="field 'tag': unknown field \\(allowed: figure, limit\\)"
+        InvalidRecord,
+        match="field 'tag': unknown field \\(allowed: figure, limit, offset, detail\\)",
     ):
         tools.call("trace", {"figure": "466", "tag": "x"})
     with pytest.raises(InvalidRecord, match="field 'limit': must be a whole number, not bool"):
         tools.call("trace", {"figure": "466", "limit": True})
     with pytest.raises(InvalidRecord, match="field 'offset': must be 0 or more, not -1"):
         tools.call("search", {"offset": -1})
+    with pytest.raises(InvalidRecord, match="field 'limit': must be a whole number, not float"):
+        tools.call("search", {"limit": 2.5})
+    # a whole number written as a float is that number (JSON has one kind of number)
+    page = tools.call("search", {"limit": 2.0, "offset": 1.0})
+    assert page["limit"] == 2 and page["offset"] == 1 and len(page["claims"]) == 2
     with pytest.raises(
         InvalidRecord, match="field 'figure': is 2,001 characters long; the most allowed is 2,000"
     ):
@@ -181,7 +188,7 @@ def test_the_answer_sorts_duplicates_from_contradictions_of_the_same_subject_onl
     # SAMPLE: gadget.fleet states 40–60K sandboxes (Gadget); widget.pretrain 3,072 H100 (Widget-7)
     answer = add(
         tools,
-        "GADGET runs 50K sandboxes on 3,072 H100.",
+        "GADGET runs 50K sandboxes on 3,072 H100 (90K sandboxes planned).",
         ["50K sandboxes", "3,072 H100", "90K sandboxes"],
     )
     found = [(e["relation"], e["figure"], e["claim"]["key"]) for e in answer["existing"]]
@@ -321,3 +328,39 @@ def test_an_agents_actor_line_quotes_its_names_and_the_history_still_checks(stor
         '"sweep-7" ("probe" "2.0" over MCP) for "Ada Lovelace"'
     )
     assert claims("db", "check").exit_code == 0
+
+
+@pytest.mark.parametrize("first", ["2,048 GPUs", "4,096 GPUs"])
+def test_two_contradicting_agent_claims_are_both_marked_whichever_came_first(tools, claims, first):
+    second = "4,096 GPUs" if first == "2,048 GPUs" else "2,048 GPUs"
+    older = add(tools, f"Zeta trained on {first}.", [first], subject="Zeta")["key"]
+    newer = add(tools, f"Zeta trained on {second}.", [second], subject="zeta")
+    assert newer["contradictions"] == 1
+    for key, other, says in ((older, newer["key"], second), (newer["key"], older, first)):
+        shown = tools.call("show", {"key": key})
+        assert shown["contradicted"] and shown["disputes"] == [
+            {
+                "relation": "contradiction",
+                "figure": first if key == older else second,
+                "other": other,
+                "other_figure": says,
+                "other_tag": "agent-reported",
+                "says": f"another agent claim says {says}: {other}",
+            }
+        ]
+    events = tools.call("show", {"key": older})["events"]
+    assert [e["kind"] for e in events] == ["imported"]  # derived when read: nothing written on it
+    said = claims("show", older).stdout  # the command line says it too
+    assert f"contradicted: another agent claim says {second}: {newer['key']}" in said
+
+
+def test_evidence_is_labelled_by_the_channel_it_came_through(tools, claims):
+    key = add(tools, "Gadget runs 70K sandboxes.", ["70K sandboxes"])["key"]
+    added = claims(
+        "add", "--subject", "Gadget", "--statement", "Gadget runs 71K sandboxes.",
+        "--source", "widget-report", "--format", "json",
+    )  # fmt: skip
+    shown = json.loads(claims("sources", "show", "widget-report", "--format", "json").stdout)
+    by = {c["key"]: c["added_by"] for c in shown["claims"]}
+    assert by[key] == "MCP agent" and by[json.loads(added.stdout)["key"]] == "claims add"
+    assert by["widget.pretrain"] == "data file"

@@ -91,8 +91,8 @@ class AgentCannotVouch(InvalidRecord):
 class ReadOnly(ClaimsError):
     """A write asked of a door opened for reading only (`claims mcp --read-only`)."""
 
-    def __init__(self, what: str):
-        super().__init__(f"this server was started read-only: {what} records nothing here")
+    def __init__(self, what: str, why: str = "this server was started read-only"):
+        super().__init__(f"{why}: {what} records nothing here")
 
 
 class TooManyWrites(ClaimsError):

@@ -178,7 +178,8 @@ def http_url_problem(address: str) -> str | None:
     """Why `address` (less the spaces around it) is not an http(s) URL, in one line; None when it is.
 
     The strictest of the rules claims used to have, in one place: the scheme http or https in any case
-    (RFC 3986), a host name (not just a port or a user), and no space, tab, line break, control or
+    (RFC 3986), a host name (not just a port or a user), no user information ("user:password@": a
+    stored address is printed everywhere), and no space, tab, line break, control or
     format character anywhere (urlsplit and browsers silently drop a tab or a line break inside)."""
     address = address.strip()
     try:
@@ -193,9 +194,24 @@ def http_url_problem(address: str) -> str | None:
         return f"unsupported scheme {scheme!r}"
     if not host:
         return f"URL has no host: {address!r}"
+    if "@" in parts.netloc:  # said without the address: it would print the password
+        return (
+            f"URL holds user information (a name or password before '@' in "
+            f"{without_user(address)!r}): an address is shown, exported and cited as stored, so "
+            "give it without; a page behind a login is read from a local copy"
+        )
     if not all(c.isprintable() and not c.isspace() for c in address):
         return f"URL holds a space, control or format character: {address!r}"
     return None
+
+
+_USER_INFO = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
+def without_user(address: str) -> str:
+    """The address with any user information before its host ("user:password@") written as "…@", to
+    name it in a message without the password."""
+    return _USER_INFO.sub(r"\1…@", address.strip(), count=1)
 
 
 def http_url(address: str | None) -> str | None:

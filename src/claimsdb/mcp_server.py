@@ -13,7 +13,6 @@ cannot be read is a protocol error with that message.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -27,6 +26,9 @@ from mcp_types import INVALID_PARAMS
 
 from claimsdb import __version__
 from claimsdb.errors import AgentCannotVouch, ClaimsError, UnknownClaim
+from claimsdb.mcp_answers import as_text
+from claimsdb.mcp_http import HOLDER
+from claimsdb.mcp_tokens import Holder
 from claimsdb.mcp_tools import CLAIM_URI_TEMPLATE, MIME, ClaimsTools, ResourceInfo, ToolSpec
 from claimsdb.trust.rule import with_reread
 
@@ -58,15 +60,19 @@ def tool_error(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc} (please report this)"
 
 
+def _holder(ctx: Any) -> Holder | None:
+    """Whom the request's bearer token stands for (http.TokenGate put it in the request); None over
+    standard input and output."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None)
+    return scope.get(HOLDER) if isinstance(scope, dict) else None
+
+
 def _client(ctx: Any) -> tuple[str | None, str | None]:
     """The client's name and version as it gave them, or (None, None) when it gave none."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     return (info.name, info.version) if info is not None else (None, None)
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=1)
 
 
 def build(tools: ClaimsTools) -> Server:
@@ -92,12 +98,18 @@ class Handlers:
         self.tools = tools
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(t) for t in self.tools.tools()])
+        return types.ListToolsResult(tools=[_tool(t) for t in self.tools.tools(_holder(ctx))])
 
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        run = partial(self.tools.call, params.name, params.arguments, client=_client(ctx))
+        run = partial(
+            self.tools.call,
+            params.name,
+            params.arguments,
+            client=_client(ctx),
+            holder=_holder(ctx),
+        )
         try:
             result = await anyio.to_thread.run_sync(run)
         except (
@@ -107,7 +119,7 @@ class Handlers:
                 content=[types.TextContent(text=tool_error(exc))], is_error=True
             )
         return types.CallToolResult(
-            content=[types.TextContent(text=_json(result))], structured_content=result
+            content=[types.TextContent(text=as_text(result))], structured_content=result
         )
 
     async def list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -137,7 +149,7 @@ class Handlers:
             data = await anyio.to_thread.run_sync(self.tools.read, uri)
         except Exception as exc:
             raise MCPError(code=INVALID_PARAMS, message=tool_error(exc)) from None
-        contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=_json(data))
+        contents = types.TextResourceContents(uri=uri, mime_type=MIME, text=as_text(data))
         return types.ReadResourceResult(contents=[contents])
 
 

@@ -361,7 +361,11 @@ def get_claim(session: Session, key: str) -> Claim:
 
 
 def show(session: Session, key: str) -> dict[str, Any]:
-    return claim_views(session, [get_claim(session, key)], events=None)[0].to_json()
+    """One claim whole, with the claims of its subject it disagrees with or repeats (disputes)."""
+    from claimsdb import disputes
+
+    view = claim_views(session, [get_claim(session, key)], events=None)[0].to_json()
+    return {**view, **disputes.summary(disputes.of_claim(session, key))}
 
 
 def iter_claims(

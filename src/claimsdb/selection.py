@@ -41,11 +41,11 @@ from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, exists, false, func, or_, select
+from sqlalchemy import and_, bindparam, case, exists, false, func, literal, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
-from claimsdb import definitions, paper_safe, views
+from claimsdb import definitions, disputes, paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
@@ -201,6 +201,9 @@ class Facts:
         frozenset()
     )  # claims whose re-read does not vouch as signed (unsigned_ids)
     people: str | None = None  # the people registry's head when they were taken
+    disputed: frozenset[int] = (
+        frozenset()
+    )  # in a contradiction an agent's claim is part of (disputes)
 
 
 class Memo:
@@ -240,6 +243,7 @@ class Memo:
                 frozenset(vague_ids(session)),
                 frozenset(unsigned_ids(session)),
                 registry,
+                frozenset(disputes.contested_ids(session)),
             )
         else:
             new = session.execute(
@@ -257,6 +261,7 @@ class Memo:
                 frozenset(vague),
                 frozenset(unsigned),
                 registry,
+                _disputed(session, known.disputed, touched),
             )
         self._facts = facts
         return facts
@@ -264,6 +269,23 @@ class Memo:
     @staticmethod
     def _extends(session: Session, then: tuple[int, str]) -> bool:
         return session.execute(select(Event.sha256).where(Event.id == then[0])).scalar() == then[1]
+
+
+def _disputed(session: Session, known: frozenset[int], touched: Sequence[int]) -> frozenset[int]:
+    """The disputed claims after events on `touched`: judged again over the subjects of the touched
+    claims (a new claim can dispute an old one of its subject), the others' as they were."""
+    if not touched:
+        return known
+    subjects = disputes.subjects_of(session, touched)
+    ordered = sorted(subjects)
+    again = {
+        claim_id
+        for i in range(0, len(ordered), 500)
+        for claim_id in session.scalars(
+            select(col(Claim.id)).where(func.lower(col(Claim.subject)).in_(ordered[i : i + 500]))
+        )
+    }
+    return frozenset((known - again - set(touched)) | disputes.contested_ids(session, subjects))
 
 
 @dataclass(frozen=True)
@@ -480,14 +502,22 @@ class Queue:
         policy: Policy,
         *,
         vague: Iterable[int] = (),
+        disputed: Iterable[int] = (),
         **among: Any,
     ):
         """`among`: the Selection's `outdated` and `stale`, over the active claims the filters select;
-        `vague`: the claims not ready for their vague locators (Facts.vague)."""
+        `vague`: the claims not ready for their vague locators (Facts.vague); `disputed`: the claims
+        an agent's contradicts (Facts.disputed), each after the uncontested ones of its readiness."""
         active = replace(filters, status=EXPORTABLE_STATUS)
         self.selection = Selection(session, active, policy, **among)
         self.session, self.policy = session, policy
         self.vague = frozenset(vague)
+        self.disputed = frozenset(disputed)
+
+    def _rank(self):
+        """A claim's place before its key: its readiness, then uncontested before contradicted."""
+        contested = case((ids_in(self.disputed), 1), else_=0) if self.disputed else literal(0)
+        return readiness(self.vague) * 2 + contested
 
     def waiting(self, stmt):
         return self.selection.where(stmt).where(self.selection.unsafe())
@@ -497,7 +527,7 @@ class Queue:
 
     def place(self, key: str) -> tuple[int, str] | None:
         """Where the claim named `key` stands in the queue's order (whether it waits or not); None: no such claim."""
-        rank = self.session.execute(select(readiness(self.vague)).where(Claim.key == key)).first()
+        rank = self.session.execute(select(self._rank()).where(Claim.key == key)).first()
         return (rank[0], key) if rank is not None else None
 
     def find(self, *, key: str | None = None, after: str | None = None) -> Found:
@@ -528,7 +558,7 @@ class Queue:
     def _numbered(self):
         """The waiting claims with their readiness, their place in the queue's order (from 1) and how many
         wait: one pass over them, the readiness of each computed once (a window over a subquery)."""
-        ready = readiness(self.vague).label("ready")
+        ready = self._rank().label("ready")
         q = self.waiting(select(Claim.id, Claim.key, ready)).subquery("ranked")
         return select(
             q.c.id,

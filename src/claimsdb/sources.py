@@ -12,14 +12,15 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from claimsdb import definitions
 from claimsdb.errors import BadQuery, InvalidField, InvalidRecord
-from claimsdb.escaping import http_url, http_url_problem
-from claimsdb.models import Claim, Evidence, Snapshot, Source
+from claimsdb.escaping import http_url, http_url_problem, without_user
+from claimsdb.models import Claim, Event, Evidence, Snapshot, Source
 from claimsdb.records.types import SourceRecord
 from claimsdb.records.validation import source_record
+from claimsdb.trust.channels import label_of
 
 MAX_DERIVED_KEY = 60
 COMMAND_LINE = "command line"
@@ -129,7 +130,9 @@ def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
         if (
             "://" in key_or_url
         ):  # meant as an address (no source key holds "://"): say what is wrong with it
-            raise InvalidField("source", f"{key_or_url.strip()}: {http_url_problem(key_or_url)}")
+            raise InvalidField(
+                "source", f"{without_user(key_or_url)}: {http_url_problem(key_or_url)}"
+            )
         return get_source(session, key_or_url.strip()), False
     url = key_or_url.strip()
     found = find_by_url(session, url)
@@ -144,6 +147,27 @@ def resolve(session: Session, key_or_url: str) -> tuple[Source, bool]:
     return _insert(session, record, "url"), True
 
 
+def _import_origins(session: Session, keys: list[str]) -> dict[str, str | None]:
+    """Where each claim's content last came from: the origin of its latest import event."""
+    from claimsdb.history import IMPORT_KINDS
+
+    found: dict[str, str | None] = {}
+    for i in range(0, len(keys), 500):
+        latest = (
+            select(func.max(col(Event.id)))
+            .join(Claim, col(Claim.id) == col(Event.claim_id))
+            .where(col(Claim.key).in_(keys[i : i + 500]), col(Event.kind).in_(IMPORT_KINDS))
+            .group_by(col(Event.claim_id))
+        )
+        rows = session.execute(
+            select(col(Claim.key), col(Event.origin))
+            .join(Event, col(Event.claim_id) == col(Claim.id))
+            .where(col(Event.id).in_(latest))
+        )
+        found.update({key: origin for key, origin in rows})
+    return found
+
+
 def show(session: Session, key: str) -> dict[str, Any]:
     """One source: its fields, the claims citing it, and its snapshots (newest first)."""
     src = get_source(session, key)
@@ -156,6 +180,7 @@ def show(session: Session, key: str) -> dict[str, Any]:
     snapshots = session.scalars(
         select(Snapshot).where(Snapshot.source_id == src.id).order_by(Snapshot.id.desc()).limit(5)
     ).all()
+    origins = _import_origins(session, [c.key for c in citing if c.event_id is None])
     count = session.execute(
         select(func.count()).select_from(Snapshot).where(Snapshot.source_id == src.id)
     ).scalar()
@@ -168,7 +193,7 @@ def show(session: Session, key: str) -> dict[str, Any]:
                 "tag": c.tag,
                 "locator": c.locator,
                 "quote": c.quote,
-                "added_by": "re-read" if c.event_id is not None else "data file",
+                "added_by": "re-read" if c.event_id is not None else label_of(origins.get(c.key)),
             }
             for c in citing
         ],

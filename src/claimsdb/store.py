@@ -42,6 +42,7 @@ from claimsdb.errors import BadQuery
 from claimsdb.importer.plan import ImportPlan
 from claimsdb.importer.stream import Importer
 from claimsdb.models import Claim, Tag
+from claimsdb.records.stated import with_stated_figures
 from claimsdb.records.types import DataFile
 from claimsdb.records.validation import claim_record
 from claimsdb.trust.channels import AGENT, DATA_FILE, Channel, channel_of
@@ -149,6 +150,7 @@ def _key_of(rec: Any) -> str:
 
 
 ADD_ORIGIN = "claims add"
+MCP_ORIGIN = "claims mcp"  # mcp_tools.ORIGIN: the door whose refusals name its tools
 
 
 def add_claim(
@@ -163,8 +165,9 @@ def add_claim(
     """Record one claim from the command line (an agent's or a script's), or from another agent door
     (`origin`: "claims mcp"), with the same validation and history as an import. It is an agent channel
     (AGENT): the tag must be of unverified trust, since a figure rises above that only when a person
-    re-reads it. The source is a key or a URL (registered on the spot). `detail`: more the claim's event
-    records (the software agent that reported it)."""
+    re-reads it. The source is a key or a URL (registered on the spot). Its figures are the statement's
+    (records.stated): read from it when none are given, refused when it does not state one. `detail`:
+    more the claim's event records (the software agent that reported it)."""
     from claimsdb import sources as registry
 
     tag = session.get(Tag, fields["tag"])
@@ -182,9 +185,9 @@ def add_claim(
     }
     record.pop("locator", None)
     record.pop("quote", None)
-    rec = claim_record(record, file=origin, label=repr(key))
+    rec = with_stated_figures(claim_record(record, file=origin, label=repr(key)))
     if session.scalars(select(col(Claim.id)).where(col(Claim.key) == key)).first() is not None:
-        raise _stored_already(key, derived=not fields.get("key"))
+        raise _stored_already(key, derived=not fields.get("key"), origin=origin)
     import_data(
         session, [DataFile(origin, (), (), (rec,))], channel=AGENT, actor=actor, detail=detail
     )
@@ -194,21 +197,27 @@ def add_claim(
         "source": src.key,
         "source_registered": registered,
         "figures": [f.quantity.raw for f in rec.figures],
+        # none given: the figures are the statement's, as read (records.stated)
+        "figures_read": bool(rec.figures) and not fields.get("figures"),
     }
 
 
-def _stored_already(key: str, *, derived: bool) -> BadQuery:
-    """The refusal of a claim added under a key the store holds, in words for every agent door (the
-    command line, MCP): none of them has a data file, and adding never changes a stored claim."""
+def _stored_already(key: str, *, derived: bool, origin: str) -> BadQuery:
+    """The refusal of a claim added under a key the store holds, in words for the door it came through
+    (the command line, MCP): none of them has a data file, and adding never changes a stored claim."""
+    read = (
+        f'call show with {{"key": "{key}"}}' if origin == MCP_ORIGIN else f"run `claims show {key}`"
+    )
     if derived:  # the key comes from the subject and the statement: the same claim was added before
         return BadQuery(
             f"the store holds this claim already, as {key!r} (the same subject and statement): nothing "
-            "was added; show that claim for its tag and sources, and state a different figure in a "
+            f"was added; {read} for its tag and sources, and state a different figure in a "
             "statement of its own"
         )
     return BadQuery(
         f"a claim with key {key!r} exists, and adding never changes a stored claim: nothing was added; "
-        "give this claim another key, or none to have one derived from its subject and statement"
+        f"{read} for it, and give this claim another key, or none to have one derived from its "
+        "subject and statement"
     )
 
 

@@ -67,7 +67,8 @@ def test_add_records_one_agent_reported_claim_with_its_history(claims):
         (
             ["--key", "widget.pretrain"],
             "a claim with key 'widget.pretrain' exists, and adding never changes a stored "
-            "claim: nothing was added; give this claim another key",
+            "claim: nothing was added; run `claims show widget.pretrain` for it, and give this "
+            "claim another key",
         ),
         (["--key", "Bad Key"], "is not a key"),
         (["--figure", "12..5 GPUs"], "cannot parse figure '12..5 GPUs'"),
@@ -193,3 +194,50 @@ def test_a_jsonl_file_imports_like_standard_input(claims, tmp_path):
     )
     result = claims("import", path)
     assert result.exit_code == 0 and "1 added" in result.stdout, result.output
+
+
+@pytest.mark.usefixtures("loaded")
+def test_a_claims_figures_are_its_statements_on_every_agent_channel(claims, store):
+    """`claims add` and JSON Lines: figures left out are read from the statement (and traced); a figure
+    the statement does not state is refused, naming it, and nothing is written."""
+    added = claims(
+        "add",
+        "--subject",
+        "Orchard",
+        "--statement",
+        "Orchard trained on 2,048 H800 GPUs for 9.5T tokens (§3.5).",
+        "--source",
+        "https://example.org/orchard",
+    )
+    assert added.exit_code == 0, added.output
+    assert "figures read from the statement: 2,048 H800 GPUs, 9.5T tokens" in added.stdout
+    traced = json.loads(claims("trace", "9.5T tokens", "--format", "json").stdout)
+    assert [m["claim"]["subject"] for m in traced["matches"]] == ["Orchard"]
+    before = store_digest(store)
+    refused = claims(
+        "add",
+        "--subject",
+        "Orchard",
+        "--statement",
+        "Orchard trained on 2,048 H800 GPUs.",
+        "--figure",
+        "2,048 H800",
+        "--figure",
+        "4,096 H800",
+        "--source",
+        "https://example.org/orchard",
+    )
+    assert refused.exit_code == 2
+    assert "field 'figures[1]': '4,096 H800' is not stated in the statement" in refused.stderr
+    line = {
+        "key": "orchard.nodes",
+        "subject": "Orchard",
+        "statement": "Orchard ran 256 nodes.",
+        "tag": "agent-reported",
+        "basis": "A sweep.",
+        "figures": ["512 nodes"],
+        "evidence": [{"source": "widget-report", "locator": "§2", "quote": "256 nodes"}],
+    }
+    piped = claims("import", "-", input=json.dumps(line) + "\n")
+    assert piped.exit_code == 2 and "'512 nodes' is not stated in the statement" in piped.stderr
+    assert store_digest(store) == before

@@ -84,7 +84,9 @@ ARGS = {
 }
 # `claims sources` alone lists them: the group's own --format.
 GROUP_ARGS = {"sources": []}
-NO_FORMAT = {"serve", "mcp"}  # servers, not outputs (mcp speaks JSON-RPC: tests/cli/test_mcp.py)
+# Servers, not outputs (mcp speaks JSON-RPC: tests/cli/test_mcp.py; `claims mcp` is a group whose callback
+# serves), and `mcp token`, which prints a secret once, as plain text (tests/cli/test_mcp_http.py).
+NO_FORMAT = {"serve", "mcp token"}
 POSTGRES_ONLY = {
     "db grant"
 }  # roles are PostgreSQL's: tests/cli/test_team.py runs it, this file too below
@@ -298,9 +300,9 @@ def test_a_format_a_command_does_not_declare_is_refused_with_exit_2(run, name):
     assert result.exit_code == 2 and "Invalid value for '--format'" in result.stderr, result.output
 
 
-@pytest.mark.parametrize("name", sorted(NO_FORMAT))
+@pytest.mark.parametrize("name", sorted({*NO_FORMAT, "mcp"}))
 def test_servers_have_no_format_and_say_so(run, name):
-    result = CliRunner().invoke(app, [name, "--format", "json"])
+    result = CliRunner().invoke(app, [*name.split(), "--format", "json"])
     assert result.exit_code == 2 and "No such option: --format" in result.stderr
 
 

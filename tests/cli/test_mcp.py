@@ -31,6 +31,7 @@ from prov.model import (
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
+from claimsdb.mcp_answers import BUDGET_BYTES
 from tests.cli.test_hostile_export import HTML_ATTACKS, TEX_ATTACK
 from tests.conftest import DATA_FILES, store_digest
 from tests.mcpclient import McpServer
@@ -191,9 +192,14 @@ def test_search_show_values_and_sources_read_as_the_commands_do(server, mcp_stor
         ).stdout
     )
     assert page["total"] == len(listed) > 2 and page["next_offset"] == 2
-    assert page["claims"] == listed[:2]
+    assert [c["key"] for c in page["claims"]] == [c["key"] for c in listed[:2]]
+    assert set(page["claims"][0]) >= {"key", "subject", "statement", "figures", "tag", "trust"}
+    assert page["claims"][0]["source"]["key"] == listed[0]["sources"][0]["key"]
     rest = data(
-        server.call("search", {"trust": "unverified", "subject": "kimi", "offset": 2, "limit": 100})
+        server.call(
+            "search",
+            {"trust": "unverified", "subject": "kimi", "offset": 2, "limit": 100, "detail": "full"},
+        )
     )
     assert rest["claims"] == listed[2:] and rest["next_offset"] is None
     shown = data(server.call("show", {"key": "rl.buffer.slime"}))
@@ -230,17 +236,44 @@ def test_resources_name_each_claim_and_the_unverified_list(server, mcp_store):
     assert [t.uri_template for t in templates] == ["claims://claim/{key}"]
     claim = json.loads(server.read("claims://claim/rl.buffer.slime").contents[0].text)
     assert claim["key"] == "rl.buffer.slime" and claim["events"]
-    unverified = json.loads(server.read("claims://unverified").contents[0].text)
     listed = json.loads(
         run(
             mcp_store, "list", "--trust", "unverified", "--status", "active", "--format", "json"
         ).stdout
     )
-    assert (
-        unverified["total"] == len(listed)
-        and [c["key"] for c in unverified["claims"]] == [c["key"] for c in listed][:100]
-    )
+    uri, keys = "claims://unverified", []
+    while uri is not None:  # a page at a time, each within the budget
+        text = server.read(uri).contents[0].text
+        unverified = json.loads(text)
+        assert len(text.encode()) <= BUDGET_BYTES and unverified["total"] == len(listed)
+        keys += [c["key"] for c in unverified["claims"]]
+        uri = unverified["next"]
+    assert keys == [c["key"] for c in listed]
     assert all(c["trust"] == "unverified" for c in unverified["claims"])
+
+
+def test_every_answer_fits_an_agent_clients_budget(server):
+    """A page stops at the last claim that fits 8,000 tokens (bounded as bytes), in brief by default."""
+
+    def text(result) -> str:
+        data(result)
+        assert len(result.content[0].text.encode()) <= BUDGET_BYTES
+        return result.content[0].text
+
+    page = json.loads(text(server.call("search", {})))
+    assert len(page["claims"]) == 20 and page["next_offset"] == 20  # the default page, whole
+    assert len(text(server.call("search", {}))) < 12_000  # in brief: about a quarter of the budget
+    for detail in ("compact", "full"):
+        big = json.loads(text(server.call("search", {"limit": 100, "detail": detail})))
+        assert big["next_offset"] == len(big["claims"]) < 100  # stopped short of the limit
+    traced = json.loads(text(server.call("trace", {"figure": "8", "limit": 100, "detail": "full"})))
+    assert traced["matches"] and "events" in traced["matches"][0]["claim"]
+    cursor = None
+    while True:
+        listed = server.list_resources(cursor)
+        assert len(listed.model_dump_json().encode()) <= BUDGET_BYTES
+        if (cursor := listed.next_cursor) is None:
+            break
 
 
 # --- adding a claim -----------------------------------------------------------------------------------
@@ -329,6 +362,27 @@ def test_an_added_claim_lands_agent_reported_with_the_agent_in_its_history_and_p
     assert (
         blocked.exit_code == 1 and key in blocked.stderr
     )  # not paper-safe until a person re-reads it
+
+
+def test_a_claims_figures_are_read_from_its_statement_and_none_it_does_not_state(server, mcp_store):
+    before = store_digest(mcp_store)
+    said = refused(
+        add(
+            server, "Quince", "Quince runs 4,096 sandboxes.", ["4,096 sandboxes", "8,192 sandboxes"]
+        )
+    )
+    assert "field 'figures[1]': '8,192 sandboxes' is not stated in the statement" in said
+    assert store_digest(mcp_store) == before
+    page = {**PAGE, "quote": "Quince runs 3,584 sandboxes on 448 nodes"}
+    added = data(
+        server.call(
+            "add_claim",
+            {"subject": "Quince", "statement": "Quince runs 3,584 sandboxes on 448 nodes.", **page},
+        )
+    )
+    assert added["figures"] == ["3,584 sandboxes", "448 nodes"] and added["figures_read"]
+    traced = data(server.call("trace", {"figure": "3,584 sandboxes"}))
+    assert [m["claim"]["key"] for m in traced["matches"]] == [added["key"]]
 
 
 def test_the_answer_names_the_claims_that_already_state_the_figure(server):

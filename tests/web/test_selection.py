@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from claimsdb import db, views
+from claimsdb import db, disputes, views
 from claimsdb.cli.app import app
 from claimsdb.models import Claim
 from claimsdb.queries import ClaimFilter
@@ -86,6 +86,9 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
         ),
         ("content changed back", lambda: cli("import", original, "--db", web_db)),
         ("changed again", lambda: cli("import", changed, "--db", web_db)),
+        ("an agent's claim", lambda: add_agent_claim(web_db, "512")),
+        # contradicts the first, which no event touches: both are disputed
+        ("another agent's claim", lambda: add_agent_claim(web_db, "640")),
         ("signatures required", lambda: require_signatures(web_db, keys)),
         (
             "a signed re-read",
@@ -123,6 +126,12 @@ def test_sql_gives_each_claims_view_verdict_through_every_history(
     } <= seen, seen
 
 
+def add_agent_claim(store: str, gpus: str) -> None:
+    statement = f"Quokka trained on {gpus} H100 GPUs."
+    source = ("--source", "https://example.org/quokka", "--quote", statement, "--locator", "§1")
+    cli("add", "--subject", "Quokka", "--statement", statement, *source, "--db", store)
+
+
 def require_signatures(store: str, keys) -> None:
     """Ada registered (the key the keys fixture makes), then signatures required, signed by her."""
     ada = keys("ada")
@@ -136,6 +145,7 @@ def judged_alike(session, memo: Memo, step: str) -> set[str]:
     outdated, unsigned = outdated_ids(session), unsigned_ids(session)
     facts = memo.facts(session)  # brought up to date from the new events alone
     assert (facts.outdated, facts.unsigned) == (outdated, unsigned), step
+    assert facts.disputed == disputes.contested_ids(session), step
     seen = set()
     for policy in POLICIES:
         chosen = Selection(session, ClaimFilter(), policy, outdated=outdated, unsigned=unsigned)

@@ -36,7 +36,7 @@ COMMANDS = {
     "verify": "claimsdb.cli.verify:verify",
     "lint": "claimsdb.cli.lint:lint",
     "serve": "claimsdb.cli.serve:serve",
-    "mcp": "claimsdb.cli.mcp:mcp",
+    "mcp": "claimsdb.cli.mcp:app",
     "sources": "claimsdb.cli.sources:app",
     "people": "claimsdb.cli.people:app",
     "db": "claimsdb.cli.database:app",

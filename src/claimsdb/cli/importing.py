@@ -219,7 +219,7 @@ def add(
         list[str] | None,
         typer.Option(
             "--figure",
-            help='A figure as written ("2,048 H800"); repeat for several.',
+            help='A figure as the statement writes it ("2,048 H800"); repeat for several. Default: the figures the statement writes, read from it; one it does not state is refused.',
             show_default=False,
         ),
     ] = None,
@@ -296,7 +296,13 @@ def _add(fields: dict, *, source: str, by: str | None, db_: str | None, fmt: Out
             ("key", "tag", "source"),
             [result],
             lambda: console.print(
-                f"added {result['key']} ({result['tag']}), citing {result['source']}", markup=False
+                f"added {result['key']} ({result['tag']}), citing {result['source']}"
+                + (
+                    f"; figures read from the statement: {', '.join(result['figures'])}"
+                    if result["figures_read"]
+                    else ""
+                ),
+                markup=False,
             ),
         ),
     )

@@ -250,6 +250,7 @@ def print_claim(view: dict[str, Any], *, figure: str | None = None, full: bool =
     _print_sources(view)
     _print_verifications(view, full)
     _print_quantity(view)
+    _print_disputes(view)
     if view.get("stale"):
         console.print(
             Text(
@@ -386,6 +387,18 @@ def _print_quantity(view: dict[str, Any]) -> None:
                 style="dim",
             )
         )
+
+
+def _print_disputes(view: dict[str, Any]) -> None:
+    """The claims of the same subject an agent's claim disagrees with or repeats (disputes.of_claim)."""
+    from rich.text import Text
+
+    for d in view.get("disputes") or ():
+        label = "contradicted" if d["relation"] == "contradiction" else "repeated"
+        console.print(Text(f"  {label}: {d['says']}", style="yellow"))
+    more = (view.get("disputes_total") or 0) - len(view.get("disputes") or ())
+    if more > 0:
+        console.print(Text(f"  and {more} more", style="yellow"))
 
 
 def repeats_basis(reason: str | None, basis: str) -> bool:

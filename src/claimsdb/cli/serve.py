@@ -148,8 +148,9 @@ def _announce(
         )
 
 
-def _run(app: Any, sock: socket.socket) -> None:
-    """Serve on the socket until Ctrl-C."""
+def _run(app: Any, sock: socket.socket, *, lifespan: str = "off") -> None:
+    """Serve on the socket until Ctrl-C (`lifespan` "on" for an app that starts work in it: claims mcp
+    --http's session manager)."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -158,7 +159,7 @@ def _run(app: Any, sock: socket.socket) -> None:
         access_log=False,
         proxy_headers=False,
         server_header=False,
-        lifespan="off",
+        lifespan=lifespan,
         timeout_graceful_shutdown=5,
     )
     try:

@@ -19,6 +19,7 @@ from claimsdb.importer.plan import Conflict, ImportPlan, plan_claims
 from claimsdb.importer.read import as_declared, existing_keys, stored_digests
 from claimsdb.importer.write import Writer
 from claimsdb.models import Claim, MeasuredQuantity, Source, table_of, utcnow
+from claimsdb.records.stated import with_stated_figures
 from claimsdb.records.types import ClaimRecord, QuantityRecord, SourceRecord, TagRecord
 from claimsdb.trust.channels import Channel
 
@@ -227,6 +228,8 @@ class Importer:
                 self.plan.unchanged.append(key)
                 continue
             rec = entry.record()
+            if self.known.agent(entry.file):  # an agent's claim states only its words' figures
+                rec = with_stated_figures(rec)
             self._seen(entry, rec.key)
             todo.append(rec)
             digests[rec.key] = digest

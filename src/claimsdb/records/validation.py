@@ -9,7 +9,7 @@ import datetime
 from typing import Any
 
 from claimsdb.errors import InvalidName, InvalidRecord, shown
-from claimsdb.escaping import CITE_KEY_PATTERN, http_url
+from claimsdb.escaping import CITE_KEY_PATTERN, http_url, http_url_problem, without_user
 from claimsdb.models import ALIAS_SEPARATOR, CLAIM_STATUSES, RANKS, SOURCE_KINDS, TRUST_LEVELS
 from claimsdb.records.fields import (
     choice_field,
@@ -54,6 +54,14 @@ def source_record(record: Any, *, file: str, label: str | None = None) -> Source
     return read_source(file, 0, record, label)
 
 
+def _not_a_url(url: str) -> str:
+    """Why a source's address is refused: user information said without the password, any other
+    problem as "not an http(s) URL"."""
+    if without_user(url) != url.strip():
+        return str(http_url_problem(url))
+    return f"{shown(url)} is not an http(s) URL"
+
+
 def read_source(name: str, index: int, record: Any, label: str | None = None) -> SourceRecord:
     label = label or default_label("sources", index, record)
     if not isinstance(record, dict):
@@ -62,7 +70,7 @@ def read_source(name: str, index: int, record: Any, label: str | None = None) ->
     key = key_field(record, "key", name, label)
     url = text_field(record, "url", name, label)
     if url is not None and http_url(url) is None:
-        raise InvalidRecord(name, label, "url", f"{shown(url)} is not an http(s) URL")
+        raise InvalidRecord(name, label, "url", _not_a_url(url))
     cite_key = text_field(record, "cite_key", name, label, rule=KEY)
     if cite_key is not None and not CITE_KEY_PATTERN.fullmatch(cite_key):
         raise InvalidRecord(

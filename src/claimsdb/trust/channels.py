@@ -36,3 +36,13 @@ def channel_of(path: str) -> Channel:
     sweep's output piped in and the same output saved to a file first must get the same rules. A JSON or
     CSV data file read from a path is a data file."""
     return AGENT if records.json_lines(path) else DATA_FILE
+
+
+def label_of(origin: str | None) -> str:
+    """The channel a claim's own evidence came through, as its import event's origin names it: the MCP
+    server, `claims add`, JSON Lines, or a data file (any other path)."""
+    if origin in ("claims mcp", "claims add"):
+        return "MCP agent" if origin == "claims mcp" else "claims add"
+    if origin is not None and (origin == records.STDIN_NAME or records.json_lines(origin)):
+        return "JSON Lines"
+    return "data file"

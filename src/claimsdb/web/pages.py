@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 from sqlmodel import Session
 
-from claimsdb import paper_safe, queries, verification, views
+from claimsdb import disputes, paper_safe, queries, verification, views
 from claimsdb.errors import BadQuery
 from claimsdb.escaping import http_url
 from claimsdb.fetching.snapshots import SnapshotStore
@@ -298,6 +298,7 @@ def claim_page(session: Session, key: str, policy: Policy, store: SnapshotStore)
         "view": view,
         "passages": passages,
         "competing": competing(session, view, policy),
+        "disputes": disputes.summary(disputes.of_claim(session, key)),
     }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlmodel import Session
 
-from claimsdb import provenance, queries, verification
+from claimsdb import disputes, provenance, queries, verification
 from claimsdb.errors import ClaimsError, InvalidField
 from claimsdb.escaping import http_url
 from claimsdb.fetching.snapshots import SnapshotStore
@@ -270,6 +270,7 @@ def queue_item(
         unsigned=facts.unsigned,
         stale=filters.stale,
         vague=facts.vague,
+        disputed=facts.disputed,
     )
     found = queue.find(key=key, after=after)
     total = found.total if found.total is not None else queue.total()
@@ -305,6 +306,7 @@ def queue_item(
         "pages": pages,
         "fetchable": fetchable(session, claim),
         "preview": reread_preview(session, view.key, entered, page.read if page else None),
+        "disputes": disputes.summary(disputes.of_claim(session, view.key)),
     }
 
 

@@ -1,0 +1,57 @@
+"""Agents disagreeing, seen from both sides (disputes): two agent claims of one subject that give
+different values of one quantity both show the other on the claim page and the queue card, whichever
+was added first, and the queue places them after the uncontested claims of their readiness. Over HTTP,
+against the real application on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.web.markup import parse
+
+
+@pytest.fixture
+def add(claims, web_db):
+    def run(key: str, subject: str, statement: str) -> None:
+        done = claims(
+            "add", "--key", key, "--subject", subject, "--statement", statement,
+            "--source", "https://example.org/zoo", "--locator", "§1", "--quote", statement,
+            db=web_db,
+        )  # fmt: skip
+        assert done.exit_code == 0, done.output
+
+    return run
+
+
+def disputed(html: str) -> str:
+    found = [d.text() for d in parse(html).find_all("dd") if "disputes" in d.classes]
+    return found[0] if found else ""
+
+
+def place(html: str) -> int:
+    return int(re.search(r"Claim ([\d,]+) of", html)[1].replace(",", ""))
+
+
+@pytest.mark.slow  # tests/test_mcp_tools.py marks both sides quickly, in process
+def test_both_agent_claims_of_a_contradiction_are_marked_whichever_came_first(serve, client, add):
+    add("quokka.a-first", "Quokka", "Quokka trained on 512 H100 GPUs.")
+    add("quokka.b-second", "Quokka", "Quokka trained on 640 H100 GPUs.")
+    add("wombat.a-first", "Wombat", "Wombat trained on 640 H100 GPUs.")  # the other order
+    add("wombat.b-second", "wombat", "Wombat trained on 512 H100 GPUs.")
+    add("quokka.c-calm", "Quokka", "Quokka runs 7 sandboxes.")
+    c = client(serve(reader="Ada"))
+    for subject in ("quokka", "wombat"):
+        first, second = f"{subject}.a-first", f"{subject}.b-second"
+        said = {key: disputed(c.get(f"/claims/{key}").text) for key in (first, second)}
+        assert said[first] == (
+            f"contradicted: another agent claim says "
+            f"{'640' if subject == 'quokka' else '512'} H100 GPUs: {second}"
+        )
+        assert "another agent claim says" in said[second] and said[second].endswith(first)
+        assert disputed(c.get(f"/queue?key={first}").text) == said[first]  # the queue card too
+    assert disputed(c.get("/claims/quokka.c-calm").text) == ""
+    # never verified alike: the uncontested claim comes before the two that contradict each other
+    places = {k: place(c.get(f"/queue?key={k}").text) for k in ("quokka.a-first", "quokka.c-calm")}
+    assert places["quokka.c-calm"] < places["quokka.a-first"]
