@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,26 +104,38 @@ def _quantity(columns: dict[str, Any]) -> Quantity:
     return as_quantity({**columns, "steps": json.loads(steps) if steps else []})
 
 
-def _judged(rows: list[_Row]) -> dict[tuple[Quantity, Quantity], str]:
-    """The relation of each pair of distinct figures of one subject (each figure once however many
-    claims state it: a common figure is judged once). Only figures whose numbers come within a factor
-    of MAGNITUDE of each other are judged: a duplicate overlaps, a contradiction is within it."""
+def _spans(rows: list[_Row]) -> list[tuple[float, float, Quantity]]:
+    """(lowest number, highest number, figure) of each distinct figure of these rows, by lowest number:
+    a figure is judged only against those whose numbers come within MAGNITUDE of its own."""
     spans = []
     for q in dict.fromkeys(r.quantity for r in rows):
         numbers = [abs(float(n)) for n in q.numbers()]
         if numbers:
             spans.append((min(numbers), max(numbers), q))
     spans.sort(key=lambda s: s[0])
-    out = {}
+    return spans
+
+
+def _near(spans: list[tuple[float, float, Quantity]]) -> Iterator[tuple[Quantity, Quantity]]:
+    """Each pair of distinct figures near enough to be judged (see _spans), once."""
     for i, (_, high, a) in enumerate(spans):
-        out[(a, a)] = DUPLICATE
         reach = high * MAGNITUDE * (1 + 1e-9)
         for low, _, b in spans[i + 1 :]:
             if low > reach:
                 break
-            found = relation(a, b)
-            if found is not None:
-                out[(a, b)] = out[(b, a)] = found
+            yield a, b
+
+
+def _judged(rows: list[_Row]) -> dict[tuple[Quantity, Quantity], str]:
+    """The relation of each pair of distinct figures of one subject (each figure once however many
+    claims state it: a common figure is judged once). Only figures whose numbers come within a factor
+    of MAGNITUDE of each other are judged: a duplicate overlaps, a contradiction is within it."""
+    spans = _spans(rows)
+    out = {(a, a): DUPLICATE for _, _, a in spans}
+    for a, b in _near(spans):
+        found = relation(a, b)
+        if found is not None:
+            out[(a, b)] = out[(b, a)] = found
     return out
 
 
@@ -177,21 +189,30 @@ def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def contested_ids(session: Session, subjects: Collection[str] | None = None) -> set[int]:
     """The active claims (of these lower-cased subjects; of the store when None) in a contradiction
-    with another where one of the two is an agent's."""
+    with another where one of the two is an agent's. A pair of figures is judged only when it could
+    still mark a claim (not all of their claims marked yet, an agent's among them): in a subject where
+    agents disagree the first contradictions mark most claims, and the rest are never judged."""
     out: set[int] = set()
+
+    def mark(xs: list[_Row], ys: list[_Row]) -> None:
+        for x in xs:
+            if x.claim_id not in out and any(
+                y.claim_id != x.claim_id and (x.agent or y.agent) for y in ys
+            ):
+                out.add(x.claim_id)
+
     for rows in _rows(session, subjects).values():
-        judged = _judged(rows)
         by_figure: dict[Quantity, list[_Row]] = defaultdict(list)
         for r in rows:
             by_figure[r.quantity].append(r)
-        for (a, b), rel in judged.items():
-            if rel != CONTRADICTION:
+        for a, b in _near(_spans(rows)):
+            xs, ys = by_figure[a], by_figure[b]
+            if all(r.claim_id in out for r in (*xs, *ys)):
                 continue
-            for x in by_figure[a]:
-                if x.claim_id in out:
-                    continue
-                if any(y.claim_id != x.claim_id and (x.agent or y.agent) for y in by_figure[b]):
-                    out.add(x.claim_id)
+            if not any(r.agent for r in (*xs, *ys)) or relation(a, b) != CONTRADICTION:
+                continue
+            mark(xs, ys)
+            mark(ys, xs)
     return out
 
 
