@@ -5,7 +5,10 @@ trace, lint and verify ask only this function, so a figure is judged the same wa
 Verdicts, checked in this order (the first that holds):
 - "unrelated": the two cannot be the same figure: they measure different things (another unit, another
   counted thing), or the written number is bare and the stored one has a unit that the context does not
-  supply ("a bare number never matches a figure that has a unit"), or the context does not name the
+  supply ("a bare number never matches a figure that has a unit"), or the written figure has a unit or
+  counted thing and the stored one has none, but the store's words for it (`measures`) name something
+  else and neither they nor its name stand nearby ("1,000,000 GPUs" is not a "1M" context length), or
+  the context does not name the
   claim's subject (without it, a number is anybody's), or one of them has no number.
 - "same": the written figure states the stored one: the same value (relative tolerance 1e-9), the
   total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio.
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
 from claimsdb.figures.units import plural, unit_key
+from claimsdb.figures.vocabulary import FUNCTION_WORDS
 from claimsdb.figures.wording import magnitude
 
 __all__ = [
@@ -136,17 +140,26 @@ def _same_measure(a: str, b: str) -> bool:
     return unit_key(a) == unit_key(b) or (len(a) > 2 and a.casefold() == b.casefold())
 
 
+def _joined(word: str) -> str:
+    return word.casefold().replace("-", "")
+
+
 def _in_words(measure: str, words: str) -> bool:
     """The context names this unit or thing: "node occupancy" names "nodes", "| H800 |" names "H800"."""
-    want = unit_key(measure)
+    want, joined = unit_key(measure), _joined(measure)
     for w in _WORD.findall(words):
         if (
-            w.casefold() == measure.casefold()
+            _joined(w) == joined  # "pre-training" names "pretraining"
             or unit_key(w) == want
             or unit_key(plural(w.lower())) == want
         ):
             return True
     return False
+
+
+def _named_nearby(name: str, words: str) -> bool:
+    """A word of the stored figure's name stands nearby, a capitalised one too ("Dolmino")."""
+    return any(len(w) > 2 and _in_words(w, words) for w in _WORD.findall(name))
 
 
 def _another_word(measure: str, ctx: Context) -> bool:
@@ -185,10 +198,20 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
         return "agree", f"the stored figure's name is {ctx.name}"
     if w_m and any(_another_word(m, ctx) for m in w_m):
         return "agree", "the store's words for what it measures"
+    # The stored figure is bare: only its name or the words around can say they agree.
+    nearby = any(_in_words(m, ctx.words) for m in ctx.measures)
     if (
-        ctx.evidence
-    ):  # the stored figure is bare: only its name or the words around can say they agree
-        if not w_m and any(_in_words(m, ctx.words) for m in ctx.measures):
+        w_m
+        and ctx.measures
+        and not nearby
+        and not (ctx.name and _named_nearby(ctx.name, ctx.words))
+    ):
+        # A written unit or counted thing that the store's words for this figure do not name, with
+        # nothing nearby naming what the figure measures either, measures something else: "1,000,000
+        # GPUs" is not a "1M" context length.
+        return "conflict", f"{' '.join(w_m)}, not the stored figure's {' '.join(ctx.measures)}"
+    if ctx.evidence:
+        if not w_m and nearby:
             return "agree", "what it measures stands nearby"
         return (
             ("conflict", f"{' '.join(w_m)}, not what the store's figure measures")
@@ -249,6 +272,7 @@ def measure_words(
     for w in out:
         if (
             w.lower() not in _KEY_FILLER
+            and w.lower() not in FUNCTION_WORDS
             and len(w) > 1
             and not w[0].isdigit()
             and (not w[0].isupper() or w.isupper())

@@ -64,7 +64,9 @@ know ("xAI", "Falcon-180B", a capitalised name in mid-sentence). Full names ("Ll
 another version. Each of those claims' figures is judged by `claimsdb.figures.match` with the words
 that may say what the figure counts: its column header, its sentence before it and its clause after
 it, and the store's own words for the stored figure's measure (its name, the words of a setting's key,
-the nouns its claim's statement puts after it). A bare number never matches a figure that has a unit
+the nouns its claim's statement puts after it). A figure with a unit or counted thing never matches a
+figure stored without one whose store words name something else, unless those words or its name stand
+near it ("trained on 1,000,000 GPUs" is not a "1M" context length). A bare number never matches a figure that has a unit
 unless those words name it ("node occupancy ... reached 278" states 278 nodes), and a bare number
 inside a stored range is not that figure. A small count (below 10), or any bare number whose subject
 is only carried from an earlier sentence, needs that evidence even against a bare stored figure

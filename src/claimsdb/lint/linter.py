@@ -171,7 +171,7 @@ class _Linter:
         """The subjects named around the figure (its sentence or row, its column header, the heading of its
         section; full names win over short ones), those carried from an earlier sentence of its paragraph
         when its sentence names none, and the words that may say what it counts (its column header, its
-        sentence before it and its clause after it)."""
+        sentence before it, its own words and its clause after it)."""
         k = bisect.bisect_right(self.sentences, f.start) - 1
         start, end = self._span(k)
         named = dict(self._named(k))
@@ -190,7 +190,7 @@ class _Linter:
             0
         ].split()[:_AFTER_WORDS]
         before = self.prose.text[max(start, f.start - _BEFORE_CHARS) : f.start]
-        return named, carried, f"{column} {before} {' '.join(after)}"
+        return named, carried, f"{column} {before} {f.raw} {' '.join(after)}"
 
     # --- which figures ---------------------------------------------------------------------------------
 
