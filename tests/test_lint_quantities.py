@@ -95,3 +95,100 @@ def test_a_unit_is_that_figure_when_the_words_name_what_the_store_measures(lint,
     report = lint(text)
     assert outcome(report, raw) == ("passed", ())
     assert report.passed == 1
+
+
+# --- lint compares what it recognises ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,raw,key",
+    [
+        # stored bare, named "instances" in the data: another value of the same count
+        ("WeirdML now gathers 14 instances.", "14 instances", "rl.bench.weirdml"),
+        ("PostTrainBench grew to 31 instances.", "31 instances", "rl.bench.posttrainbench"),
+        # a small count in words, compared though no claim states that very value
+        (
+            "InferenceBench is a family of six instances.",
+            "six instances",
+            "rl.bench.inferencebench",
+        ),
+    ],
+)
+def test_another_value_of_a_bare_stored_count_differs(lint, text, raw, key):
+    report = lint(text)
+    assert outcome(report, raw) == ("warning", (key,))
+    assert "differs from the store" in report.findings[0].message
+
+
+@pytest.mark.parametrize(
+    "text,raw,key",
+    [
+        (
+            "Mercor hands twelve GPUs to the trainer for every eight on rollouts.",
+            "twelve GPUs to the trainer for every eight",
+            "rl.placement.mercor",
+        ),
+        (
+            "INTELLECT-3 keeps 16 GPUs on inference for each 44 it trains on.",
+            "16 GPUs on inference for each 44",
+            "rl.placement.intellect3",
+        ),
+        (
+            "Mercor splits its GPUs, 12 to the learner and 8 to the actors.",
+            "12 to the learner and 8",
+            "rl.placement.mercor",
+        ),
+    ],
+)
+def test_for_every_and_to_each_phrasings_are_ratios(lint, text, raw, key):
+    # the stored 12:8 and 16:44 splits are agent-reported: the ratio is an error naming them
+    assert outcome(lint(text), raw) == ("error", (key,))
+
+
+def test_two_figures_given_to_two_things_without_a_split_are_two_figures(lint):
+    report = lint("DeepSeek-V3 gave 2,048 H800 GPUs to pretraining and 64 to ablations.")
+    assert outcome(report, "2,048 H800 GPUs") == ("passed", ())
+    assert outcome(report, "64")[0] == "note"
+
+
+ACCOUNTED = """# Notes
+
+The 19th revision ran a trillion-parameter model on 2,048 accelerators.
+Budgets grew with each trillion tokens, and 7b checkpoints moved at 100GiB/s.
+Results (Smith et al., 2024a) cover 3 regions, twelve teams and 45% of jobs.
+Section 3.3.4 keeps one verifier for every four generators.
+"""
+# Each number of ACCOUNTED as a reader sees it, on its line.
+NUMBERS = [
+    (3, "19th"),
+    (3, "trillion"),
+    (3, "2,048"),
+    (4, "trillion"),
+    (4, "7b"),
+    (4, "100GiB/s"),
+    (5, "2024a"),
+    (5, "3"),
+    (5, "twelve"),
+    (5, "45"),
+    (6, "3.3.4"),
+    (6, "one"),
+    (6, "four"),
+]
+
+
+def test_every_number_lint_sees_is_checked_or_skipped_with_its_reason(lint):
+    # no subject is named, so nothing passes: every number must lie in a finding or a skip
+    report = lint(ACCOUNTED)
+    assert report.passed == 0
+    said = report.findings + report.skipped
+    lines = ACCOUNTED.split("\n")
+    searched_from: dict[int, int] = {}
+    for line, raw in NUMBERS:
+        col = lines[line - 1].index(raw, searched_from.get(line, 0)) + 1
+        searched_from[line] = col + len(raw) - 1
+        holding = [f for f in said if f.line == line and f.col <= col < f.col + max(len(f.raw), 1)]
+        assert holding, f"{raw!r} on line {line} vanished from lint's report"
+        assert all(f.message for f in holding)
+    assert report.checked + len(report.skipped) == len(said)
+    trillion = outcome(report, "a trillion-parameter")
+    assert trillion == ("note", ())  # read again and judged: untracked

@@ -22,8 +22,9 @@ Verdicts, checked in this order (the first that holds):
   end of a range, two ranges that overlap, or one step of a stored change ("128K" of "4K → 128K"). A stored value inside a written range counts only when
   both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
   different value), and "> 1k rollouts" does not hold 2,048 of them.
-- "different": the written figure measures the same thing (the same unit or counted thing, stated on
-  both sides: a name or nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
+- "different": the written figure measures the same thing (the same unit or counted thing, stated by
+  the written figure and by the stored one or the last word of its name: "14 instances" for a bare
+  "11" named "instances", not "1T models" for a "397B" named "model size"; nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
   but states another value ("10,000 tasks" for "100,000 tasks", "15T tokens" for "14.8T tokens").
 - otherwise "unrelated".
 
@@ -160,6 +161,12 @@ def _in_words(measure: str, words: str) -> bool:
 def _named_nearby(name: str, words: str) -> bool:
     """A word of the stored figure's name stands nearby, a capitalised one too ("Dolmino")."""
     return any(len(w) > 2 and _in_words(w, words) for w in _WORD.findall(name))
+
+
+def _named_by_head(measures: list[str], name: str | None) -> bool:
+    """The last word of the stored figure's name is what the written figure counts: "instances"."""
+    words = _WORD.findall(name or "")
+    return bool(words) and any(_in_words(m, words[-1]) for m in measures)
 
 
 def _another_word(measure: str, ctx: Context) -> bool:
@@ -477,7 +484,11 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
             within=within,
             step=_is_step(stored, written),
         )
-    explicit = bool(_measures(stored) and _measures(written))  # both say what they count
+    # Both say what they count: the written figure by its unit or counted thing, the stored one by its
+    # own or by its name's last word ("14 instances" of WeirdML's "11", named "instances"; not "1T
+    # models" of a "397B" named "model size"); nearby words are not enough.
+    w_m = _measures(written)
+    explicit = bool(w_m) and (bool(_measures(stored)) or _named_by_head(w_m, ctx.name))
     if (
         measure == "agree"
         and explicit

@@ -32,10 +32,18 @@ What is prose. Each kind is rewritten into a prose copy that maps back to the or
 Figures in words count too (figures.wording): a ratio "twelve to eight" or "a 16-to-44 split" (when its
 clause says ratio, split or divided), "a dozen", "a pair of", and magnitudes ("hundreds of thousands"
 is "several hundred thousand"); so do the store's figures written without a digit ("triple"), where
-the prose writes their words.
+the prose writes their words. Two figures make a ratio (lint/reading.py) when written "X for every Y"
+("twelve GPUs to the trainer for every eight", "one verifier for each four generators") or "X to A and
+Y to B" of one thing in a clause that says split, divided, ratio or proportion ("splits its GPUs, 12 to
+the learner and 8 to the actors").
 
 No figure is dropped without trace: a figure lint does not judge is counted as skipped, with its reason
-(listed with `--notes`). In every kind: URLs, e-mail addresses, DOIs, arXiv identifiers and metrics
+(listed with `--notes`). Every number of the prose (digits not inside a name such as "H800" or
+"Qwen3-235B", and scale words) lies in a figure that is checked or skipped: one the scanner read as no
+figure is read again where a scale word's hyphen hid it ("a trillion-parameter model"), or else skipped
+as what it is: a citation's year ("2024a"), an ordinal ("19th"), a dotted section or version number
+("3.3.4"), a code ("624b824"), a number glued to a word that is not a known unit ("32b"), a scale word
+with no number ("each trillion tokens"), or a number lint cannot read. In every kind: URLs, e-mail addresses, DOIs, arXiv identifiers and metrics
 such as pass@1 ("an address or identifier"), numeric citations ("[12]", "[3, 4]", "[3-5]"), month-name
 dates ("5 March 2024", "March 2024"), ISO dates ("2024-03-05"), slashed dates and clock times ("9:30
 am") are skipped; and so are:
@@ -82,7 +90,9 @@ range of such a claim passes too, with a note ("within the stored range"). Other
 the figure changed or gone; the strict policy blocks those, so then it is an error); "error" when only
 claims that are not paper-safe state it, or only withdrawn/superseded ones; "warning" "differs from the
 store" when a claim of a named subject measures the same thing with another value ("10,000 concurrent
-tasks" for Kimi K2.5 when the store says 100,000); "note" when nothing matches (an untracked figure).
+tasks" for Kimi K2.5 when the store says 100,000; "14 instances" for WeirdML when the store has a bare
+11 named "instances": the written figure says what it counts, and the stored one by its unit or the
+last word of its name); "note" when nothing matches (an untracked figure).
 Each message is one line naming the claim key(s), tag and trust, and for errors the page a person
 re-reads to clear each one (its address and locator) and where they record it (trust.rule.reread_hint). The report counts the figures checked, passed, errors, warnings,
 untracked and skipped.

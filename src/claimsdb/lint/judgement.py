@@ -193,7 +193,7 @@ def unjudged(f: Found, quiet: bool, kind: str, say: Say) -> Outcome:
             "a small number with no unit, and nothing near it says what a claim of "
             "a subject named here measures"
         )
-    elif not DIGIT.search(f.raw) and all(abs(n) < 10 for n in q.numbers()):
+    elif q.kind != "ratio" and not DIGIT.search(f.raw) and all(abs(n) < 10 for n in q.numbers()):
         reason = (
             'a small count spelled out ("two stages") that no claim of a subject named here states'
         )

@@ -24,6 +24,7 @@ from claimsdb.figures.matching import DIFFERENT
 from claimsdb.figures.wording import worded
 from claimsdb.lint.claims_read import Store, build_store, setting_key, subject_index
 from claimsdb.lint.filter import (
+    REFERENCE,
     FigureFilter,
     bare,
     names_another,
@@ -33,6 +34,8 @@ from claimsdb.lint.filter import (
     without_runs,
 )
 from claimsdb.lint.judgement import Judged, decide, unjudged
+from claimsdb.lint.reading import ratios as ratios_of
+from claimsdb.lint.reading import unread, why_unread
 from claimsdb.lint.report import SKIPPED, Finding, Report
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.lint.tables import Tables
@@ -117,6 +120,7 @@ class _Linter:
         self._paragraphs = [0] + [m.end() for m in BLANK_LINE.finditer(p)]
         self._named_in: dict[int, dict[int, int]] = {}
         self._other_in: dict[int, bool] = {}
+        self.unread: list[Found] = []  # numbers no figure holds (lint/reading.py)
 
     def _where(self, p: int) -> tuple[int, int]:
         o = self.prose.orig(p)
@@ -202,7 +206,10 @@ class _Linter:
         p = self.scanned
         words = worded(p)
         ratios = [w for w in words if w.quantity.kind == "ratio"]
-        found = _without_overlaps([self._setting(f) for f in scan(p)], ratios) + ratios
+        scanned = _without_overlaps([self._setting(f) for f in scan(p)], ratios)
+        written = ratios_of(p, scanned)  # "twelve GPUs to the trainer for every eight"
+        ratios = sorted(ratios + written, key=lambda f: f.start)
+        found = _without_overlaps(scanned, written) + ratios
         others = [w for w in words if w.quantity.kind != "ratio"]
         if self.store.phrases is not None:
             others += [
@@ -215,7 +222,12 @@ class _Linter:
             if not kept or kept[-1].end <= w.start:  # the longer of two wordings at one place
                 kept.append(w)
         # where the scanner read a figure, it is judged as that
-        return sorted(found + _without_overlaps(kept, found), key=lambda f: f.start)
+        found = sorted(found + _without_overlaps(kept, found), key=lambda f: f.start)
+        # no number vanishes: one the scanner did not read is read again, or skipped with its reason
+        covered = [(f.start, f.end) for f in found] + [(s, e) for s, e, _ in self.runs]
+        covered += self.filter.not_figure + [(m[0], m[1]) for m in self.mentions]
+        again, self.unread = unread(p, _merged(covered))
+        return sorted(found + again, key=lambda f: f.start)
 
     def _setting(self, f: Found) -> Found:
         q = f.quantity
@@ -251,7 +263,11 @@ class _Linter:
                     (),
                 )
             )
-        for f in self._figures():
+        figures = self._figures()
+        for f in self.unread:
+            reason = REFERENCE if self.filter.after_reference(f.start) else why_unread(f.raw)
+            out.skipped.append(self._finding(f, SKIPPED, reason, [], None))
+        for f in figures:
             reason = self.filter.skipped(f)
             q = f.quantity
             if (
@@ -337,6 +353,17 @@ class _Linter:
         return decide(self.store, judged, tiers, say) or unjudged(
             f, f.start in self.filter.quiet, self.kind, say
         )
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans sorted, overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
 
 
 def _without_overlaps(figures: list[Found], others: list[Found]) -> list[Found]:
