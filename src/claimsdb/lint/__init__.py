@@ -11,7 +11,7 @@ What is prose. Each kind is rewritten into a prose copy that maps back to the or
   `\\ensuremath`), `%` comments, the preamble (before `\\begin{document}`), verbatim, listings, TikZ and
   the bibliography are skipped; so are the arguments of `\\cite...` (every citation command), `\\label`,
   `\\ref`, `\\eqref`, `\\autoref`, `\\cref`, `\\url`, the target of `\\href`, `\\claim` (a figure inserted by
-  reference is safe by construction), `\\includegraphics`, `\\input`, lengths and colours, and
+  reference is judged by its key, below), `\\includegraphics`, `\\input`, lengths and colours, and
   authors/affiliations. Inline math (`$..$`, `\\(..\\)`) that is only notation around a figure reads as
   text (`$\\times$` "×", `$\\sim$` "~", `$\\approx$` "≈", `$\\eta = 4$` "η = 4", `$10^{25}$`); any other
   formula is skipped. siunitx's `\\num`, `\\qty`, `\\SI` and their ranges read as they are typeset
@@ -23,7 +23,7 @@ What is prose. Each kind is rewritten into a prose copy that maps back to the or
 - md / qmd: YAML front matter, fenced code, `$$..$$`, HTML comments, tags and their attributes,
   script/style, link and image targets, reference definitions, `[@key]` and `@key` (citations, Quarto
   cross-references), footnote marks, `{{< .. >}}` shortcodes (`{{< var KEY.fig >}}` is a figure by
-  reference), attribute blocks, numbers of numbered headings and ordered-list markers; `$..$` (pandoc's
+  reference, judged by its key), attribute blocks, numbers of numbered headings and ordered-list markers; `$..$` (pandoc's
   rule, so "$5M" stays money) and code spans are read as in LaTeX; a table row is one sentence.
 - html: comments, script, style, head, pre, code, math, svg and `<sup>` (footnote marks) are skipped;
   tags and their attributes are not prose; entities are decoded; a cell ends a figure, a row or a block
@@ -97,9 +97,20 @@ Each message is one line naming the claim key(s), tag and trust, and for errors 
 re-reads to clear each one (its address and locator) and where they record it (trust.rule.reread_hint). The report counts the figures checked, passed, errors, warnings,
 untracked and skipped.
 
+Figures by reference (lint/references.py): each `\\claim{KEY}` (`\\claim[2]{KEY}`, `\\claim[NAME]{KEY}`)
+of a tex file outside comments and verbatim text, and each `{{< var KEY.fig >}}` (`.fig2`, `.NAME`) of
+an md or qmd file outside code and HTML comments, is checked and judged as its claim's figure: it
+passes when the claim is paper-safe and current, and otherwise is what a typed figure stated only by
+that claim would be (an error when it is not paper-safe or is withdrawn); a key no claim has, or a
+figure the claim does not have, is an error. The TeX macros are not trusted (`\\claimsdraft`, a
+redefined guard): a file is a draft only when a comment line of its own says `claims: draft`
+(`% claims: draft`, `<!-- claims: draft -->`), and then a figure by reference whose claim is not
+paper-safe yet is a warning instead of an error.
+
 Modules: `claimsdb.prose` (a rewritten copy that maps back to the original; prose per format: tex,
 markup), `claimsdb.figures.wording` (figures in words), and here `filter` (what is not a figure; sentences;
-who else a sentence names), `subjects` (where subjects are named), `store` (the claims lint reads once),
+who else a sentence names), `subjects` (where subjects are named), `claims_read` (the claims lint reads once), `reading` (ratios
+written as two figures; numbers the scanner read as no figure), `references` (figures by reference),
 `tables` (column headers), `linter` (which figures; which subjects are in scope), `judgement` (what lint
 says of a figure, from the verdicts), `report` (findings and counts).
 

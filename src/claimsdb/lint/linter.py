@@ -22,7 +22,13 @@ from claimsdb.errors import BadQuery
 from claimsdb.figures import Context, FigureError, Found, Quantity, match, parse, scan
 from claimsdb.figures.matching import DIFFERENT
 from claimsdb.figures.wording import worded
-from claimsdb.lint.claims_read import Store, build_store, setting_key, subject_index
+from claimsdb.lint.claims_read import (
+    Store,
+    build_store,
+    key_subjects,
+    setting_key,
+    subject_index,
+)
 from claimsdb.lint.filter import (
     REFERENCE,
     FigureFilter,
@@ -33,9 +39,10 @@ from claimsdb.lint.filter import (
     small_count,
     without_runs,
 )
-from claimsdb.lint.judgement import Judged, decide, unjudged
+from claimsdb.lint.judgement import Judged, by_reference, decide, unjudged, unknown_reference
 from claimsdb.lint.reading import ratios as ratios_of
 from claimsdb.lint.reading import unread, why_unread
+from claimsdb.lint.references import Reference, draft_marked, references, resolve
 from claimsdb.lint.report import SKIPPED, Finding, Report
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.lint.tables import Tables
@@ -90,13 +97,16 @@ class _Read:
     runs: list[tuple[int, int, int]]
     scanned: str
     mentions: list
+    references: list[Reference]  # the figures it inserts by a claim's key (lint/references.py)
+    draft: bool  # it says it is a draft (`% claims: draft`)
 
 
 def _read(text: str, kind: str, subjects: SubjectIndex) -> _Read:
     prose = _EXTRACT[kind](text)
     runs = number_runs(prose.text)
     scanned = without_runs(prose.text, runs)
-    return _Read(prose, runs, scanned, subjects.mentions(scanned))
+    refs = references(text, kind)
+    return _Read(prose, runs, scanned, subjects.mentions(scanned), refs, draft_marked(text))
 
 
 class _Linter:
@@ -104,6 +114,8 @@ class _Linter:
         self.name, self.kind, self.store = name, kind, store
         read = read or _read(text, kind, store.subjects)
         self.prose: Prose = read.prose
+        self.references, self.draft = read.references, read.draft
+        self._keys: dict | None = None  # each claim's figures by its key, for the references
         self.runs, self.scanned = read.runs, read.scanned
         p = self.prose.text
         self.sentences = sentence_starts(p)
@@ -289,22 +301,58 @@ class _Linter:
                     out.findings.append(finding)
             else:
                 out.skipped.append(self._finding(f, SKIPPED, reason, [], None))
+        for ref in self.references:
+            passed, finding = self._by_reference(ref)
+            out.checked += 1
+            out.passed += passed
+            if finding is not None:
+                out.findings.append(finding)
+        out.findings.sort(key=lambda f: (f.line, f.col))
+        out.skipped.sort(key=lambda f: (f.line, f.col))
         return out
+
+    def _by_reference(self, ref: Reference) -> tuple[bool, Finding | None]:
+        """A figure inserted by its claim's key, judged as that claim's figure."""
+        if self._keys is None:
+            self._keys = {
+                key: self.store.claims[ci].figures for key, ci in self.store.by_key.items()
+            }
+        keys = self._keys
+        line = bisect.bisect_right(self._lines, ref.start)
+        place = (line, ref.start - self._lines[line - 1] + 1)
+        say = functools.partial(self._said, place, ref.raw)
+        found = resolve(ref, keys)
+        if isinstance(found, str):
+            return unknown_reference(found, say)
+        ci = self.store.by_key[found[0]]
+        stored = self.store.claims[ci].figures[found[1]][1]
+        return by_reference(self.store, ci, stored, self.draft, say)
 
     def _finding(
         self, f: Found, severity: str, message: str, chosen: list, verdict: str | None
+    ) -> Finding:
+        return self._said(self._where(f.start), f.raw, severity, message, chosen, verdict)
+
+    def _said(
+        self,
+        place: tuple[int, int],
+        raw: str,
+        severity: str,
+        message: str,
+        chosen: list,
+        verdict: str | None,
     ) -> Finding:
         store = self.store
         chosen = sorted(
             {ci: (ci, q, v) for ci, q, v in reversed(chosen)}.values(),
             key=lambda j: store.claims[j[0]].key,
         )
-        line, col = self._where(f.start)
+        line, col = place
         return Finding(
             self.name,
             line,
             col,
-            " ".join(f.raw.split()),
+            " ".join(raw.split()),
             severity,
             message,
             tuple(store.claims[ci].key for ci, _, _ in chosen),
@@ -377,6 +425,12 @@ def _without_overlaps(figures: list[Found], others: list[Found]) -> list[Found]:
     return out
 
 
+def _key(ref: Reference) -> str:
+    """The claim key a reference may name: LaTeX's whole argument, or a Quarto path without its last part
+    (both, when the path is a key itself: the error then says so)."""
+    return ref.path if ref.selector is not None else ref.path.rpartition(".")[0]
+
+
 def lint_report(text: str, *, name: str, kind: str, store: Store) -> Report:
     """The report for one manuscript's prose: findings in the order they appear, and the counts."""
     if kind not in KINDS:
@@ -427,6 +481,10 @@ def lint_files(
     subjects = subject_index(session)
     reads = [_read(text, kind, subjects) for _, kind, text in texts]
     named = {subjects.subjects[m[2]] for read in reads for m in read.mentions}
+    # and those of the claims a manuscript inserts by key
+    named |= set(
+        key_subjects(session, {_key(r) for read in reads for r in read.references}).values()
+    )
     store = build_store(session, policy, subjects=subjects, named=named)
     report = Report(history=anchor.take(session), signatures_required=people.load(session).required)
     for (name, kind, text), read in zip(texts, reads):
