@@ -40,6 +40,7 @@ Pure; standard library only.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -145,17 +146,21 @@ def _joined(word: str) -> str:
     return word.casefold().replace("-", "")
 
 
+@functools.lru_cache(maxsize=256)
+def _word_keys(words: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words as a measure may be named by them: each written without hyphens, case-free ("pre-training"
+    names "pretraining"), and each as a unit key, also in the plural. Worked out once for a context,
+    which lint asks about every stored figure of the subjects in scope."""
+    found = _WORD.findall(words)
+    joined = frozenset(_joined(w) for w in found)
+    keys = frozenset(unit_key(w) for w in found) | {unit_key(plural(w.lower())) for w in found}
+    return joined, keys
+
+
 def _in_words(measure: str, words: str) -> bool:
     """The context names this unit or thing: "node occupancy" names "nodes", "| H800 |" names "H800"."""
-    want, joined = unit_key(measure), _joined(measure)
-    for w in _WORD.findall(words):
-        if (
-            _joined(w) == joined  # "pre-training" names "pretraining"
-            or unit_key(w) == want
-            or unit_key(plural(w.lower())) == want
-        ):
-            return True
-    return False
+    joined, keys = _word_keys(words)
+    return _joined(measure) in joined or unit_key(measure) in keys
 
 
 def _named_nearby(name: str, words: str) -> bool:
@@ -205,12 +210,15 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
         return "agree", f"the stored figure's name is {ctx.name}"
     if w_m and any(_another_word(m, ctx) for m in w_m):
         return "agree", "the store's words for what it measures"
+
     # The stored figure is bare: only its name or the words around can say they agree.
-    nearby = any(_in_words(m, ctx.words) for m in ctx.measures)
+    def nearby() -> bool:
+        return any(_in_words(m, ctx.words) for m in ctx.measures)
+
     if (
         w_m
         and ctx.measures
-        and not nearby
+        and not nearby()
         and not (ctx.name and _named_nearby(ctx.name, ctx.words))
     ):
         # A written unit or counted thing that the store's words for this figure do not name, with
@@ -218,7 +226,7 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
         # GPUs" is not a "1M" context length.
         return "conflict", f"{' '.join(w_m)}, not the stored figure's {' '.join(ctx.measures)}"
     if ctx.evidence:
-        if not w_m and nearby:
+        if not w_m and nearby():
             return "agree", "what it measures stands nearby"
         return (
             ("conflict", f"{' '.join(w_m)}, not what the store's figure measures")

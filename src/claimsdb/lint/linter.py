@@ -277,7 +277,8 @@ class _Linter:
             )
         figures = self._figures()
         for f in self.unread:
-            reason = REFERENCE if self.filter.after_reference(f.start) else why_unread(f.raw)
+            written = self.scanned[f.start : f.end]
+            reason = REFERENCE if self.filter.after_reference(f.start) else why_unread(written)
             out.skipped.append(self._finding(f, SKIPPED, reason, [], None))
         for f in figures:
             reason = self.filter.skipped(f)

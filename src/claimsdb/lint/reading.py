@@ -88,6 +88,7 @@ _NUMBER = re.compile(
 )
 _SCALE_HYPHEN = re.compile(r"(?:(?<=hundred)|(?<=thousand)|(?<=illion))-", re.I)
 _WINDOW = 40  # how far around an unread number its figure may reach
+_SHOWN = 40  # how much of an unread number a finding shows ("1.1.1.1 …" may be a megabyte long)
 UNREAD = "a number read as no figure: lint cannot check it"
 _WHY = (
     (re.compile(r"(?:1[89]|20)\d\d[a-z]"), 'a year (a citation\'s "2024a")'),
@@ -116,23 +117,29 @@ def unread(prose: str, covered: list[tuple[int, int]]) -> tuple[list[Found], lis
     starts = [s for s, _ in covered]
     again: list[Found] = []
     left: list[Found] = []
-    for m in _NUMBER.finditer(prose):
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if (i >= 0 and covered[i][1] > m.start()) or (again and again[-1].end > m.start()):
+    # only the gaps between covered spans are searched: a run of half a million numbers is one span
+    gaps = zip([0] + [e for _, e in covered], [*starts, len(prose)])
+    for m in (m for a, b in gaps if a < b for m in _NUMBER.finditer(prose, a, b)):
+        if again and again[-1].end > m.start():
             continue
         if m.group(0)[0].isdigit() and _IN_NAME.search(prose, max(0, m.start() - 40), m.start()):
             continue
         lo = max(0, m.start() - _WINDOW)
-        window = _SCALE_HYPHEN.sub(" ", prose[lo : m.end() + _WINDOW])
-        hit = next((f for f in scan(window) if f.start <= m.start() - lo < f.end), None)
+        window = prose[lo : m.end() + _WINDOW]
+        spaced = _SCALE_HYPHEN.sub(" ", window)
+        # read again only where a scale word's hyphen changed what the scanner saw
+        hit = (
+            next((f for f in scan(spaced) if f.start <= m.start() - lo < f.end), None)
+            if spaced != window
+            else None
+        )
         start, end = (lo + hit.start, lo + hit.end) if hit is not None else (0, 0)
         j = bisect.bisect_left(starts, end) - 1  # the last covered span starting before it ends
         if hit is not None and "-" in prose[start:end] and (j < 0 or covered[j][1] <= start):
             again.append(Found(start, end, prose[start:end], hit.quantity))
         else:
-            left.append(
-                Found(m.start(), m.end(), m.group(0), Quantity(raw=m.group(0), kind="text"))
-            )
+            raw = m.group(0) if len(m.group(0)) <= _SHOWN else m.group(0)[:_SHOWN] + " …"
+            left.append(Found(m.start(), m.end(), raw, Quantity(raw=raw, kind="text")))
     return again, left
 
 
