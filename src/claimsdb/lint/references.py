@@ -31,25 +31,52 @@ class Reference:
     selector: str | None  # LaTeX's optional argument; None for Quarto (its path holds it)
 
 
-_CLAIM = re.compile(r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]*)\])?[ \t]*\{([^{}#\n]+)\}")
-_VAR = re.compile(r"\{\{<[ \t]*var[ \t]+([^\s>]+)[ \t]*>\}\}")
+# A key and a figure's name are short: bounded, a line of unclosed "\claim[" is searched in linear time.
+_CLAIM = re.compile(
+    r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]{0,200})\])?[ \t]*\{([^{}#\n]{1,300})\}"
+)
+_VAR = re.compile(r"\{\{<[ \t]*var[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
 # What the exporters' uses never stand in: TeX comments and verbatim text; Markdown code and comments.
+# An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest
+# of the text, as TeX and Markdown read it. So each character is searched a bounded number of times: a
+# pattern that looked for the closer from every opener took minutes on a page of unclosed ones.
 _TEX_HIDDEN = re.compile(
     r"(?<!\\)%[^\n]*"
-    r"|\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}.*?\\end\{\1\}"
-    r"|\\verb\*?([^\w\s]).*?\2",
-    re.S,
+    r"|\\begin\{(?P<open>verbatim\*?|Verbatim|lstlisting|minted|comment)\}"
+    r"|\\verb\*?([^\w\s])[^\n]*?\2"
 )
 _MD_HIDDEN = re.compile(
-    r"<!--.*?-->|^[ \t]*(```+|~~~+)[^\n]*\n.*?^[ \t]*\1[ \t]*$|(`+)(?!`).+?(?<!`)\2(?!`)",
-    re.S | re.M,
+    r"(?P<open><!--)|^[ \t]*(?P<fence>```+|~~~+)[^\n]*$|(`+)(?!`)[^\n]+?(?<!`)\3(?!`)", re.M
 )
 _DRAFT = re.compile(r"^[ \t]*(?:%+|<!--)[ \t]*claims:[ \t]*draft\b[^\n]*$", re.I | re.M)
 
 
+def _closer(m: re.Match[str]) -> re.Pattern[str] | None:
+    """What ends the hidden region an opener starts, or None when the match is the whole region."""
+    if m.group("open") == "<!--":
+        return re.compile("-->")
+    if m.group("open"):
+        return re.compile(re.escape(f"\\end{{{m.group('open')}}}"))
+    fence = m.groupdict().get("fence")
+    if fence:
+        return re.compile(rf"^[ \t]*{re.escape(fence)}[ \t]*$", re.M)
+    return None
+
+
 def _blanked(text: str, hidden: re.Pattern[str]) -> str:
-    """The text with what `hidden` matches blanked (offsets kept)."""
-    return hidden.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    """The text with what `hidden` finds blanked (offsets kept)."""
+    out: list[str] = []
+    pos = done = 0
+    while (m := hidden.search(text, pos)) is not None:
+        closer = _closer(m)
+        end = m.end()
+        if closer is not None:
+            close = closer.search(text, end)
+            end = close.end() if close else len(text)
+        out += [text[done : m.start()], re.sub(r"[^\n]", " ", text[m.start() : end])]
+        done = end
+        pos = max(end, m.start() + 1)
+    return "".join(out) + text[done:]
 
 
 def references(text: str, kind: str) -> list[Reference]:
