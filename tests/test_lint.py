@@ -258,11 +258,6 @@ def test_an_untracked_figure_is_a_note(run):
             'Logs: [the runs](https://example.org/7777 "run 12345") and <https://example.org/31337>.\n',
         ),
         ("html", '<p>Logs: <a href="https://example.org/7777" data-n="12345">the runs</a>.</p>\n'),
-        (
-            "tex",
-            "Kimi K2.5 keeps \\claim{rl.fleet.kimi-k25-tasks} tasks and \\claim[2]{pipelines.llama3.pretrain}.\n",
-        ),
-        ("qmd", "Kimi K2.5 keeps {{< var rl.fleet.kimi-k25-tasks.fig >}} concurrent tasks.\n"),
         ("tex", "% We used 7,777 GPUs here, 2048 of them busy.\nA quiet paragraph.\n"),
         (
             "md",

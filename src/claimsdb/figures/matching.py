@@ -5,7 +5,10 @@ trace, lint and verify ask only this function, so a figure is judged the same wa
 Verdicts, checked in this order (the first that holds):
 - "unrelated": the two cannot be the same figure: they measure different things (another unit, another
   counted thing), or the written number is bare and the stored one has a unit that the context does not
-  supply ("a bare number never matches a figure that has a unit"), or the context does not name the
+  supply ("a bare number never matches a figure that has a unit"), or the written figure has a unit or
+  counted thing and the stored one has none, but the store's words for it (`measures`) name something
+  else and neither they nor its name stand nearby ("1,000,000 GPUs" is not a "1M" context length), or
+  the context does not name the
   claim's subject (without it, a number is anybody's), or one of them has no number.
 - "same": the written figure states the stored one: the same value (relative tolerance 1e-9), the
   total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio.
@@ -19,8 +22,9 @@ Verdicts, checked in this order (the first that holds):
   end of a range, two ranges that overlap, or one step of a stored change ("128K" of "4K → 128K"). A stored value inside a written range counts only when
   both say what they count ("2–4× speedups" does not hold a bare stored "4"). A bound is not a range: "95%" is not "> 90%" (it is a
   different value), and "> 1k rollouts" does not hold 2,048 of them.
-- "different": the written figure measures the same thing (the same unit or counted thing, stated on
-  both sides: a name or nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
+- "different": the written figure measures the same thing (the same unit or counted thing, stated by
+  the written figure and by the stored one or the last word of its name: "14 instances" for a bare
+  "11" named "instances", not "1T models" for a "397B" named "model size"; nearby words are not enough) of a subject the context names, within a factor of 10 of the stored value,
   but states another value ("10,000 tasks" for "100,000 tasks", "15T tokens" for "14.8T tokens").
 - otherwise "unrelated".
 
@@ -36,6 +40,7 @@ Pure; standard library only.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -43,6 +48,7 @@ from dataclasses import dataclass
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
 from claimsdb.figures.units import plural, unit_key
+from claimsdb.figures.vocabulary import FUNCTION_WORDS
 from claimsdb.figures.wording import magnitude
 
 __all__ = [
@@ -136,17 +142,36 @@ def _same_measure(a: str, b: str) -> bool:
     return unit_key(a) == unit_key(b) or (len(a) > 2 and a.casefold() == b.casefold())
 
 
+def _joined(word: str) -> str:
+    return word.casefold().replace("-", "")
+
+
+@functools.lru_cache(maxsize=256)
+def _word_keys(words: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words as a measure may be named by them: each written without hyphens, case-free ("pre-training"
+    names "pretraining"), and each as a unit key, also in the plural. Worked out once for a context,
+    which lint asks about every stored figure of the subjects in scope."""
+    found = _WORD.findall(words)
+    joined = frozenset(_joined(w) for w in found)
+    keys = frozenset(unit_key(w) for w in found) | {unit_key(plural(w.lower())) for w in found}
+    return joined, keys
+
+
 def _in_words(measure: str, words: str) -> bool:
     """The context names this unit or thing: "node occupancy" names "nodes", "| H800 |" names "H800"."""
-    want = unit_key(measure)
-    for w in _WORD.findall(words):
-        if (
-            w.casefold() == measure.casefold()
-            or unit_key(w) == want
-            or unit_key(plural(w.lower())) == want
-        ):
-            return True
-    return False
+    joined, keys = _word_keys(words)
+    return _joined(measure) in joined or unit_key(measure) in keys
+
+
+def _named_nearby(name: str, words: str) -> bool:
+    """A word of the stored figure's name stands nearby, a capitalised one too ("Dolmino")."""
+    return any(len(w) > 2 and _in_words(w, words) for w in _WORD.findall(name))
+
+
+def _named_by_head(measures: list[str], name: str | None) -> bool:
+    """The last word of the stored figure's name is what the written figure counts: "instances"."""
+    words = _WORD.findall(name or "")
+    return bool(words) and any(_in_words(m, words[-1]) for m in measures)
 
 
 def _another_word(measure: str, ctx: Context) -> bool:
@@ -185,10 +210,23 @@ def _measure(stored: Quantity, written: Quantity, ctx: Context) -> tuple[str, st
         return "agree", f"the stored figure's name is {ctx.name}"
     if w_m and any(_another_word(m, ctx) for m in w_m):
         return "agree", "the store's words for what it measures"
+
+    # The stored figure is bare: only its name or the words around can say they agree.
+    def nearby() -> bool:
+        return any(_in_words(m, ctx.words) for m in ctx.measures)
+
     if (
-        ctx.evidence
-    ):  # the stored figure is bare: only its name or the words around can say they agree
-        if not w_m and any(_in_words(m, ctx.words) for m in ctx.measures):
+        w_m
+        and ctx.measures
+        and not nearby()
+        and not (ctx.name and _named_nearby(ctx.name, ctx.words))
+    ):
+        # A written unit or counted thing that the store's words for this figure do not name, with
+        # nothing nearby naming what the figure measures either, measures something else: "1,000,000
+        # GPUs" is not a "1M" context length.
+        return "conflict", f"{' '.join(w_m)}, not the stored figure's {' '.join(ctx.measures)}"
+    if ctx.evidence:
+        if not w_m and nearby():
             return "agree", "what it measures stands nearby"
         return (
             ("conflict", f"{' '.join(w_m)}, not what the store's figure measures")
@@ -249,6 +287,7 @@ def measure_words(
     for w in out:
         if (
             w.lower() not in _KEY_FILLER
+            and w.lower() not in FUNCTION_WORDS
             and len(w) > 1
             and not w[0].isdigit()
             and (not w[0].isupper() or w.isupper())
@@ -453,7 +492,11 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
             within=within,
             step=_is_step(stored, written),
         )
-    explicit = bool(_measures(stored) and _measures(written))  # both say what they count
+    # Both say what they count: the written figure by its unit or counted thing, the stored one by its
+    # own or by its name's last word ("14 instances" of WeirdML's "11", named "instances"; not "1T
+    # models" of a "397B" named "model size"); nearby words are not enough.
+    w_m = _measures(written)
+    explicit = bool(w_m) and (bool(_measures(stored)) or _named_by_head(w_m, ctx.name))
     if (
         measure == "agree"
         and explicit

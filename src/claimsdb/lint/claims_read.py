@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlmodel import Session
+from sqlalchemy import select
+from sqlmodel import Session, col
 
 from claimsdb import integrity, views
 from claimsdb.figures import Quantity, as_quantity
 from claimsdb.figures.matching import SETTING_KEY, measure_words, spelled
 from claimsdb.lint.subjects import SubjectIndex
+from claimsdb.models import Claim
 from claimsdb.trust.rule import EXPORTABLE_STATUS, Policy, RereadPage, page_to_reread
 
 
@@ -36,6 +38,8 @@ class IndexedClaim:
     paper_safe: bool = False  # Policy.allows: the one paper-safe rule (its status aside)
     attested: str | None = None  # its re-read is an attestation (not checked on the page): why
     unsigned: str | None = None  # its re-read does not vouch, signatures being required: why
+    # every figure, in order, with its name: what a manuscript inserts by reference (lint/references.py)
+    figures: tuple[tuple[str | None, Quantity], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -62,6 +66,7 @@ class Store:
     ):
         self.policy = policy
         self.claims = claims
+        self.by_key = {c.key: i for i, c in enumerate(claims)}
         if subjects is None:
             aliases: dict[str, list[str]] = {}
             for c in claims:
@@ -132,6 +137,18 @@ def setting_key(key: str) -> bool:
     return bool(SETTING_KEY.fullmatch(key)) or (len(key) == 1 and key.isalpha())
 
 
+def key_subjects(session: Session, keys: set[str]) -> dict[str, str]:
+    """The subject of each of these keys that a claim has (a manuscript's figures by reference)."""
+    out: dict[str, str] = {}
+    wanted = sorted(keys)
+    for i in range(0, len(wanted), 500):
+        rows = session.execute(
+            select(Claim.key, Claim.subject).where(col(Claim.key).in_(wanted[i : i + 500]))
+        )
+        out.update({key: subject for key, subject in rows})
+    return out
+
+
 def subject_index(session: Session) -> SubjectIndex:
     """Every subject of the store and its aliases, to find where a manuscript names them."""
     names = views.subject_names(session)
@@ -145,7 +162,9 @@ _AS_VIEWED = (
 ).split()
 
 
-def _indexed(v: views.ClaimView, policy: Policy) -> IndexedClaim:
+def _indexed(
+    v: views.ClaimView, policy: Policy, figures: tuple[tuple[str | None, Quantity], ...]
+) -> IndexedClaim:
     preferred = next(
         (
             f"{', '.join(c['figures']) or '(no figure)'} ({c['key']})"
@@ -160,6 +179,7 @@ def _indexed(v: views.ClaimView, policy: Policy) -> IndexedClaim:
         outdated=v.outdated_reason,
         preferred=preferred,
         paper_safe=policy.allows(v),
+        figures=figures,
     )
 
 
@@ -178,9 +198,9 @@ def build_store(
     ids = views.select_ids(session) if named is None else views.of_subjects(session, sorted(named))
     for ci, v in enumerate(views.load(session, ids)):
         integrity.ensure_intact([v])
-        indexed.append(_indexed(v, policy))
-        for f in v.figures:
-            q = as_quantity(f)
+        own = tuple((f["name"], as_quantity(f)) for f in v.figures)
+        indexed.append(_indexed(v, policy, own))
+        for name, q in own:
             if q.numbers() or q.kind == "text":
-                figures.append((ci, q, f["name"]))
+                figures.append((ci, q, name))
     return Store(indexed, figures, policy, subjects)

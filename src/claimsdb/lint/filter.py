@@ -128,6 +128,7 @@ _ABBREVIATIONS = {
     "max",
     "viz",
 }
+REFERENCE = "a section, table, figure or version number"
 _WORD_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z][\w.]*)\Z")
 
 
@@ -243,8 +244,8 @@ class FigureFilter:
             return "a year"
         if year == "year-like":
             self.quiet.add(f.start)
-        if self._after_reference(f.start):
-            return "a section, table, figure or version number"
+        if self.after_reference(f.start):
+            return REFERENCE
         if (
             self._in_spans(
                 self._name_number_starts, self.name_numbers, num.start(), num.start() + 1
@@ -256,7 +257,7 @@ class FigureFilter:
             return "part of a name"
         return None
 
-    def _after_reference(self, start: int) -> bool:
+    def after_reference(self, start: int) -> bool:
         """A number after "Section", "Table 5 and", "Eq. (", "§": a reference, not a figure."""
         i = bisect.bisect_left(self._ref_ends, start + 1) - 1
         while i >= 0 and self._ref_ends[i] >= start - 60:

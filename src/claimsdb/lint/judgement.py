@@ -3,10 +3,11 @@ subjects in scope (the rules are in lint/__init__.py), and why it says nothing o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from claimsdb.figures import Found, Quantity
-from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, Verdict
+from claimsdb.figures.matching import CONTAINED, DIFFERENT, ROUNDED, SAME, UNRELATED, Verdict
 from claimsdb.lint.claims_read import DIGIT, IndexedClaim, Store
 from claimsdb.lint.filter import small_bare
 from claimsdb.lint.report import SKIPPED, Finding
@@ -179,6 +180,30 @@ def _different(store: Store, judged: list[Judged], say: Say) -> Outcome | None:
     return None
 
 
+# --- figures by reference ------------------------------------------------------------------------------
+
+BY_REFERENCE = Verdict(SAME, "inserted by reference", "agree", True)
+
+
+def by_reference(store: Store, ci: int, stored: Quantity, draft: bool, say: Say) -> Outcome:
+    """A figure inserted by its claim's key is that claim's figure: it passes when the claim is paper-safe
+    and current, and is judged as a typed figure stated by that claim only otherwise. In a manuscript
+    marked a draft, a claim that is not paper-safe yet is a warning, not an error."""
+    passed, finding = decide(store, [(ci, stored, BY_REFERENCE)], {ci: 0}, say) or (False, None)
+    if draft and finding is not None and finding.severity == "error" and store.claims[ci].active:
+        finding = dataclasses.replace(
+            finding,
+            severity="warning",
+            message=f"in a draft (the file says claims: draft): {finding.message}",
+        )
+    return passed, finding
+
+
+def unknown_reference(why: str, say: Say) -> Outcome:
+    """A use by key that names no figure of the store: the paper would print nothing true."""
+    return False, say("error", f"{why}; export the figures again or fix the key", [], UNRELATED)
+
+
 # --- no claim states it --------------------------------------------------------------------------------
 
 
@@ -193,7 +218,7 @@ def unjudged(f: Found, quiet: bool, kind: str, say: Say) -> Outcome:
             "a small number with no unit, and nothing near it says what a claim of "
             "a subject named here measures"
         )
-    elif not DIGIT.search(f.raw) and all(abs(n) < 10 for n in q.numbers()):
+    elif q.kind != "ratio" and not DIGIT.search(f.raw) and all(abs(n) < 10 for n in q.numbers()):
         reason = (
             'a small count spelled out ("two stages") that no claim of a subject named here states'
         )

@@ -22,8 +22,15 @@ from claimsdb.errors import BadQuery
 from claimsdb.figures import Context, FigureError, Found, Quantity, match, parse, scan
 from claimsdb.figures.matching import DIFFERENT
 from claimsdb.figures.wording import worded
-from claimsdb.lint.claims_read import Store, build_store, setting_key, subject_index
+from claimsdb.lint.claims_read import (
+    Store,
+    build_store,
+    key_subjects,
+    setting_key,
+    subject_index,
+)
 from claimsdb.lint.filter import (
+    REFERENCE,
     FigureFilter,
     bare,
     names_another,
@@ -32,7 +39,10 @@ from claimsdb.lint.filter import (
     small_count,
     without_runs,
 )
-from claimsdb.lint.judgement import Judged, decide, unjudged
+from claimsdb.lint.judgement import Judged, by_reference, decide, unjudged, unknown_reference
+from claimsdb.lint.reading import ratios as ratios_of
+from claimsdb.lint.reading import unread, why_unread
+from claimsdb.lint.references import Reference, draft_marked, references, resolve
 from claimsdb.lint.report import SKIPPED, Finding, Report
 from claimsdb.lint.subjects import SubjectIndex
 from claimsdb.lint.tables import Tables
@@ -87,13 +97,16 @@ class _Read:
     runs: list[tuple[int, int, int]]
     scanned: str
     mentions: list
+    references: list[Reference]  # the figures it inserts by a claim's key (lint/references.py)
+    draft: bool  # it says it is a draft (`% claims: draft`)
 
 
 def _read(text: str, kind: str, subjects: SubjectIndex) -> _Read:
     prose = _EXTRACT[kind](text)
     runs = number_runs(prose.text)
     scanned = without_runs(prose.text, runs)
-    return _Read(prose, runs, scanned, subjects.mentions(scanned))
+    refs = references(text, kind)
+    return _Read(prose, runs, scanned, subjects.mentions(scanned), refs, draft_marked(text))
 
 
 class _Linter:
@@ -101,6 +114,8 @@ class _Linter:
         self.name, self.kind, self.store = name, kind, store
         read = read or _read(text, kind, store.subjects)
         self.prose: Prose = read.prose
+        self.references, self.draft = read.references, read.draft
+        self._keys: dict | None = None  # each claim's figures by its key, for the references
         self.runs, self.scanned = read.runs, read.scanned
         p = self.prose.text
         self.sentences = sentence_starts(p)
@@ -117,6 +132,7 @@ class _Linter:
         self._paragraphs = [0] + [m.end() for m in BLANK_LINE.finditer(p)]
         self._named_in: dict[int, dict[int, int]] = {}
         self._other_in: dict[int, bool] = {}
+        self.unread: list[Found] = []  # numbers no figure holds (lint/reading.py)
 
     def _where(self, p: int) -> tuple[int, int]:
         o = self.prose.orig(p)
@@ -171,7 +187,7 @@ class _Linter:
         """The subjects named around the figure (its sentence or row, its column header, the heading of its
         section; full names win over short ones), those carried from an earlier sentence of its paragraph
         when its sentence names none, and the words that may say what it counts (its column header, its
-        sentence before it and its clause after it)."""
+        sentence before it, its own words and its clause after it)."""
         k = bisect.bisect_right(self.sentences, f.start) - 1
         start, end = self._span(k)
         named = dict(self._named(k))
@@ -190,7 +206,7 @@ class _Linter:
             0
         ].split()[:_AFTER_WORDS]
         before = self.prose.text[max(start, f.start - _BEFORE_CHARS) : f.start]
-        return named, carried, f"{column} {before} {' '.join(after)}"
+        return named, carried, f"{column} {before} {f.raw} {' '.join(after)}"
 
     # --- which figures ---------------------------------------------------------------------------------
 
@@ -202,7 +218,10 @@ class _Linter:
         p = self.scanned
         words = worded(p)
         ratios = [w for w in words if w.quantity.kind == "ratio"]
-        found = _without_overlaps([self._setting(f) for f in scan(p)], ratios) + ratios
+        scanned = _without_overlaps([self._setting(f) for f in scan(p)], ratios)
+        written = ratios_of(p, scanned)  # "twelve GPUs to the trainer for every eight"
+        ratios = sorted(ratios + written, key=lambda f: f.start)
+        found = _without_overlaps(scanned, written) + ratios
         others = [w for w in words if w.quantity.kind != "ratio"]
         if self.store.phrases is not None:
             others += [
@@ -215,7 +234,12 @@ class _Linter:
             if not kept or kept[-1].end <= w.start:  # the longer of two wordings at one place
                 kept.append(w)
         # where the scanner read a figure, it is judged as that
-        return sorted(found + _without_overlaps(kept, found), key=lambda f: f.start)
+        found = sorted(found + _without_overlaps(kept, found), key=lambda f: f.start)
+        # no number vanishes: one the scanner did not read is read again, or skipped with its reason
+        covered = [(f.start, f.end) for f in found] + [(s, e) for s, e, _ in self.runs]
+        covered += self.filter.not_figure + [(m[0], m[1]) for m in self.mentions]
+        again, self.unread = unread(p, _merged(covered))
+        return sorted(found + again, key=lambda f: f.start)
 
     def _setting(self, f: Found) -> Found:
         q = f.quantity
@@ -251,7 +275,12 @@ class _Linter:
                     (),
                 )
             )
-        for f in self._figures():
+        figures = self._figures()
+        for f in self.unread:
+            written = self.scanned[f.start : f.end]
+            reason = REFERENCE if self.filter.after_reference(f.start) else why_unread(written)
+            out.skipped.append(self._finding(f, SKIPPED, reason, [], None))
+        for f in figures:
             reason = self.filter.skipped(f)
             q = f.quantity
             if (
@@ -273,22 +302,58 @@ class _Linter:
                     out.findings.append(finding)
             else:
                 out.skipped.append(self._finding(f, SKIPPED, reason, [], None))
+        for ref in self.references:
+            passed, finding = self._by_reference(ref)
+            out.checked += 1
+            out.passed += passed
+            if finding is not None:
+                out.findings.append(finding)
+        out.findings.sort(key=lambda f: (f.line, f.col))
+        out.skipped.sort(key=lambda f: (f.line, f.col))
         return out
+
+    def _by_reference(self, ref: Reference) -> tuple[bool, Finding | None]:
+        """A figure inserted by its claim's key, judged as that claim's figure."""
+        if self._keys is None:
+            self._keys = {
+                key: self.store.claims[ci].figures for key, ci in self.store.by_key.items()
+            }
+        keys = self._keys
+        line = bisect.bisect_right(self._lines, ref.start)
+        place = (line, ref.start - self._lines[line - 1] + 1)
+        say = functools.partial(self._said, place, ref.raw)
+        found = resolve(ref, keys)
+        if isinstance(found, str):
+            return unknown_reference(found, say)
+        ci = self.store.by_key[found[0]]
+        stored = self.store.claims[ci].figures[found[1]][1]
+        return by_reference(self.store, ci, stored, self.draft, say)
 
     def _finding(
         self, f: Found, severity: str, message: str, chosen: list, verdict: str | None
+    ) -> Finding:
+        return self._said(self._where(f.start), f.raw, severity, message, chosen, verdict)
+
+    def _said(
+        self,
+        place: tuple[int, int],
+        raw: str,
+        severity: str,
+        message: str,
+        chosen: list,
+        verdict: str | None,
     ) -> Finding:
         store = self.store
         chosen = sorted(
             {ci: (ci, q, v) for ci, q, v in reversed(chosen)}.values(),
             key=lambda j: store.claims[j[0]].key,
         )
-        line, col = self._where(f.start)
+        line, col = place
         return Finding(
             self.name,
             line,
             col,
-            " ".join(f.raw.split()),
+            " ".join(raw.split()),
             severity,
             message,
             tuple(store.claims[ci].key for ci, _, _ in chosen),
@@ -339,6 +404,17 @@ class _Linter:
         )
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans sorted, overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
 def _without_overlaps(figures: list[Found], others: list[Found]) -> list[Found]:
     """The figures that overlap none of `others` (both sorted by start; neither list overlaps itself)."""
     starts = [o.start for o in others]
@@ -348,6 +424,12 @@ def _without_overlaps(figures: list[Found], others: list[Found]) -> list[Found]:
         if i < 0 or others[i].end <= f.start:
             out.append(f)
     return out
+
+
+def _key(ref: Reference) -> str:
+    """The claim key a reference may name: LaTeX's whole argument, or a Quarto path without its last part
+    (both, when the path is a key itself: the error then says so)."""
+    return ref.path if ref.selector is not None else ref.path.rpartition(".")[0]
 
 
 def lint_report(text: str, *, name: str, kind: str, store: Store) -> Report:
@@ -400,6 +482,10 @@ def lint_files(
     subjects = subject_index(session)
     reads = [_read(text, kind, subjects) for _, kind, text in texts]
     named = {subjects.subjects[m[2]] for read in reads for m in read.mentions}
+    # and those of the claims a manuscript inserts by key
+    named |= set(
+        key_subjects(session, {_key(r) for read in reads for r in read.references}).values()
+    )
     store = build_store(session, policy, subjects=subjects, named=named)
     report = Report(history=anchor.take(session), signatures_required=people.load(session).required)
     for (name, kind, text), read in zip(texts, reads):

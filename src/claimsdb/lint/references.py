@@ -1,0 +1,135 @@
+"""Figures by reference: what the exporters let a manuscript insert by a claim's key, found where the
+manuscript uses them, so that lint checks them as it checks the figures typed by hand.
+
+- LaTeX (`claims export --format macros`): `\\claim{KEY}` (the first figure), `\\claim[2]{KEY}` (the
+  second), `\\claim[NAME]{KEY}` (the figure of that name); not in `%` comments or verbatim text.
+- Markdown and Quarto (`claims export --format quarto`): `{{< var KEY.fig >}}` (the first figure),
+  `KEY.fig2` (the second), `KEY.NAME` (the figure of that name, its spaces written as underscores);
+  not in code or HTML comments.
+
+What a TeX document does with its macros is not lint's to trust: `\\claimsdraft` or a redefined guard
+prints an unsafe figure without stopping the build. A manuscript is a draft for lint only when it
+says so in a line of its own, a comment that TeX and Markdown both leave out of the output:
+`% claims: draft` (LaTeX) or `<!-- claims: draft -->` (Markdown, Quarto, HTML). Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from claimsdb.figures import Quantity
+
+__all__ = ["Reference", "draft_marked", "references", "resolve"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    start: int  # offset in the manuscript as written
+    raw: str  # the use as written: "\\claim[2]{KEY}", "{{< var KEY.fig2 >}}"
+    path: str  # the claim's key (LaTeX), or the key and the figure's name (Quarto): "KEY.fig2"
+    selector: str | None  # LaTeX's optional argument; None for Quarto (its path holds it)
+
+
+# A key and a figure's name are short: bounded, a line of unclosed "\claim[" is searched in linear time.
+_CLAIM = re.compile(
+    r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]{0,200})\])?[ \t]*\{([^{}#\n]{1,300})\}"
+)
+_VAR = re.compile(r"\{\{<[ \t]*var[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
+# What the exporters' uses never stand in: TeX comments and verbatim text; Markdown code and comments.
+# An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest
+# of the text, as TeX and Markdown read it. So each character is searched a bounded number of times: a
+# pattern that looked for the closer from every opener took minutes on a page of unclosed ones.
+_TEX_HIDDEN = re.compile(
+    r"(?<!\\)%[^\n]*"
+    r"|\\begin\{(?P<open>verbatim\*?|Verbatim|lstlisting|minted|comment)\}"
+    r"|\\verb\*?([^\w\s])[^\n]*?\2"
+)
+_MD_HIDDEN = re.compile(
+    r"(?P<open><!--)|^[ \t]*(?P<fence>```+|~~~+)[^\n]*$|(`+)(?!`)[^\n]+?(?<!`)\3(?!`)", re.M
+)
+_DRAFT = re.compile(r"^[ \t]*(?:%+|<!--)[ \t]*claims:[ \t]*draft\b[^\n]*$", re.I | re.M)
+
+
+def _closer(m: re.Match[str]) -> re.Pattern[str] | None:
+    """What ends the hidden region an opener starts, or None when the match is the whole region."""
+    if m.group("open") == "<!--":
+        return re.compile("-->")
+    if m.group("open"):
+        return re.compile(re.escape(f"\\end{{{m.group('open')}}}"))
+    fence = m.groupdict().get("fence")
+    if fence:
+        return re.compile(rf"^[ \t]*{re.escape(fence)}[ \t]*$", re.M)
+    return None
+
+
+def _blanked(text: str, hidden: re.Pattern[str]) -> str:
+    """The text with what `hidden` finds blanked (offsets kept)."""
+    out: list[str] = []
+    pos = done = 0
+    while (m := hidden.search(text, pos)) is not None:
+        closer = _closer(m)
+        end = m.end()
+        if closer is not None:
+            close = closer.search(text, end)
+            end = close.end() if close else len(text)
+        out += [text[done : m.start()], re.sub(r"[^\n]", " ", text[m.start() : end])]
+        done = end
+        pos = max(end, m.start() + 1)
+    return "".join(out) + text[done:]
+
+
+def references(text: str, kind: str) -> list[Reference]:
+    """Every use of a figure by reference in the manuscript, in order."""
+    if kind == "tex":
+        seen = _blanked(text, _TEX_HIDDEN)
+        return [
+            Reference(m.start(), m.group(0), m.group(2).strip(), (m.group(1) or "").strip())
+            for m in _CLAIM.finditer(seen)
+        ]
+    if kind in ("md", "qmd"):
+        seen = _blanked(text, _MD_HIDDEN)
+        return [Reference(m.start(), m.group(0), m.group(1), None) for m in _VAR.finditer(seen)]
+    return []
+
+
+def draft_marked(text: str) -> bool:
+    """The manuscript says it is a draft, in the comment line lint reads (see the module docstring)."""
+    return _DRAFT.search(text) is not None
+
+
+Figures = tuple[tuple[str | None, Quantity], ...]  # a claim's figures in order: (name, quantity)
+
+
+def _figure(figures: Figures, selector: str, first: str, nth: re.Pattern[str]) -> int | None:
+    """The index of the figure a selector names: the first, a position, or a name."""
+    if selector == first:
+        return 0 if figures else None
+    m = nth.fullmatch(selector)
+    if m and 1 <= int(m.group(1)) <= len(figures):
+        return int(m.group(1)) - 1
+    for i, (name, _) in enumerate(figures):
+        if name and (name == selector or re.sub(r"\s+", "_", name.strip()) == selector):
+            return i
+    return None
+
+
+_TEX_NTH = re.compile(r"(\d+)")
+_VAR_NTH = re.compile(r"fig(\d+)")
+
+
+def resolve(ref: Reference, keys: dict[str, Figures]) -> tuple[str, int] | str:
+    """(the claim's key, the index of its figure), or why the reference names no figure."""
+    if ref.selector is not None:
+        key, selector, first, nth = ref.path, ref.selector, "", _TEX_NTH
+    else:
+        key, _, selector = ref.path.rpartition(".")
+        first, nth = "fig", _VAR_NTH
+    if ref.path in keys and key not in keys:
+        return f"names claim {ref.path}, not one of its figures: write {ref.path}.fig"
+    if key not in keys:
+        return f"unknown claim {key or ref.path!r}: no claim in the store has this key"
+    i = _figure(keys[key], selector, first, nth)
+    if i is None:
+        return f"claim {key} has no figure {selector!r}"
+    return key, i
