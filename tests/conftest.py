@@ -30,8 +30,13 @@ DATA_FILES = [REPO / "data" / "pipelines.json", REPO / "data" / "rl_loop.json"]
 
 
 def importer_before_observations(patched: pytest.MonkeyPatch) -> None:
-    """Today's importer as a release before schema 0017 ran it: no claim.observation column to write."""
+    """Today's importer as a release before schema 0017 ran it: no claim.observation column to write,
+    none hashed in the stored record it recorded."""
+    from claimsdb import history
     from claimsdb.importer import known, plan, write
+
+    stored = history.stored_digest
+    patched.setattr(history, "stored_digest", lambda *a: stored(*a[:5]))
 
     patched.setattr(
         write, "CLAIM_FIELDS", tuple(f for f in write.CLAIM_FIELDS if f != "observation")
