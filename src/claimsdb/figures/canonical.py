@@ -115,6 +115,8 @@ def _canonical_piece(m: re.Match) -> str:
     if g == "halfa":
         return f"0.5 {_folded(m['hscale'])}"
     if g == "frac":
+        if m.group(0)[len(m["fnum"])] == "-" and _folded(m["fnum"]) in V.TENS:
+            return m.group(0)  # "thirty-eighth" is an ordinal, not 30/8
         den = V.FRACTION_WORDS[_folded(m["fden"])]
         return f"{_word_int(m['fnum']) / den:.6g}"
     if g == "ascale":

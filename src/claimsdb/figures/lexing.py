@@ -48,8 +48,9 @@ _WORDNUM = re.compile(rf"(?=[{_WORD_INITIALS}])(?<![\w-]){_WORDNUM_CORE}(?!\w)",
 # figure written (a 64-digit number), and a bound on how far a pattern backtracks at each start, so that
 # no scan of a run of numbers ("9,9,9,...") takes time quadratic in its length.
 MAX_DIGITS = 64
-# Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5").
-_NUM_START = re.compile(r"(?<![\w.])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
+# Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5",
+# "pass@1").
+_NUM_START = re.compile(r"(?<![\w.@])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
 _NUM = re.compile(
     r"(?P<sign>[-−+])?(?P<num>[0-9][0-9,.]*|\.[0-9][0-9,.]*)(?P<exp>[eE][-+]?[0-9]{1,4}(?![0-9]))?"
 )

@@ -93,7 +93,12 @@ def scan(text: str) -> list[Found]:
       or a capitalised name after the first word or on the next line ("GPUs Llama", "2,048\nFigure").
       If `parse` rejects the longest reading, shorter ones are tried (fewer unit words, no second number,
       no qualifier); if none parses, the number is skipped: "1st", "7b", "2,048H800", "1,2,3".
-    - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5").
+    - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5", "pass@1"),
+      nor is a name's version: a capitalised word that names something (not a function word, verb or
+      gerund), one space, then "X.Y" ("Gemini 1.5", "Terminal-Bench 2.0") or a one- or two-digit number
+      followed by a name, a model size or a plural noun ("Llama 4 Scout", "Llama 2 70B", "Gemma 3
+      models"). A name right after a number is what it counts only if a noun follows ("3 Llama
+      models"; "In 2024 Meta trained" is the year alone).
     - "from X to Y" is two figures, X and Y (a change, not a range); "X to Y" and "X–Y" are ranges.
     - a colon or slash joins a ratio only when spaced the same on both sides ("16:44", "4 / 8"), so
       "Table 3: 16 GPUs" is 3 and 16 GPUs.
@@ -128,6 +133,9 @@ def _scan(text: str) -> list[Found]:
         c = m.start()
         if c < pos:
             continue
+        if (version := _version_end(s, c)) is not None:
+            pos = version  # "Gemma 3 models", "Llama 4 Scout", "Gemini 1.5": a name, not a figure
+            continue
         f = _scan_at(text, s, c, pos)
         if f is None:
             dead = _NUM.match(s, c)
@@ -138,6 +146,59 @@ def _scan(text: str) -> list[Found]:
             found.append(f)
             pos = f.end
     return found
+
+
+# A name's version after it: a capitalised word that names something (not a function word, qualifier,
+# verb or gerund), one space, then a small number. Only these decide; no list of names.
+_NAME_BEFORE = re.compile(r"(?<![\w\-/'’.@])(?P<w>[A-Z][\w\-/'’]*) \Z")
+# "1.5", "2.0", "3.12": a version (one digit before the point, one or two after), not glued to anything.
+_VERSION = re.compile(r"[0-9]\.[0-9]{1,2}(?![\w.%×])")
+# A whole number of one or two digits, then what says it is part of the name: a capitalised name
+# ("Llama 4 Scout", "Claude 3 Opus"), a model size ("Llama 2 70B") or a plural noun ("Gemma 3 models").
+_VERSION_INT = re.compile(r"[0-9]{1,2} (?=(?P<w>[^\W\d_][\w\-'’]*|[0-9.]+[KMBT](?!\w)))")
+_NOT_NAME_ENDINGS = ("ing", "ed")  # "Using 8 GPUs", "Trained 3 models"
+
+
+def _version_end(s: str, c: int) -> int | None:
+    """The end of the version number at c when a name stands before it, or None (a figure)."""
+    if c < 2 or s[c - 1] != " " or not s[c].isdigit():
+        return None  # the common case: no name can stand right before the number
+    m = _NAME_BEFORE.search(s, max(0, c - _SCAN_LOOKBEHIND), c)
+    if m is None or not _names(m["w"]):
+        return None
+    if v := _VERSION.match(s, c):
+        return v.end()
+    v = _VERSION_INT.match(s, c)
+    if v is None:
+        return None
+    w = v["w"]
+    if w[0].isdigit() or (
+        _SCAN_NAME.fullmatch(w)
+        and w.lower() not in V.NOT_NAMES
+        and _unit_of(w) not in _SYMBOL_UNITS
+    ):
+        return v.end() - 1
+    low = w.lower()
+    if (
+        low not in _PROSE_WORDS
+        and not V.is_verb(w)
+        and (_SCAN_PLURAL.fullmatch(w) or low in _UNIT_ALIASES)
+    ):
+        return v.end() - 1
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _names(word: str) -> bool:
+    """A capitalised word that may name a model, product or benchmark (not "In", "Using", "About")."""
+    low = word.lower()
+    return not (
+        low in V.NOT_NAMES
+        or low in _PROSE_WORDS
+        or low.endswith(_NOT_NAME_ENDINGS)
+        or V.is_verb(word)
+        or _unit_of(word) in _SYMBOL_UNITS
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -264,6 +325,12 @@ def _scan_phrase(text: str, s: str, core: int) -> list[int]:
         if (name and (k or "\n" in text[i:j])) or (participle and k):
             break  # "2,048 GPUs DeepSeek ...", "GPUs: 2,048\nFigure 3 ...", "8 GPUs trained ..."
         i = m.end()
+        if name and low not in _UNIT_ALIASES and not _SCAN_PLURAL.fullmatch(w):
+            # a name right after the number is what it counts only if a noun follows ("3 Llama
+            # models"): "In 2024 Meta trained" is the year alone
+            if i < n and s[i] != " ":
+                break
+            continue
         ends.append(i)
         unit = _unit_of(w)
         if unit in _SYMBOL_UNITS or (i < n and s[i] != " "):

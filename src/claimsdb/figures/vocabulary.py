@@ -439,7 +439,8 @@ _VERBS = set(
 show shows present presents illustrate illustrates demonstrate demonstrates perform performs achieve achieves
 reach reaches require requires make makes give gives outperform outperforms exceed exceeds surpass surpasses
 include includes contain contains provide provides enable enables consume consumes become becomes remain remains
-describe describes see sees get gets is are was were be been
+describe describes see sees get gets is are was were be been need needs hold holds handle handles deliver
+delivers activate activates
 """.split()
 )
 _NOUNS_IN_LY = {
