@@ -12,8 +12,8 @@ import pytest
 
 from claimsdb.figures import scan
 
-# (sentence, the figures as written, in order). Bare numbers after "Table", "Section" or a name followed
-# by a verb or preposition stay bare values (callers skip those); they are never counts of anything.
+# (sentence, the figures as written, in order). A number right after a name ("Table 3", "Whisper 3",
+# "S&P 500") belongs to the name unless a unit or scale follows it.
 SENTENCES = [
     (
         "We fine-tune the Gemma 3 models on 64 TPU v5e chips for 3 days.",
@@ -36,9 +36,9 @@ SENTENCES = [
         ["8 H800 GPUs", "2,048 GPUs"],
     ),
     ("In 2024 Meta trained its largest model on 16,384 H100 GPUs.", ["2024", "16,384 H100 GPUs"]),
-    ("Table 3 shows that throughput rises by 1.8x with FP8.", ["3", "1.8x"]),
+    ("Table 3 shows that throughput rises by 1.8x with FP8.", ["1.8x"]),
     ("Figure 2 plots the loss over 14.8T tokens.", ["over 14.8T tokens"]),
-    ("Section 4 describes the 1,024 GPUs used for the ablations.", ["4", "1,024 GPUs"]),
+    ("Section 4 describes the 1,024 GPUs used for the ablations.", ["1,024 GPUs"]),
     ("H100 GPUs deliver 989 TFLOPS of dense BF16 compute.", ["989 TFLOPS"]),
     ("Gemini 1.5 Pro handles a context of 1M tokens.", ["1M tokens"]),
     ("Llama 3.1 405B was trained for 54 days on 16K GPUs.", ["405B", "54 days", "16K GPUs"]),
@@ -47,7 +47,7 @@ SENTENCES = [
     ("Our runs on Claude 3.5 Sonnet cost $1,200 in API fees.", ["$1,200"]),
     ("Each of the 3 Llama models was evaluated with 5 seeds.", ["3 Llama models", "5 seeds"]),
     ("MMLU scores rose from 71.3% to 79.5% after the second stage.", ["from 71.3% to 79.5%"]),
-    ("We ran Whisper 3 on 680,000 hours of audio.", ["3", "680,000 hours"]),
+    ("We ran Whisper 3 on 680,000 hours of audio.", ["680,000 hours"]),
     ("Using 512 GPUs, the job finished in 11 hours.", ["512 GPUs", "11 hours"]),
     ("Trained 3 models with 7B parameters each.", ["3 models", "7B parameters"]),
     (
@@ -94,7 +94,12 @@ def test_no_version_is_read_as_a_count():
         ("In 2025 Google released it", ["2025"]),  # a year, then a name: the year alone
         ("We use 3 Llama models", ["3 Llama models"]),  # a count of named things stays a count
         ("Using 8 GPUs", ["8 GPUs"]),  # a gerund is not a name
-        ("Figure 3 illustrates the loop", ["3"]),  # a verb after the number: not a name's version
+        ("Roughly 512 GPUs and Perhaps 8 nodes", ["Roughly 512 GPUs", "8 nodes"]),  # nor an adverb
+        ("USD 5 and Qwen3 235 billion parameters", ["USD 5", "235 billion parameters"]),
+        ("Claude 200 ms per call", ["200 ms"]),  # a unit after the number: a figure after all
+        ("It shipped on 9 May and on March 29.", []),  # a day and its month: a date
+        ("the S&P 500 rose 0.2% in Game 7", ["0.2%"]),
+        ("Figure 3 illustrates the loop", []),  # a reference's number is not a figure either
         ("The Thirty-eighth Annual Conference", []),  # an ordinal in words is not 30/8
     ],
 )

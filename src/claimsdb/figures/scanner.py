@@ -21,11 +21,14 @@ from claimsdb.figures.lexing import (
     _QUAL_WORDS_RE,
     _RANGE_SEP,
     _RATIO_SEP,
+    _REPEAT_UNIT,
     _SPAN_UNIT,
     _SYMBOL_UNITS,
     _TO,
     _UNIT_ALIASES,
     _WORDNUM,
+    _is_accel,
+    _repeated_unit_end,
     _Term,
     _term,
     _unit_of,
@@ -33,6 +36,7 @@ from claimsdb.figures.lexing import (
 from claimsdb.figures.parser import parse
 from claimsdb.figures.phrases import _modifier
 from claimsdb.figures.quantity import FigureError, Quantity
+from claimsdb.figures.units import CURRENCY_CODES
 
 # --- scan: figures in running prose ----------------------------------------------------------------
 
@@ -63,12 +67,13 @@ _SPACE_TABLE = {
         0x3000,
     ]
 }
+_CODES = "|".join(re.escape(c) for c in sorted(CURRENCY_CODES, key=len, reverse=True))
 _SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
 # What may stand before the number and belong to the figure: a qualifier ("about", "up to", "~", "> "),
 # "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
 _SCAN_PREFIX = re.compile(
     rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
-    r"(?P<between>(?<!\w)(?P<span>between|from)\s+)?[$€£]?\Z",
+    rf"(?P<between>(?<!\w)(?P<span>between|from)\s+)?(?:[$€£]|(?<![\w$])(?-i:{_CODES}) ?)?\Z",
     re.I,
 )
 _SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
@@ -94,17 +99,19 @@ def scan(text: str) -> list[Found]:
       If `parse` rejects the longest reading, shorter ones are tried (fewer unit words, no second number,
       no qualifier); if none parses, the number is skipped: "1st", "7b", "2,048H800", "1,2,3".
     - numbers glued to a name are not figures ("H100", "GPT-4", "Qwen2.5", "K2-V2", "v1.5", "pass@1"),
-      nor is a name's version: a capitalised word that names something (not a function word, verb or
-      gerund), one space, then "X.Y" ("Gemini 1.5", "Terminal-Bench 2.0") or a one- or two-digit number
-      followed by a name, a model size or a plural noun ("Llama 4 Scout", "Llama 2 70B", "Gemma 3
-      models"). A name right after a number is what it counts only if a noun follows ("3 Llama
-      models"; "In 2024 Meta trained" is the year alone).
+      nor is a name's number: a capitalised word that names something (not a function word, verb,
+      gerund, adverb, unit or currency code), one space, then a version "X.Y" ("Gemini 1.5",
+      "Terminal-Bench 2.0") or a whole number of one to three digits ("Llama 4 Scout", "Gemma 3
+      models", "Table 3", "S&P 500"), unless a unit or scale follows ("Qwen3 235 billion"). A day
+      before or after its month ("9 May", "March 29", "Oct. 31") is a date, not a figure.
+    - a name right after a number is what it counts only if a noun follows ("3 Llama models"; "In
+      2024 Meta trained" is the year alone).
     - "from X to Y" is two figures, X and Y (a change, not a range); "X to Y" and "X–Y" are ranges.
     - a colon or slash joins a ratio only when spaced the same on both sides ("16:44", "4 / 8"), so
       "Table 3: 16 GPUs" is 3 and 16 GPUs.
     - bracketed text is never part of a figure: "12.7T (8B)" is two figures.
     - vague phrases without a number ("hundreds of thousands") are not reported.
-    - years, section numbers, footnote marks and times are figures too; callers decide what to ignore.
+    - years, footnote marks and times are figures too; callers decide what to ignore.
     Never raises; runs in linear time in the length of the text.
     """
     if not isinstance(text, str):
@@ -133,7 +140,7 @@ def _scan(text: str) -> list[Found]:
         c = m.start()
         if c < pos:
             continue
-        if (version := _version_end(s, c)) is not None:
+        if (version := _version_end(text, s, c)) is not None:
             pos = version  # "Gemma 3 models", "Llama 4 Scout", "Gemini 1.5": a name, not a figure
             continue
         f = _scan_at(text, s, c, pos)
@@ -148,56 +155,101 @@ def _scan(text: str) -> list[Found]:
     return found
 
 
-# A name's version after it: a capitalised word that names something (not a function word, qualifier,
-# verb or gerund), one space, then a small number. Only these decide; no list of names.
-_NAME_BEFORE = re.compile(r"(?<![\w\-/'’.@])(?P<w>[A-Z][\w\-/'’]*) \Z")
-# "1.5", "2.0", "3.12": a version (one digit before the point, one or two after), not glued to anything.
-_VERSION = re.compile(r"[0-9]\.[0-9]{1,2}(?![\w.%×])")
-# A whole number of one or two digits, then what says it is part of the name: a capitalised name
-# ("Llama 4 Scout", "Claude 3 Opus"), a model size ("Llama 2 70B") or a plural noun ("Gemma 3 models").
-_VERSION_INT = re.compile(r"[0-9]{1,2} (?=(?P<w>[^\W\d_][\w\-'’]*|[0-9.]+[KMBT](?!\w)))")
+# A name's number after it: a capitalised word that names something (not a function word, qualifier,
+# verb, gerund, adverb or unit), one space, then a version ("Gemini 1.5", "Terminal-Bench 2.0") or a
+# whole number of one to three digits ("Llama 4 Scout", "Gemma 3 models", "S&P 500 rose", "Game 7"),
+# unless a unit or scale follows it ("Llama 405 billion"). Only these decide; no list of names.
+_NAME_BEFORE = re.compile(r"(?<![\w\-/'’.@])(?P<w>[A-Z][\w\-/'’]*)(?P<dot>\.?) \Z")
+_VERSION = re.compile(r"[0-9]\.[0-9]{1,2}(?![\w.,%×])")
+_VERSION_INT = re.compile(r"[0-9]{1,3}(?![\w:/%×'’\-–−]|[.,][0-9])")
+_MONTHS = (
+    "January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
+).split()
+# A day before its month ("on 9 May", "1 September 2019"): a date, not a figure.
+_DAY_MONTH = re.compile(rf"(?:[1-9]|[12][0-9]|3[01]) (?:{'|'.join(_MONTHS)})\b\.?(?![\w-])")
+_AFTER_NUMBER = re.compile(r" (?P<w>[^\W\d_][\w\-/'’]*)")
 _NOT_NAME_ENDINGS = ("ing", "ed")  # "Using 8 GPUs", "Trained 3 models"
+# Capitalised words that stand before a number without naming anything: sentence adverbs and labels of
+# a total ("Perhaps 8 GPUs", "Total 512"); -ly adverbs and adjectives are found by their form.
+_NOT_NAMES = V.NOT_NAMES | {
+    "perhaps",
+    "maybe",
+    "still",
+    "now",
+    "today",
+    "once",
+    "total",
+    "overall",
+    "average",
+    "mean",
+    "median",
+    "per",
+}
+# Abbreviations written with a point before a number that belong to it: months and references.
+_DOTTED = frozenset(_MONTHS) | {
+    "Fig",
+    "Figs",
+    "No",
+    "Nos",
+    "Eq",
+    "Eqs",
+    "Sec",
+    "Secs",
+    "Vol",
+    "Tab",
+}
 
 
-def _version_end(s: str, c: int) -> int | None:
-    """The end of the version number at c when a name stands before it, or None (a figure)."""
-    if c < 2 or s[c - 1] != " " or not s[c].isdigit():
+def _version_end(text: str, s: str, c: int) -> int | None:
+    """The end of the number at c when it belongs to a name before it, or None (a figure)."""
+    if not s[c].isdigit():
+        return None
+    if (d := _DAY_MONTH.match(s, c)) is not None:
+        return d.end()
+    if c < 2 or text[c - 1] != " ":
         return None  # the common case: no name can stand right before the number
     m = _NAME_BEFORE.search(s, max(0, c - _SCAN_LOOKBEHIND), c)
-    if m is None or not _names(m["w"]):
+    if m is None or not _names(m["w"]) or (m["dot"] and m["w"] not in _DOTTED):
         return None
-    if v := _VERSION.match(s, c):
-        return v.end()
-    v = _VERSION_INT.match(s, c)
+    v = _VERSION.match(s, c) or _VERSION_INT.match(s, c)
     if v is None:
         return None
-    w = v["w"]
-    if w[0].isdigit() or (
-        _SCAN_NAME.fullmatch(w)
-        and w.lower() not in V.NOT_NAMES
-        and _unit_of(w) not in _SYMBOL_UNITS
-    ):
-        return v.end() - 1
-    low = w.lower()
-    if (
-        low not in _PROSE_WORDS
-        and not V.is_verb(w)
-        and (_SCAN_PLURAL.fullmatch(w) or low in _UNIT_ALIASES)
-    ):
-        return v.end() - 1
-    return None
+    after = _AFTER_NUMBER.match(s, v.end())
+    if after is not None and _measures(after["w"]):
+        return None  # "Llama 405 billion", "Claude 200 ms": a figure after all
+    return v.end()
+
+
+@lru_cache(maxsize=8192)
+def _measures(word: str) -> bool:
+    """A word after a number that makes it a figure: a scale, a unit or "per cent"."""
+    low = word.lower()
+    return (
+        low in V.SCALE_WORDS
+        or low in V.PLURAL_SCALES
+        or low in ("per", "percent", "percentage", "times", "fold")
+        or low in _UNIT_ALIASES
+        or word in _UNIT_ALIASES
+        or _unit_of(word) in _SYMBOL_UNITS
+    )
 
 
 @lru_cache(maxsize=8192)
 def _names(word: str) -> bool:
-    """A capitalised word that may name a model, product or benchmark (not "In", "Using", "About")."""
+    """A capitalised word that may name a model, product or benchmark (not "In", "Using", "About",
+    "GPUs", "Roughly")."""
     low = word.lower()
     return not (
-        low in V.NOT_NAMES
+        low in _NOT_NAMES
         or low in _PROSE_WORDS
         or low.endswith(_NOT_NAME_ENDINGS)
         or V.is_verb(word)
-        or _unit_of(word) in _SYMBOL_UNITS
+        or V.is_modifier(word)
+        or _measures(word)
+        or bool(_SCAN_PLURAL.fullmatch(word) and word[1:2].isupper())
+        or bool(_is_accel(word))
+        or word in CURRENCY_CODES
     )
 
 
@@ -228,8 +280,8 @@ def _scan_at(text: str, s: str, c: int, floor: int) -> Found | None:
     if (
         span == "from"
         and pm is not None
-        and not _CHANGE_BEFORE.search(s, max(floor, pstart - _SCAN_LOOKBEHIND), pstart)
-    ):
+        and not _CHANGE_BEFORE.search(s, max(0, pstart - _SCAN_LOOKBEHIND), pstart)
+    ):  # the change word may belong to the figure before ("AIME 2024 increases from 15.6% to 71.0%")
         # "models ranging from 2B to 462B": a span, read as the range "2B to 462B"; "increased from
         # 3072 to 15360" is a change, read as the transition "from 3072 to 15360".
         pstart, span = pm.end("between") if pm.start("between") == pstart else pstart, None
@@ -277,6 +329,9 @@ def _scan_connected(s: str, first: _Term, span: str | None) -> int | None:
         t = _safe_term(s, m.end())
         if t is not None:
             return t.end
+    m = _REPEAT_UNIT.match(s, first.end)
+    if m and (t := _safe_term(s, m.end())) is not None and _repeated_unit_end(s, t, m):
+        return t.end  # "44 mg to 50 mg"
     m = _RATIO_SEP.match(s, first.end)
     ratio_end: int | None = None
     sep = m.group(1) if m else None
