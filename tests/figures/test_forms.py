@@ -90,12 +90,12 @@ def test_higher_than_is_a_bound():
         ),
         ("model sizes ranging from 2B to 462B", ["2B to 462B"]),
         ("speedups between 3.3 times and 17.7 times", ["between 3.3 times and 17.7 times"]),
-        ("Figure 3 illustrates the loop", []),  # a reference's number is part of its name
+        ("Figure 3 illustrates the loop", ["3"]),  # a reference's number alone, never a count
         (
             "scores 236 671 and 12",
             ["236", "671", "12"],
         ),  # a list of numbers is not one spaced number
-        ("Table 3 100 GPUs", ["100 GPUs"]),
+        ("Table 3 100 GPUs", ["3", "100 GPUs"]),
         ("in 2024 100 GPUs", ["2024", "100 GPUs"]),
     ],
 )

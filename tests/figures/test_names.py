@@ -12,8 +12,8 @@ import pytest
 
 from claimsdb.figures import scan
 
-# (sentence, the figures as written, in order). A number right after a name ("Table 3", "Whisper 3",
-# "S&P 500") belongs to the name unless a unit or scale follows it.
+# (sentence, the figures as written, in order). A number right after a name ("Whisper 3", "S&P 500")
+# belongs to the name unless a unit or scale follows it; a reference's ("Table 3") stands alone.
 SENTENCES = [
     (
         "We fine-tune the Gemma 3 models on 64 TPU v5e chips for 3 days.",
@@ -36,9 +36,9 @@ SENTENCES = [
         ["8 H800 GPUs", "2,048 GPUs"],
     ),
     ("In 2024 Meta trained its largest model on 16,384 H100 GPUs.", ["2024", "16,384 H100 GPUs"]),
-    ("Table 3 shows that throughput rises by 1.8x with FP8.", ["1.8x"]),
-    ("Figure 2 plots the loss over 14.8T tokens.", ["over 14.8T tokens"]),
-    ("Section 4 describes the 1,024 GPUs used for the ablations.", ["1,024 GPUs"]),
+    ("Table 3 shows that throughput rises by 1.8x with FP8.", ["3", "1.8x"]),
+    ("Figure 2 plots the loss over 14.8T tokens.", ["2", "over 14.8T tokens"]),
+    ("Section 4 describes the 1,024 GPUs used for the ablations.", ["4", "1,024 GPUs"]),
     ("H100 GPUs deliver 989 TFLOPS of dense BF16 compute.", ["989 TFLOPS"]),
     ("Gemini 1.5 Pro handles a context of 1M tokens.", ["1M tokens"]),
     ("Llama 3.1 405B was trained for 54 days on 16K GPUs.", ["405B", "54 days", "16K GPUs"]),
@@ -99,7 +99,7 @@ def test_no_version_is_read_as_a_count():
         ("Claude 200 ms per call", ["200 ms"]),  # a unit after the number: a figure after all
         ("It shipped on 9 May and on March 29.", []),  # a day and its month: a date
         ("the S&P 500 rose 0.2% in Game 7", ["0.2%"]),
-        ("Figure 3 illustrates the loop", []),  # a reference's number is not a figure either
+        ("Figure 2 plots the loss", ["2"]),  # a reference's number alone, never "2 plots"
         ("The Thirty-eighth Annual Conference", []),  # an ordinal in words is not 30/8
     ],
 )

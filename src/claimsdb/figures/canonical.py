@@ -30,7 +30,13 @@ _SCALE_NAMES = "|".join(V.SCALE_WORDS)
 # One word of a number written out: "twenty-eight", "six", "hundred", "thousand" (joined by spaces,
 # hyphens or "and" into "twenty-eight thousand six hundred forty-two").
 _NUMBER_WORD = rf"(?:{_SMALL}|{_SCALE_NAMES})"
-_CODES = "|".join(re.escape(c) for c in sorted(CURRENCY_CODES, key=len, reverse=True))
+# A run of number words ("twenty-eight thousand six hundred forty-two"), read by `_words_value`. A
+# pattern of its own, tried only near the words such a run must hold (`_word_spots`).
+_WORDS = re.compile(
+    rf"(?P<words>(?<![\w-]){_NUMBER_WORD}(?:(?:[ ]+|-)(?:and[ ]+)?{_NUMBER_WORD})+(?![\w-]))"
+    r"|(?P<minus>(?<![\w-])minus[ ]+(?=[0-9]))",
+    re.I,
+)
 _CANONICAL_ALTERNATIVES = (
     r"(?P<sci>(?<![\w.])(?P<mant>[0-9]+(?:\.[0-9]+)?)[ \u00a0\u2009\u202f]*(?:[×xX·⋅]|\\times|\\cdot)"
     r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
@@ -41,12 +47,6 @@ _CANONICAL_ALTERNATIVES = (
     r"|(?P<spaced>(?<![0-9.,] )(?<![0-9.,])(?:[0-9]{1,3}(?: [0-9]{3}){2,}|[0-9]{2}(?: [0-9]{3})|[0-9]{1,3} 000)"
     r"(?![0-9.,]| [0-9]))"
     r"|(?P<emph>(?<=[0-9])(?:\*{1,3}|_{2,3})(?=[A-Za-z%×])|(?<![\w*])(?:\*{1,3}|_{2,3})(?=[0-9]))"
-    rf"|(?P<words>(?<![\w-]){_NUMBER_WORD}(?:(?:[ ]+|-)(?:and[ ]+)?{_NUMBER_WORD})+(?![\w-]))"
-    r"|(?P<minus>(?<![\w-])minus[ ]+(?=[0-9]))"
-    rf"|(?P<code>(?<![\w$])(?-i:{_CODES})(?=[0-9]))"
-    r"|(?P<mixed>(?<![\w./])(?P<mw>[0-9]{1,3}) (?P<ma>[1-9])/(?P<mb>[0-9]{1,2})(?![\w./]))"
-    r"|(?P<susp>(?<=[0-9])-(?=[ ]+to[ ]+[$€£]?[0-9]))"
-    r"|(?P<slash>(?<![\w./])(?P<sa>[0-9]{1,2})/(?P<sb>[0-9]{1,3})(?=[ ]+(?P<sw>[^\W\d_]+))(?![\w./]))"
     rf"|(?P<hundred>(?<![\w-])(?:(?P<h>a|one|{_SMALL})[ ]+hundred(?:[ ]+and[ ]+(?P<hrest>{_SMALL}))?)(?![\w-]))"
     rf"|(?P<andhalf>(?<![\w-])(?P<whole>{_SMALL}|[0-9]+)[ ]+and[ ]+a[ ]+(?P<part>half|third|quarter)(?![\w-]))"
     r"|(?P<halfa>(?<![\w-])half[ ]+a[ ]+(?P<hscale>thousand|million|billion|trillion)(?![\w-]))"
@@ -59,7 +59,7 @@ _CANONICAL_ALTERNATIVES = (
 # word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap
 # test, which skips most positions of running text without trying each alternative there.
 _CANONICAL = re.compile(
-    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<=[0-9])-|(?<![\w-])[aefhmnost]|(?<![\w$])\$?(?-i:[A-Z]))"
+    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])"
     rf"(?:{_CANONICAL_ALTERNATIVES})",
     re.I,
 )
@@ -67,18 +67,33 @@ _CANONICAL = re.compile(
 # after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
 # scan ("2,048 H800", "14.8T tokens").
 _TRIGGER_ALTERNATIVES = (
-    r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|sixth|seventh|eighth|"
-    r"ninth|tenth|minus +[0-9]|[0-9]/[0-9]|[0-9]- +to +|(?:thousand|million|billion|trillion|quadrillion)[ -]+(?:and +)?"
-    rf"{_SMALL}|(?:{'|'.join(V.TENS)}) +(?:{'|'.join(V.ONES[1:10])})(?![\w-])|"
+    r"[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_]|hundred|half|third|quarter|fifth|eighth|tenth|"
     rf"[{''.join(V.VULGAR_FRACTIONS)}]|\{{,\}}|[0-9] [0-9]|a +(?:thousand|million|billion|trillion)"
 )
 # The lookahead holds the first character of every alternative: a cheap test that skips most positions.
 _TRIGGER = re.compile(
-    rf"(?=[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_htqfesnmbf{''.join(V.VULGAR_FRACTIONS)}{{0-9a])"
+    rf"(?=[×xX·⋅^⁰¹²³⁴⁵⁶⁷⁸⁹\\\u2009\u202f\u00a0*_htqfe{''.join(V.VULGAR_FRACTIONS)}{{0-9a])"
     rf"(?:{_TRIGGER_ALTERNATIVES})",
     re.I,
 )
-_HALVES = re.compile("halves", re.I)
+# Forms with a slash or a suspended hyphen ("2 1/2", "1/4 inch", "8- to 16-meter"): a pattern of their
+# own, tried only on texts that hold "/" or "- to".
+_SLASHED = re.compile(
+    r"(?=[0-9-])"  # the first character of each form: a cheap test that skips most positions
+    r"(?:(?P<mixed>(?<![\w./])(?P<mw>[0-9]{1,3}) (?P<ma>[1-9])/(?P<mb>[0-9]{1,2})(?![\w./]))"
+    r"|(?P<susp>(?<=[0-9])-(?=[ ]+to[ ]+[$€£]?[0-9]))"
+    r"|(?P<slash>(?<![\w./])(?P<sa>[0-9]{1,2})/(?P<sb>[0-9]{1,3})(?=[ ]+(?P<sw>[^\W\d_]+))(?![\w./])))",
+    re.I,
+)
+# The rewrites the trigger above does not test: "minus 387", runs of number words ("twenty one",
+# "twenty-eight thousand six hundred forty-two"), "one sixth", "two halves". Each is looked for only
+# near a piece of text it must hold, which plain substring tests find far cheaper than a pattern tried
+# at every letter of a page.
+_RUN_PIECES = ("hundred", "thousand", "illion", "minus")
+_TENS_BEFORE = tuple(t[:-2] for t in V.TENS)  # "twen", "thir", ...: the word before "ty "
+_SPOT_REACH = 160  # characters around a piece searched for the run that holds it
+# A currency sign or capital right before a digit: where a glued currency code ("USD1,700") may end.
+_CODE_HINT = re.compile(r"(?:[A-Z$]{2}|Rs)[0-9]")
 _WORD_INT = {w: i for i, w in enumerate(V.ONES)} | {w: 20 + 10 * i for i, w in enumerate(V.TENS)}
 _PART = {"half": "0.5", "third": "0.333333", "quarter": "0.25"}
 
@@ -159,13 +174,6 @@ def _canonical_piece(m: re.Match) -> str:
         return re.sub(r"[^0-9]", "", m.group(0))
     if g == "emph":
         return ""
-    if g == "words":
-        value = _words_value(m.group(0))
-        return m.group(0) if value is None else str(value)
-    if g == "minus":
-        return "-"
-    if g == "code":
-        return m.group(0) + " "  # "USD1,700" reads as "USD 1,700"
     if g == "mixed":
         a, b = int(m["ma"]), int(m["mb"])
         if a < b:
@@ -197,22 +205,81 @@ def _canonical_piece(m: re.Match) -> str:
     return m.group(0)
 
 
-# A currency code glued to an amount ("USD1,700"): case matters, so it is looked for apart.
-_CODE_TRIGGER = re.compile(rf"(?<![\w$])(?:{_CODES})[0-9]")
+def _word_spots(low: str) -> list[int]:
+    """Offsets of the pieces a run of number words or "minus" must hold, in the lowercased text."""
+    spots = []
+    for piece in _RUN_PIECES:
+        i = low.find(piece)
+        while i != -1:
+            spots.append(i)
+            i = low.find(piece, i + 1)
+    i = low.find("ty ")
+    while i != -1:
+        if low[max(0, i - 5) : i].endswith(_TENS_BEFORE):  # "twenty one", not "quality data"
+            spots.append(i)
+        i = low.find("ty ", i + 1)
+    return spots
+
+
+def _word_pieces(text: str, low: str) -> list[tuple[int, int, str]]:
+    """The rewrites of runs of number words and of "minus" ("minus 387" -> "-387")."""
+    found: dict[int, tuple[int, int, str]] = {}
+    for spot in _word_spots(low):
+        lo, hi = max(0, spot - _SPOT_REACH), min(len(text), spot + _SPOT_REACH)
+        for m in _WORDS.finditer(text, lo, hi):
+            if m.start() in found or (m.end() == hi and hi < len(text)):
+                continue  # seen from another spot, or cut by the window
+            if m["minus"]:
+                found[m.start()] = (m.start(), m.end(), "-")
+            elif (value := _words_value(m.group(0))) is not None:
+                found[m.start()] = (m.start(), m.end(), str(value))
+    return list(found.values())
+
+
+def _code_pieces(text: str) -> list[tuple[int, int, str]]:
+    """A currency code glued to an amount, set apart: "USD1,700" -> "USD 1,700", "$US5" -> "$US 5"."""
+    out = []
+    for m in _CODE_HINT.finditer(text):
+        end = m.end() - 1  # the digit
+        start = end - 1
+        while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "$"):
+            start -= 1
+        code = text[start:end]
+        if code in CURRENCY_CODES and not (start and text[start - 1].isalnum()):
+            out.append((start, end, code + " "))
+    return out
 
 
 def _canonical(text: str) -> tuple[str, MappedText | None]:
     """`text` in canonical spellings (see above) and the map back, or (text, None) if nothing changed."""
-    if (
-        not _TRIGGER.search(text)
-        and not (" " in text and _HALVES.search(text))
-        and not _CODE_TRIGGER.search(text)
-    ):
+    rare: list[tuple[int, int, str]] = []
+    fractions = False
+    if " " in text:
+        low = text.lower()
+        if (
+            "hundred" in low
+            or "thousand" in low
+            or "illion" in low
+            or "minus" in low
+            or "ty " in low
+        ):
+            rare = _word_pieces(text, low)
+        fractions = "xth" in low or "nth" in low or "halves" in low
+        if "/" in text or "- to" in text:
+            rare.extend((m.start(), m.end(), _canonical_piece(m)) for m in _SLASHED.finditer(text))
+    if _CODE_HINT.search(text):
+        rare.extend(_code_pieces(text))
+    if not (rare or fractions or _TRIGGER.search(text)):
         return text, None
     out = Rewriter(text)
-    for m in _CANONICAL.finditer(text):
-        rep = _canonical_piece(m)
-        if rep != m.group(0):
-            out.replace(m.start(), m.end(), rep)
+    pieces = [(m.start(), m.end(), _canonical_piece(m)) for m in _CANONICAL.finditer(text)]
+    if rare:  # a run of number words wins over the pieces inside it ("six hundred" in a longer run)
+        pieces.extend(rare)
+        pieces.sort(key=lambda p: (p[0], -p[1]))
+    pos = 0
+    for start, end, rep in pieces:
+        if start >= pos and rep != text[start:end]:
+            out.replace(start, end, rep)
+            pos = end
     mapped = out.finish()
     return (mapped.text, mapped) if mapped.rewritten else (text, None)

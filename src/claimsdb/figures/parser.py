@@ -120,7 +120,7 @@ def parse(raw: str) -> Quantity:
     r = _Reading(raw, s, first, [first], "value", comparator, label, currency, first_term)
     if first.active is not None:
         r.kind, pos = "moe", first.end
-    elif between or _CONNECTOR.match(s, first.end) or _REPEAT_UNIT.match(s, first.end):
+    elif between or _CONNECTOR.match(s, first.end) or _unit_then_range(s, first.end):
         pos = _read_terms(r, between)
     else:
         pos = first.end  # no arrow, dash, "to", colon or slash follows: a single number
@@ -137,6 +137,11 @@ def parse(raw: str) -> Quantity:
         if q is not None:
             return q
     return _quantity(r)
+
+
+def _unit_then_range(s: str, pos: int) -> bool:
+    """A unit, then "to" or a dash ("44 mg to 50 mg"): tested only where such a separator follows."""
+    return (" to " in s or "-" in s or "–" in s or "—" in s) and bool(_REPEAT_UNIT.match(s, pos))
 
 
 def _read_terms(r: _Reading, between: str | None) -> int:

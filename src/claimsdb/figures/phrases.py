@@ -33,9 +33,6 @@ _BETWEEN_END = re.compile(r"(?:^|\s)(between|from)$", re.I)
 _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
 _PLURAL_SCALES = V.PLURAL_SCALES
 _CURRENCIES = V.CURRENCIES
-_CODE_END = re.compile(
-    rf"(?:^|(?<=\s))({'|'.join(re.escape(c) for c in sorted(CURRENCY_CODES, key=len, reverse=True))})$"
-)
 _CODED_SIGNS = tuple(c for c in CURRENCY_CODES if c.endswith("$"))  # "US$", "HK$": a code
 _QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
 
@@ -52,8 +49,8 @@ def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | 
     between: str | None = None  # "between" (a range) or "from" (a change)
     if p and p[-1] in _CURRENCIES and not p.endswith(_CODED_SIGNS):
         currency, p = _CURRENCIES[p[-1]], p[:-1].rstrip()
-    elif m := _CODE_END.search(p):  # "USD 1,700", "RM120,000", "HK$ 5"
-        currency, p = CURRENCY_CODES[m.group(1)], p[: m.start()].rstrip()
+    elif (code := p.rsplit(None, 1)[-1] if p else "") in CURRENCY_CODES:  # "USD 1,700", "HK$ 5"
+        currency, p = CURRENCY_CODES[code], p[: -len(code)].rstrip()
     if m := _BETWEEN_END.search(p):
         between, p = m.group(1).lower(), p[: m.start()].rstrip()
     if m := _QUAL_END.search(p):

@@ -141,7 +141,12 @@ def _scan(text: str) -> list[Found]:
         if c < pos:
             continue
         if (version := _version_end(text, s, c)) is not None:
-            pos = version  # "Gemma 3 models", "Llama 4 Scout", "Gemini 1.5": a name, not a figure
+            end, bare = (
+                version  # "Gemma 3 models", "Llama 4 Scout", "Gemini 1.5": a name, not a figure
+            )
+            if bare and (q := _parse_or_none(text[c:end])) is not None:
+                found.append(Found(c, end, text[c:end], q))  # "Table 3": the number alone
+            pos = end
             continue
         f = _scan_at(text, s, c, pos)
         if f is None:
@@ -159,7 +164,8 @@ def _scan(text: str) -> list[Found]:
 # verb, gerund, adverb or unit), one space, then a version ("Gemini 1.5", "Terminal-Bench 2.0") or a
 # whole number of one to three digits ("Llama 4 Scout", "Gemma 3 models", "S&P 500 rose", "Game 7"),
 # unless a unit or scale follows it ("Llama 405 billion"). Only these decide; no list of names.
-_NAME_BEFORE = re.compile(r"(?<![\w\-/'’.@])(?P<w>[A-Z][\w\-/'’]*)(?P<dot>\.?) \Z")
+_NAME_WORD = re.compile(r"[A-Z][\w\-/'’&]*")
+_OPENERS = "([{\"'“‘*_"
 _VERSION = re.compile(r"[0-9]\.[0-9]{1,2}(?![\w.,%×])")
 _VERSION_INT = re.compile(r"[0-9]{1,3}(?![\w:/%×'’\-–−]|[.,][0-9])")
 _MONTHS = (
@@ -186,6 +192,13 @@ _NOT_NAMES = V.NOT_NAMES | {
     "median",
     "per",
 }
+# Words that refer to a part of a text by its number ("Table 3", "Section 4.2", "Eq. 7").
+_REFERENCES = frozenset(
+    """section sections sec secs table tables tab figure figures fig figs equation equations eq eqs appendix
+    chapter chapters algorithm algorithms listing line lines theorem lemma definition example examples
+    footnote page pages part parts stage stages phase phases row rows column columns step steps version
+    versions no nos question revision release""".split()
+)
 # Abbreviations written with a point before a number that belong to it: months and references.
 _DOTTED = frozenset(_MONTHS) | {
     "Fig",
@@ -201,24 +214,32 @@ _DOTTED = frozenset(_MONTHS) | {
 }
 
 
-def _version_end(text: str, s: str, c: int) -> int | None:
-    """The end of the number at c when it belongs to a name before it, or None (a figure)."""
+def _version_end(text: str, s: str, c: int) -> tuple[int, bool] | None:
+    """(the end of the number at c, whether it stands alone) when it belongs to a name or a date, or
+    None (a figure). A reference's number ("Table 3", "Section 4.2") stands alone: it is not a count,
+    and callers may skip it as a reference."""
     if not s[c].isdigit():
         return None
     if (d := _DAY_MONTH.match(s, c)) is not None:
-        return d.end()
+        return d.end(), False
     if c < 2 or text[c - 1] != " ":
         return None  # the common case: no name can stand right before the number
-    m = _NAME_BEFORE.search(s, max(0, c - _SCAN_LOOKBEHIND), c)
-    if m is None or not _names(m["w"]) or (m["dot"] and m["w"] not in _DOTTED):
+    k = s.rfind(" ", max(0, c - _SCAN_LOOKBEHIND), c - 1)
+    word = s[k + 1 : c - 1].lstrip(_OPENERS)  # the word before: "Llama", "(Gemma", "Sept."
+    dot = word.endswith(".")
+    if dot:
+        word = word[:-1]
+    if not word[:1].isupper() or not _NAME_WORD.fullmatch(word) or not _names(word):
         return None
+    if dot and word not in _DOTTED:
+        return None  # a sentence's last word, not an abbreviation
     v = _VERSION.match(s, c) or _VERSION_INT.match(s, c)
     if v is None:
         return None
     after = _AFTER_NUMBER.match(s, v.end())
     if after is not None and _measures(after["w"]):
         return None  # "Llama 405 billion", "Claude 200 ms": a figure after all
-    return v.end()
+    return v.end(), word.lower() in _REFERENCES
 
 
 @lru_cache(maxsize=8192)
