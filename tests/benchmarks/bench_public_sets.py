@@ -108,14 +108,16 @@ def quantulum3(misses: int) -> float:
     shown = 0
     for row in rows:
         found = scan(row["req"])
+        # each number a figure states may answer one quantity: "from 44 ml to 50 mg" states two
+        numbers = [(i, n) for i, f in enumerate(found) for n in _numbers(f)]
         used: set[int] = set()
         for q in row["res"]:
             gold_n += 1
             hit = next(
                 (
-                    i
-                    for i, f in enumerate(found)
-                    if i not in used and any(_close(float(q["value"]), n) for n in _numbers(f))
+                    k
+                    for k, (_, n) in enumerate(numbers)
+                    if k not in used and _close(float(q["value"]), n)
                 ),
                 None,
             )
@@ -126,8 +128,9 @@ def quantulum3(misses: int) -> float:
                 continue
             used.add(hit)
             right += 1
+        answered = {numbers[k][0] for k in used}
         for i, f in enumerate(found):
-            if i not in used:
+            if i not in answered:
                 extra += 1
                 if shown < misses:
                     shown += 1

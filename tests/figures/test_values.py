@@ -43,6 +43,8 @@ from claimsdb.figures import FigureError, parse, scan
         ("a loss of $35m", "$35m", (35e6,), "USD"),
         ("given 44 mg to 50 mg daily", "44 mg to 50 mg", (44.0, 50.0), "mg"),
         ("apertures of 8- to 16-meter, as planned", "8- to 16-meter", (8.0, 16.0), "meters"),
+        ("between 44 mg to 50 mg daily", "between 44 mg to 50 mg", (44.0, 50.0), "mg"),
+        ("it was -18 °C at night", "-18 °C", (-18.0,), "°C"),
     ],
 )
 def test_scan_reads_the_value_as_written(text, raw, numbers, unit):

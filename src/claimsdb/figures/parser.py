@@ -149,9 +149,9 @@ def _read_terms(r: _Reading, between: str | None) -> int:
     raw, s, first = r.raw, r.s, r.first
     pos = first.end
     if between:
-        joint = _AND if between == "between" else _TO
         unit = _SPAN_UNIT.match(s, pos)
-        m = joint.match(s, unit.end() if unit else pos)
+        at = unit.end() if unit else pos  # "between 44 mg and 50 mg", also "between 44 mg to 50 mg"
+        m = (_AND.match(s, at) or _TO.match(s, at)) if between == "between" else _TO.match(s, at)
         t = _term(raw, s, m.end()) if m else None
         if t is None:
             example = "'between 10 and 20'" if between == "between" else "'from 4K to 128K'"

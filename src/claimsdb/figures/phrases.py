@@ -27,7 +27,7 @@ from claimsdb.figures.units import CURRENCY_CODES, _is_plain_word, same_unit
 
 _PER_CENT = re.compile(r"^\s*per\s?cent(?!\w)", re.I)
 _PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
-_PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×")
+_PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×|°[CF]")
 _LABEL_WORD = re.compile(r"[^\W\d][\w.\-/'’]*")
 _BETWEEN_END = re.compile(r"(?:^|\s)(between|from)$", re.I)
 _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}

@@ -76,7 +76,7 @@ _SCAN_PREFIX = re.compile(
     rf"(?P<between>(?<!\w)(?P<span>between|from)\s+)?(?:[$€£]|(?<![\w$])(?-i:{_CODES}) ?)?\Z",
     re.I,
 )
-_SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×")
+_SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×|°[CF]")
 # A capitalised name ("Llama", "DeepSeek"), not an acronym or its plural ("GPUs", "H100s").
 _SCAN_NAME = re.compile(r"(?![A-Z0-9]+s?\Z)[A-Z][\w\-/'’]*[a-z][\w\-/'’]*")
 _SCAN_PLURAL = re.compile(
@@ -334,7 +334,8 @@ def _scan_connected(s: str, first: _Term, span: str | None) -> int | None:
     """End of a range, transition or ratio starting with `first`, or None if it stands alone."""
     if span:
         unit = _SPAN_UNIT.match(s, first.end)
-        m = (_AND if span == "between" else _TO).match(s, unit.end() if unit else first.end)
+        at = unit.end() if unit else first.end
+        m = (_AND.match(s, at) or _TO.match(s, at)) if span == "between" else _TO.match(s, at)
         t = _safe_term(s, m.end()) if m else None
         return t.end if t else None
     m = _ARROW.match(s, first.end)

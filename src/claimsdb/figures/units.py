@@ -234,6 +234,8 @@ SYMBOL_UNITS = {
     "PFLOPS",
     "EFLOPs",
     "EFLOPS",
+    "°C",
+    "°F",
 }
 
 
