@@ -90,7 +90,7 @@ def test_higher_than_is_a_bound():
         ),
         ("model sizes ranging from 2B to 462B", ["2B to 462B"]),
         ("speedups between 3.3 times and 17.7 times", ["between 3.3 times and 17.7 times"]),
-        ("Figure 3 illustrates the loop", ["3"]),  # a verb never ends a unit phrase
+        ("Figure 3 illustrates the loop", ["3"]),  # a reference's number alone, never a count
         (
             "scores 236 671 and 12",
             ["236", "671", "12"],

@@ -48,8 +48,9 @@ _WORDNUM = re.compile(rf"(?=[{_WORD_INITIALS}])(?<![\w-]){_WORDNUM_CORE}(?!\w)",
 # figure written (a 64-digit number), and a bound on how far a pattern backtracks at each start, so that
 # no scan of a run of numbers ("9,9,9,...") takes time quadratic in its length.
 MAX_DIGITS = 64
-# Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5").
-_NUM_START = re.compile(r"(?<![\w.])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
+# Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5",
+# "pass@1").
+_NUM_START = re.compile(r"(?<![\w.@])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
 _NUM = re.compile(
     r"(?P<sign>[-−+])?(?P<num>[0-9][0-9,.]*|\.[0-9][0-9,.]*)(?P<exp>[eE][-+]?[0-9]{1,4}(?![0-9]))?"
 )
@@ -57,15 +58,17 @@ _VALID_NUM = re.compile(r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?
 _MOE = re.compile(r"(?P<s1>[KkMBT])-A(?P<num>[0-9][0-9,.]*)(?P<s2>[KkMBT])(?!\w)")
 _GLUED_SCALE = re.compile(r"[KkMBT](?!\w)")
 _AMBIGUOUS_LOWER = re.compile(r"[bmt](?!\w)")
+_LOWER_SCALE = re.compile(rf"(?:{'|'.join(V.GLUED_LOWER_SCALES)})(?!\w)")  # "$1.8bn", "£3mn"
+_AFTER_CURRENCY = re.compile(r"[bmtk](?!\w)")  # "$35m": after a currency sign, m is millions
 _SCALE_WORD = re.compile(
-    r"[ -](hundred|thousand|million|billion|trillion)(?!\w)", re.I
+    r"[ -](hundred|thousand|million|billion|trillion|quadrillion)(?!\w)", re.I
 )  # "535-billion-parameter"
 _ACCEL = V.ACCELERATOR
 
 
 # The first character each of these may match (the letters only of "[^\W\d_]": isalnum).
 _SCALE_LETTERS = frozenset("KkMBT")  # _MOE, _GLUED_SCALE
-_LOWER_LETTERS = frozenset("bmt")  # _AMBIGUOUS_LOWER
+_LOWER_LETTERS = frozenset("bmt")  # _AMBIGUOUS_LOWER, _LOWER_SCALE
 _X_LETTERS = frozenset("x×X")  # _GLUED_X
 _GLUED_X = re.compile(rf"[x×X](?:(?P<acc>{_ACCEL})s?)?(?![A-Za-z])")
 _GLUED_HYPHEN = re.compile(r"-(?P<w>[^\W\d_][\w]*)(?:-[^\W\d_][\w]*)*")
@@ -74,12 +77,24 @@ _GLUED_FLAG = re.compile(r"-?(ish|plus)(?!\w)", re.I)
 _ORDINALS = {"st", "nd", "rd", "th"}
 
 _ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
-_RANGE_SEP = re.compile(rf"\s*[{V.DASHES}-]\s*|\s+to\s+", re.I)
-_AND = re.compile(r"\s+and\s+", re.I)
-_TO = re.compile(r"\s+to\s+", re.I)
+# The second end of a range may repeat the currency sign: "$10 to $15 billion", "between €2 and €3".
+_RANGE_SEP = re.compile(rf"\s*[{V.DASHES}-]\s*[$€£]?|\s+to\s+[$€£]?", re.I)
+_AND = re.compile(r"\s+and\s+[$€£]?", re.I)
+_TO = re.compile(r"\s+to\s+[$€£]?", re.I)
 # What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
 _SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
+# A range whose ends both carry the unit ("44 mg to 50 mg", "-18 °C to -34 °C"): the unit word and the
+# separator; the caller checks that the same word follows the second end.
+_REPEAT_UNIT = re.compile(r"(?P<u> °?[^\W\d_][\w/]*)(?:\s+to\s+|\s*[–—-]\s*)[$€£]?", re.I)
+
+
+def _repeated_unit_end(s: str, second: _Term, m: re.Match) -> bool:
+    """True if the unit `m` read after the first end follows the second end too."""
+    end = second.end + len(m["u"])
+    return s.startswith(m["u"], second.end) and not s[end : end + 1].isalnum()
+
+
 # What _ARROW, _RANGE_SEP and _RATIO_SEP each need at least (each match starts like this): a cheap test first.
 _CONNECTOR = re.compile(rf"[\s\x00]*[→⟶➔➝➞:/{V.DASHES}-]|\s+to\s", re.I)
 
@@ -263,7 +278,11 @@ def _term(raw: str, s: str, pos: int) -> _Term | None:
         elif mm := _GLUED_SCALE.match(s, end):
             t.exp, t.has_scale, end = _SCALES[mm.group(0)], True, mm.end()
     elif not word and not scientific and c in _LOWER_LETTERS:
-        if mm := _AMBIGUOUS_LOWER.match(s, end):
+        if mm := _LOWER_SCALE.match(s, end):
+            t.exp, t.has_scale, end = V.GLUED_LOWER_SCALES[mm.group(0)], True, mm.end()
+        elif s[pos - 1 : pos] in V.CURRENCIES and (mm := _AFTER_CURRENCY.match(s, end)):
+            t.exp, t.has_scale, end = V.AFTER_CURRENCY_SCALES[mm.group(0)], True, mm.end()
+        elif mm := _AMBIGUOUS_LOWER.match(s, end):
             letter = mm.group(0)
             hint = {
                 "b": "B for billion",

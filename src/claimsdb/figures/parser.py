@@ -15,6 +15,9 @@ Rules decided here, beyond the plain cases:
 - a sign is kept ("-0.5", "−5% → +3%"); scientific notation is read ("3e-4", "3.8e25").
 - glued "+" means ">=" ("1,000+ GPUs"); glued "-ish" means "~"; "30-odd" / "20-something" are text.
 - "$5.6M" / "€" / "£" give unit USD / EUR / GBP; "hundred" is a scale word like "thousand".
+- "USD1,700", "RM120,000", "$US5", "EUR 5" give the code's currency; "bn", "mn" glued are scales
+  ("$1.8bn"), and so are b, m, t, k glued after a currency sign ("$35m").
+- a range may repeat its currency ("$10 to $15 billion") or its unit ("44 mg to 50 mg").
 - lowercase glued b, m, t ("7b", "10m") and a spaced K/M/B/T ("15 T") are ambiguous: errors. Letters
   glued to a number must be a known unit ("20s", "2TB", "5kW") or one capital letter ("4D").
 - a range's second-end scale applies to the first ("32–33T"); transitions and ratios never share scales.
@@ -48,12 +51,14 @@ from claimsdb.figures.lexing import (
     _QUALIFIERS,
     _RANGE_SEP,
     _RATIO_SEP,
+    _REPEAT_UNIT,
     _SPAN_UNIT,
     _TO,
     _VAGUE,
     _clean,
     _first_number,
     _mask_groups,
+    _repeated_unit_end,
     _Term,
     _term,
     _to_float,
@@ -115,7 +120,7 @@ def parse(raw: str) -> Quantity:
     r = _Reading(raw, s, first, [first], "value", comparator, label, currency, first_term)
     if first.active is not None:
         r.kind, pos = "moe", first.end
-    elif between or _CONNECTOR.match(s, first.end):
+    elif between or _CONNECTOR.match(s, first.end) or _unit_then_range(s, first.end):
         pos = _read_terms(r, between)
     else:
         pos = first.end  # no arrow, dash, "to", colon or slash follows: a single number
@@ -134,14 +139,19 @@ def parse(raw: str) -> Quantity:
     return _quantity(r)
 
 
+def _unit_then_range(s: str, pos: int) -> bool:
+    """A unit, then "to" or a dash ("44 mg to 50 mg"): tested only where such a separator follows."""
+    return (" to " in s or "-" in s or "–" in s or "—" in s) and bool(_REPEAT_UNIT.match(s, pos))
+
+
 def _read_terms(r: _Reading, between: str | None) -> int:
     """Read the numbers after the first (a range, transition or ratio); set r.kind; the end offset."""
     raw, s, first = r.raw, r.s, r.first
     pos = first.end
     if between:
-        joint = _AND if between == "between" else _TO
         unit = _SPAN_UNIT.match(s, pos)
-        m = joint.match(s, unit.end() if unit else pos)
+        at = unit.end() if unit else pos  # "between 44 mg and 50 mg", also "between 44 mg to 50 mg"
+        m = (_AND.match(s, at) or _TO.match(s, at)) if between == "between" else _TO.match(s, at)
         t = _term(raw, s, m.end()) if m else None
         if t is None:
             example = "'between 10 and 20'" if between == "between" else "'from 4K to 128K'"
@@ -157,6 +167,14 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             t = _term(raw, s, m.end()) if m else None
     elif (m := _RANGE_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
         r.kind = "range"
+        r.terms.append(t)
+        pos = t.end
+    elif (
+        (m := _REPEAT_UNIT.match(s, pos))
+        and (t := _term(raw, s, m.end()))
+        and _repeated_unit_end(s, t, m)
+    ):
+        r.kind = "range"  # "44 mg to 50 mg": the unit on both ends
         r.terms.append(t)
         pos = t.end
     elif (m := _RATIO_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):

@@ -23,16 +23,17 @@ from claimsdb.figures.lexing import (
     _unit_of,
 )
 from claimsdb.figures.quantity import FigureError
-from claimsdb.figures.units import _is_plain_word, same_unit
+from claimsdb.figures.units import CURRENCY_CODES, _is_plain_word, same_unit
 
 _PER_CENT = re.compile(r"^\s*per\s?cent(?!\w)", re.I)
 _PHRASE_TOKEN = re.compile(r"\x00|[,;:!?\"“”]|[^\s,;:!?\"“”\x00]+")
-_PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×")
+_PHRASE_WORD = re.compile(r"[^\W\d_](?:[\w.\-/'’]*[\w'’])?|%|×|°[CF]")
 _LABEL_WORD = re.compile(r"[^\W\d][\w.\-/'’]*")
 _BETWEEN_END = re.compile(r"(?:^|\s)(between|from)$", re.I)
 _AMBIGUOUS_AFTER = {"K", "M", "B", "T", "k", "m", "b", "t"}
 _PLURAL_SCALES = V.PLURAL_SCALES
 _CURRENCIES = V.CURRENCIES
+_CODED_SIGNS = tuple(c for c in CURRENCY_CODES if c.endswith("$"))  # "US$", "HK$": a code
 _QUAL_END = re.compile(rf"(?:(?<![^\s=:])(?P<w>{_QUAL_WORDS_RE})|(?P<s>{_QUAL_SYMS_RE}))$", re.I)
 
 
@@ -46,8 +47,10 @@ def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | 
     p = " ".join(prefix.replace("\x00", " ").split())
     comparator = label = currency = None
     between: str | None = None  # "between" (a range) or "from" (a change)
-    if p and p[-1] in _CURRENCIES:
+    if p and p[-1] in _CURRENCIES and not p.endswith(_CODED_SIGNS):
         currency, p = _CURRENCIES[p[-1]], p[:-1].rstrip()
+    elif (code := p.rsplit(None, 1)[-1] if p else "") in CURRENCY_CODES:  # "USD 1,700", "HK$ 5"
+        currency, p = CURRENCY_CODES[code], p[: -len(code)].rstrip()
     if m := _BETWEEN_END.search(p):
         between, p = m.group(1).lower(), p[: m.start()].rstrip()
     if m := _QUAL_END.search(p):

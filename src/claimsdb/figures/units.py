@@ -71,7 +71,37 @@ UNIT_ALIASES = {
     "parameters": "parameters",
     "node": "nodes",
     "nodes": "nodes",
+    # measures written glued to a number in news and reports ("50mph", "278kg", "140km/h"); never
+    # one letter ("35m", "5g", "2t"): those are ambiguous or a scale
+    "mph": "mph",
+    "kph": "km/h",
+    "km/h": "km/h",
+    "kmh": "km/h",
+    "km": "km",
+    "cm": "cm",
+    "mm": "mm",
+    "nm": "nm",
+    "mi": "mi",
+    "ft": "ft",
+    "kg": "kg",
+    "kgs": "kg",
+    "mg": "mg",
+    "lb": "lb",
+    "lbs": "lb",
+    "oz": "oz",
+    "ml": "ml",
+    "mL": "ml",
+    "mAh": "mAh",
+    "mpg": "mpg",
+    "sqft": "sq ft",
+    "°C": "°C",
+    "°F": "°F",
 }
+# The measures above: a fraction before one is a value ("1/4 inch", "3/4 mile"), not a ratio.
+MEASURES = frozenset(
+    "mph km/h km cm mm mi ft kg mg lb oz ml inch inches mile miles cup cups pound pounds gallon "
+    "gallons litre litres liter liters metre metres meter meters teaspoon teaspoons".split()
+)
 UNCOUNTABLE = {
     "data",
     "memory",
@@ -97,6 +127,52 @@ IRREGULAR_PLURALS = {
     "analysis": "analyses",
     "axis": "axes",
     "criterion": "criteria",
+}
+# Currency codes written before an amount, glued or spaced ("USD1,700", "RM120,000", "EUR 5"), and
+# what each stands for. Only capitals (or "Rs"): a lowercase word before a number is prose.
+CURRENCY_CODES = {
+    "USD": "USD",
+    "US$": "USD",
+    "$US": "USD",
+    "$A": "AUD",
+    "$NZ": "NZD",
+    "$C": "CAD",
+    "EUR": "EUR",
+    "GBP": "GBP",
+    "JPY": "JPY",
+    "CNY": "CNY",
+    "RMB": "CNY",
+    "INR": "INR",
+    "Rs": "INR",
+    "AUD": "AUD",
+    "A$": "AUD",
+    "CAD": "CAD",
+    "C$": "CAD",
+    "CHF": "CHF",
+    "HKD": "HKD",
+    "HK$": "HKD",
+    "SGD": "SGD",
+    "S$": "SGD",
+    "NZD": "NZD",
+    "KRW": "KRW",
+    "MYR": "MYR",
+    "RM": "MYR",
+    "ZAR": "ZAR",
+    "BRL": "BRL",
+    "R$": "BRL",
+    "MXN": "MXN",
+    "SEK": "SEK",
+    "NOK": "NOK",
+    "DKK": "DKK",
+    "RUB": "RUB",
+    "AED": "AED",
+    "SAR": "SAR",
+    "NGN": "NGN",
+    "KES": "KES",
+    "IDR": "IDR",
+    "THB": "THB",
+    "PKR": "PKR",
+    "EGP": "EGP",
 }
 # Units that win when they are the first word after the number (normalised spellings).
 SYMBOL_UNITS = {
@@ -158,6 +234,8 @@ SYMBOL_UNITS = {
     "PFLOPS",
     "EFLOPs",
     "EFLOPS",
+    "°C",
+    "°F",
 }
 
 

@@ -60,7 +60,18 @@ SI_UNITS = {
 # --- numbers ---------------------------------------------------------------------------------------
 
 SCALES = {"K": 3, "k": 3, "M": 6, "B": 9, "T": 12}
-SCALE_WORDS = {"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+SCALE_WORDS = {
+    "hundred": 2,
+    "thousand": 3,
+    "million": 6,
+    "billion": 9,
+    "trillion": 12,
+    "quadrillion": 15,
+}
+# Lowercase scales glued to a number that mean one thing only ("$1.8bn", "£3mn"); a lone "b", "m" or
+# "t" ("35m": metres or millions) is ambiguous unless a currency sign stands before it ("$35m").
+GLUED_LOWER_SCALES = {"bn": 9, "mn": 6, "mln": 6, "bln": 9, "trn": 12}
+AFTER_CURRENCY_SCALES = {"b": 9, "m": 6, "t": 12, "k": 3}
 ONES = [
     "zero",
     "one",
@@ -97,6 +108,12 @@ FRACTION_WORDS = {
     "eighths": 8,
     "tenth": 10,
     "tenths": 10,
+    "sixth": 6,
+    "sixths": 6,
+    "seventh": 7,
+    "sevenths": 7,
+    "ninth": 9,
+    "ninths": 9,
 }
 VULGAR_FRACTIONS = {
     "½": "0.5",
@@ -111,6 +128,12 @@ VULGAR_FRACTIONS = {
     "⅗": "0.6",
     "⅘": "0.8",
     "⅒": "0.1",
+    "⅓": "0.333333",
+    "⅔": "0.666667",
+    "⅙": "0.166667",
+    "⅚": "0.833333",
+    "⅐": "0.142857",
+    "⅑": "0.111111",
 }
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 VAGUE_WORDS = (
@@ -131,7 +154,16 @@ VAGUE_WORDS = (
     "billions",
     "trillions",
 )
-PLURAL_SCALES = {"hundreds", "thousands", "millions", "billions", "trillions", "dozen", "dozens"}
+PLURAL_SCALES = {
+    "hundreds",
+    "thousands",
+    "millions",
+    "billions",
+    "trillions",
+    "quadrillions",
+    "dozen",
+    "dozens",
+}
 
 # --- qualifiers ------------------------------------------------------------------------------------
 
@@ -439,7 +471,8 @@ _VERBS = set(
 show shows present presents illustrate illustrates demonstrate demonstrates perform performs achieve achieves
 reach reaches require requires make makes give gives outperform outperforms exceed exceeds surpass surpasses
 include includes contain contains provide provides enable enables consume consumes become becomes remain remains
-describe describes see sees get gets is are was were be been
+describe describes see sees get gets is are was were be been need needs hold holds handle handles deliver
+delivers activate activates increase increases decrease decreases rise rises grow grows fall falls
 """.split()
 )
 _NOUNS_IN_LY = {
