@@ -227,3 +227,80 @@ def subjects_of(session: Session, ids: Collection[int]) -> set[str]:
             )
         )
     return found
+
+
+WORKER_FROM = 20_000  # active claims: below this the whole store is judged inline within a second
+_ANSWER_LIMIT = 64 << 20  # bytes of a worker's answer: the contested ids of a million-claim store
+
+
+class Pending:
+    """`contested_ids` of the whole store judged by a worker process (`python -m claimsdb.disputes`, its
+    own engine on the same database: workers.py) while a server answers requests; `answer()` is the head
+    of the events it judged at and the ids, once it has ended well (None before, or when it failed)."""
+
+    def __init__(self, session: Session) -> None:
+        from claimsdb import db, workers
+
+        url = db.shared_url(session)
+        self.proc = (
+            workers.start("claimsdb.disputes", {"url": url}, close_stdin=True)
+            if url is not None and workers.possible()
+            else None
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def answer(self) -> tuple[tuple[int, str], set[int]] | None:
+        from claimsdb import workers
+
+        if self.proc is None or self.running:
+            return None
+        found = workers.answer(self.proc, _ANSWER_LIMIT)
+        self.proc = None
+        if (
+            isinstance(found, dict)
+            and isinstance(found.get("head"), list)
+            and len(found["head"]) == 2
+            and isinstance(found.get("ids"), list)
+            and all(isinstance(i, int) for i in found["ids"])
+        ):
+            return (found["head"][0], found["head"][1]), set(found["ids"])
+        return None
+
+    def close(self) -> None:
+        from claimsdb import workers
+
+        if self.proc is not None:
+            workers.reap(self.proc)
+            self.proc = None
+
+
+def _worker() -> None:
+    """`python -m claimsdb.disputes`: judge the store a job on standard input names; print the head of
+    its events and the contested ids."""
+    import sys
+
+    from sqlalchemy import create_engine
+
+    from claimsdb.models import Event
+
+    job = json.loads(sys.stdin.buffer.readline())
+    engine = create_engine(job["url"])
+    try:
+        with Session(engine) as session:
+            head = session.execute(
+                select(Event.id, Event.sha256).order_by(col(Event.id).desc()).limit(1)
+            ).first()
+            ids = contested_ids(session) if head is not None else set()
+    finally:
+        engine.dispose()
+    sys.stdout.write(json.dumps({"head": list(head) if head else None, "ids": sorted(ids)}) + "\n")
+
+
+if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker()

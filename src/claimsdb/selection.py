@@ -218,6 +218,9 @@ class Memo:
 
     def __init__(self) -> None:
         self._facts: Facts | None = None
+        # A large store's disputes, judged by a worker from the first read on (disputes.Pending): until
+        # its answer is in, the facts hold the disputes of the claims touched since, and no others.
+        self._disputes: disputes.Pending | None = None
 
     def facts(self, session: Session) -> Facts:
         head = session.execute(
@@ -226,6 +229,7 @@ class Memo:
         head = tuple(head) if head is not None else None
         definitions.trust_levels(session)  # the tag table's trust levels, as defined (else exit 2)
         registry = people.load(session).head
+        self._take_disputes(session)
         known = self._facts
         if known is not None and known.head == head and known.people == registry:
             return known
@@ -243,7 +247,7 @@ class Memo:
                 frozenset(vague_ids(session)),
                 frozenset(unsigned_ids(session)),
                 registry,
-                frozenset(disputes.contested_ids(session)),
+                self._store_disputes(session),
             )
         else:
             new = session.execute(
@@ -265,6 +269,44 @@ class Memo:
             )
         self._facts = facts
         return facts
+
+    def _store_disputes(self, session: Session) -> frozenset[int]:
+        """The store's disputed claims judged here (a small store), or none yet while a worker judges
+        them (`_take_disputes` takes its answer in)."""
+        active = session.execute(
+            select(func.count()).select_from(Claim).where(Claim.status == EXPORTABLE_STATUS)
+        ).scalar_one()
+        if active >= disputes.WORKER_FROM:
+            if self._disputes is not None:
+                self._disputes.close()
+            self._disputes = disputes.Pending(session)
+            if self._disputes.proc is not None:
+                return frozenset()
+            self._disputes = None
+        return frozenset(disputes.contested_ids(session))
+
+    def _take_disputes(self, session: Session) -> None:
+        """The worker's disputes, once in, brought up to date with the events since the head it judged
+        at, into the facts kept (dropped when that head is no longer in the chain as it was)."""
+        pending = self._disputes
+        if pending is None or pending.running:
+            return
+        self._disputes = None
+        found = pending.answer()
+        known = self._facts
+        if found is None or known is None or known.head is None:
+            return
+        then, ids = found
+        if not self._extends(session, then):
+            return
+        touched = sorted(
+            set(
+                session.scalars(
+                    select(Event.claim_id).where(Event.id > then[0], Event.id <= known.head[0])
+                )
+            )
+        )
+        self._facts = replace(known, disputed=_disputed(session, frozenset(ids), touched))
 
     @staticmethod
     def _extends(session: Session, then: tuple[int, str]) -> bool:

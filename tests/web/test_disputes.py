@@ -55,3 +55,38 @@ def test_both_agent_claims_of_a_contradiction_are_marked_whichever_came_first(se
     # never verified alike: the uncontested claim comes before the two that contradict each other
     places = {k: place(c.get(f"/queue?key={k}").text) for k in ("quokka.a-first", "quokka.c-calm")}
     assert places["quokka.c-calm"] < places["quokka.a-first"]
+
+
+def test_a_large_stores_disputes_come_from_a_worker_and_are_brought_up_to_date(
+    web_db, add, monkeypatch
+):
+    """From disputes.WORKER_FROM claims on, a worker judges the whole store while the server answers (the
+    facts hold no store-wide disputes until it is done); its answer is then brought up to date with the
+    claims added meanwhile, and the facts hold exactly what judging the store here finds."""
+    import time
+
+    from claimsdb import db, disputes
+    from claimsdb.selection import Memo
+
+    monkeypatch.setattr(disputes, "WORKER_FROM", 1)
+    memo, engine, pending = Memo(), db.open_engine(web_db), None
+    try:
+        with db.session_scope(engine) as session:
+            assert disputes.contested_ids(session)  # the web data holds a contradiction
+            assert memo.facts(session).disputed == frozenset()  # the worker judges it meanwhile
+        pending = memo._disputes
+        assert pending is not None and pending.proc is not None
+        add("quokka.a", "Quokka", "Quokka trained on 512 H100 GPUs.")  # while the worker works
+        add("quokka.b", "Quokka", "Quokka trained on 640 H100 GPUs.")
+        deadline = time.monotonic() + 60
+        while pending.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with db.session_scope(engine) as session:
+            facts = memo.facts(session)
+            assert facts.disputed == disputes.contested_ids(session)
+            assert len(facts.disputed) > 2  # the worker's and the two added since
+        assert memo._disputes is None
+    finally:
+        engine.dispose()
+        if pending is not None:
+            pending.close()
