@@ -83,6 +83,7 @@ def test_views_come_in_the_order_asked_and_a_batch_binds_at_most_batch_parameter
 
     assert claims("import", *map(str, DATA_FILES)).exit_code == 0
     monkeypatch.setattr(views, "BATCH", 7)  # many batches of a small store
+    monkeypatch.setattr(views, "ARRAY_BATCH", 7)  # PostgreSQL's too
     bound: list[int] = []
     real_read = views._read
 
