@@ -15,6 +15,7 @@ readiness). Domain code: no printing.
 
 from __future__ import annotations
 
+import atexit
 import json
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator
@@ -238,21 +239,24 @@ class Pending:
     own engine on the same database: workers.py) while a server answers requests; `answer()` is the head
     of the events it judged at and the ids, once it has ended well (None before, or when it failed)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, limit: int) -> None:
         from claimsdb import db, workers
 
         url = db.shared_url(session)
         self.proc = (
-            workers.start("claimsdb.disputes", {"url": url}, close_stdin=True)
+            workers.start("claimsdb.disputes", {"url": url, "limit": limit}, close_stdin=True)
             if url is not None and workers.possible()
             else None
         )
+        if self.proc is not None:  # a server stopped before the worker is done ends it too
+            atexit.register(self.close)
 
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def answer(self) -> tuple[tuple[int, str], set[int]] | None:
+    def answer(self) -> tuple[tuple[int, str], list[int] | None] | None:
+        """(the head judged at, the contested ids: None when more than `limit`), once it ended well."""
         from claimsdb import workers
 
         if self.proc is None or self.running:
@@ -263,10 +267,10 @@ class Pending:
             isinstance(found, dict)
             and isinstance(found.get("head"), list)
             and len(found["head"]) == 2
-            and isinstance(found.get("ids"), list)
-            and all(isinstance(i, int) for i in found["ids"])
+            and (found.get("ids") is None or isinstance(found["ids"], list))
+            and all(isinstance(i, int) for i in found["ids"] or ())
         ):
-            return (found["head"][0], found["head"][1]), set(found["ids"])
+            return (found["head"][0], found["head"][1]), found["ids"]
         return None
 
     def close(self) -> None:
@@ -296,7 +300,8 @@ def _worker() -> None:
             ids = contested_ids(session) if head is not None else set()
     finally:
         engine.dispose()
-    sys.stdout.write(json.dumps({"head": list(head) if head else None, "ids": sorted(ids)}) + "\n")
+    kept = sorted(ids) if len(ids) <= job.get("limit", len(ids)) else None  # None: too many to keep
+    sys.stdout.write(json.dumps({"head": list(head) if head else None, "ids": kept}) + "\n")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ from sqlalchemy import and_, bindparam, case, exists, false, func, literal, or_,
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
-from claimsdb import definitions, disputes, paper_safe, views
+from claimsdb import db, definitions, disputes, paper_safe, views
 from claimsdb.history import IMPORT_KINDS, REREAD_KIND, VERIFIED, detail_key
 from claimsdb.models import Claim, Event, Tag, Verification
 from claimsdb.queries import ClaimFilter
@@ -201,9 +201,8 @@ class Facts:
         frozenset()
     )  # claims whose re-read does not vouch as signed (unsigned_ids)
     people: str | None = None  # the people registry's head when they were taken
-    disputed: frozenset[int] = (
-        frozenset()
-    )  # in a contradiction an agent's claim is part of (disputes)
+    # in a contradiction an agent's claim is part of (disputes); None: more than RANKED_DISPUTES, not kept
+    disputed: frozenset[int] | None = frozenset()
 
 
 class Memo:
@@ -270,7 +269,7 @@ class Memo:
         self._facts = facts
         return facts
 
-    def _store_disputes(self, session: Session) -> frozenset[int]:
+    def _store_disputes(self, session: Session) -> frozenset[int] | None:
         """The store's disputed claims judged here (a small store), or none yet while a worker judges
         them (`_take_disputes` takes its answer in)."""
         active = session.execute(
@@ -279,11 +278,11 @@ class Memo:
         if active >= disputes.WORKER_FROM:
             if self._disputes is not None:
                 self._disputes.close()
-            self._disputes = disputes.Pending(session)
+            self._disputes = disputes.Pending(session, RANKED_DISPUTES)
             if self._disputes.proc is not None:
                 return frozenset()
             self._disputes = None
-        return frozenset(disputes.contested_ids(session))
+        return _bounded(disputes.contested_ids(session))
 
     def _take_disputes(self, session: Session) -> None:
         """The worker's disputes, once in, brought up to date with the events since the head it judged
@@ -306,17 +305,29 @@ class Memo:
                 )
             )
         )
-        self._facts = replace(known, disputed=_disputed(session, frozenset(ids), touched))
+        self._facts = replace(known, disputed=_disputed(session, _bounded(ids), touched))
 
     @staticmethod
     def _extends(session: Session, then: tuple[int, str]) -> bool:
         return session.execute(select(Event.sha256).where(Event.id == then[0])).scalar() == then[1]
 
 
-def _disputed(session: Session, known: frozenset[int], touched: Sequence[int]) -> frozenset[int]:
+def _bounded(ids: Iterable[int] | None) -> frozenset[int] | None:
+    """The disputed claims as the facts keep them: None past RANKED_DISPUTES (the queue does not rank
+    them, and a million ids are not held for nothing)."""
+    if ids is None:
+        return None
+    found = frozenset(ids)
+    return found if len(found) <= RANKED_DISPUTES else None
+
+
+def _disputed(
+    session: Session, known: frozenset[int] | None, touched: Sequence[int]
+) -> frozenset[int] | None:
     """The disputed claims after events on `touched`: judged again over the subjects of the touched
-    claims (a new claim can dispute an old one of its subject), the others' as they were."""
-    if not touched:
+    claims (a new claim can dispute an old one of its subject), the others' as they were (None stays
+    None: too many to rank)."""
+    if not touched or known is None:
         return known
     subjects = disputes.subjects_of(session, touched)
     ordered = sorted(subjects)
@@ -327,7 +338,10 @@ def _disputed(session: Session, known: frozenset[int], touched: Sequence[int]) -
             select(col(Claim.id)).where(func.lower(col(Claim.subject)).in_(ordered[i : i + 500]))
         )
     }
-    return frozenset((known - again - set(touched)) | disputes.contested_ids(session, subjects))
+    return _bounded((known - again - set(touched)) | disputes.contested_ids(session, subjects))
+
+
+RANKED_DISPUTES = 10_000  # contested claims the queue ranks after the uncontested (see Queue._rank)
 
 
 @dataclass(frozen=True)
@@ -498,13 +512,24 @@ def vague_ids(session: Session, among: Sequence[int] | None = None) -> set[int]:
             col(Evidence.event_id).is_(None),  # the claim's own, not a person's re-read's
         )
     )
+    rows: Iterable[Any]
     if among is not None:
-        stmt = stmt.where(col(Evidence.claim_id).in_(sorted(among)))
-    precise: dict[int, bool] = {}
-    for claim_id, locator in session.execute(stmt):
-        if locator.strip():
-            precise[claim_id] = precise.get(claim_id, False) or not vague_locator(locator)
-    return {claim_id for claim_id, any_precise in precise.items() if not any_precise}
+        rows = session.execute(stmt.where(col(Evidence.claim_id).in_(sorted(among))))
+    else:  # the whole store: through the driver a batch at a time, never all its rows at once
+        rows = db.stream_rows(
+            session,
+            "SELECT e.claim_id, e.locator FROM evidence e JOIN source s ON s.id = e.source_id "
+            "WHERE s.kind <> 'note' AND e.locator IS NOT NULL AND e.event_id IS NULL",
+        )
+    vague, precise = set(), set()
+    judged: dict[str, bool] = {}  # each distinct locator judged once: a store repeats its few forms
+    for claim_id, locator in rows:
+        if not locator.strip():
+            continue
+        if (is_vague := judged.get(locator)) is None:
+            is_vague = judged[locator] = vague_locator(locator)
+        (vague if is_vague else precise).add(claim_id)
+    return vague - precise
 
 
 @dataclass(frozen=True)
@@ -544,7 +569,7 @@ class Queue:
         policy: Policy,
         *,
         vague: Iterable[int] = (),
-        disputed: Iterable[int] = (),
+        disputed: Iterable[int] | None = (),
         **among: Any,
     ):
         """`among`: the Selection's `outdated` and `stale`, over the active claims the filters select;
@@ -554,10 +579,12 @@ class Queue:
         self.selection = Selection(session, active, policy, **among)
         self.session, self.policy = session, policy
         self.vague = frozenset(vague)
-        self.disputed = frozenset(disputed)
+        self.disputed = frozenset(disputed or ())
 
     def _rank(self):
-        """A claim's place before its key: its readiness, then uncontested before contradicted."""
+        """A claim's place before its key: its readiness, then uncontested before contradicted (while
+        RANKED_DISPUTES claims or fewer are: past that the ids would be most of the statement, and a
+        queue where most claims are contested is ranked by readiness alone)."""
         contested = case((ids_in(self.disputed), 1), else_=0) if self.disputed else literal(0)
         return readiness(self.vague) * 2 + contested
 

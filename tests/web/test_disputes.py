@@ -90,3 +90,22 @@ def test_a_large_stores_disputes_come_from_a_worker_and_are_brought_up_to_date(
         engine.dispose()
         if pending is not None:
             pending.close()
+
+
+def test_past_the_bound_the_disputes_are_not_kept_and_the_queue_ranks_by_readiness(
+    web_db, serve, client, monkeypatch
+):
+    """Where more claims are contested than the queue ranks (RANKED_DISPUTES), the facts do not hold
+    them (None), the queue is ordered by readiness alone and each card still says its dispute."""
+    from claimsdb import db, selection
+
+    monkeypatch.setattr(selection, "RANKED_DISPUTES", 0)
+    engine = db.open_engine(web_db)
+    try:
+        with db.session_scope(engine) as session:
+            assert selection.Memo().facts(session).disputed is None
+    finally:
+        engine.dispose()
+    c = client(serve(reader="Ada"))
+    page = c.get("/queue")
+    assert page.status_code == 200 and "Claim 1 of" in page.text
