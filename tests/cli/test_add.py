@@ -229,6 +229,11 @@ def test_a_claims_figures_are_its_statements_on_every_agent_channel(claims, stor
     )
     assert refused.exit_code == 2
     assert "field 'figures[1]': '4,096 H800' is not stated in the statement" in refused.stderr
+    part = claims(  # a figure's text inside another figure's is not stated: "48" of "2,048"
+        "add", "--subject", "Orchard", "--statement", "Orchard trained on 2,048 H800 GPUs.",
+        "--figure", "48", "--source", "https://example.org/orchard",
+    )  # fmt: skip
+    assert part.exit_code == 2 and "'48' is not stated in the statement" in part.stderr
     line = {
         "key": "orchard.nodes",
         "subject": "Orchard",

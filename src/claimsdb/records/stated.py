@@ -52,7 +52,9 @@ def states(statement: str, written: Found | FigureRecord, found: list[Found]) ->
     the statement's figures is the same value as it (figures.match: "2048 GPUs" in "2,048 H800 GPUs");
     a rounding of a figure the statement writes is not stated by it."""
     q = written.quantity
-    if _normal(q.raw) in _normal(statement):
+    # the figure's words as a whole in the statement's: "48" is not stated by "2,048", nor "4" by "4.5"
+    whole = rf"(?<![\w.,]){re.escape(_normal(q.raw))}(?![\w]|[.,]\d)"
+    if re.search(whole, _normal(statement)):
         return True
     return any(match(f.quantity, q, Context.query()).verdict == SAME for f in found)
 
