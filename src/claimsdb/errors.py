@@ -175,6 +175,32 @@ class TamperedHistory(ClaimsError):
         super().__init__(f"claim {key} disagrees with its history: {reason}; run `claims db check`")
 
 
+class Tampered:
+    """The claims that disagree with their history among those a command reads, noted as they pass (a
+    listing prints them marked), then `ensure_none` refuses (exit 2) naming the first."""
+
+    def __init__(self) -> None:
+        self.first_key: str | None = None
+        self.first_reason = ""
+        self.count = 0
+
+    def note(self, view: Any) -> Any:
+        if view.integrity:
+            self.add(1, view.key, view.integrity[0])
+        return view
+
+    def add(self, count: int, key: str | None, reason: str) -> None:
+        """`count` more, the first of them `key` (read after every claim noted so far)."""
+        if count and self.first_key is None:
+            self.first_key, self.first_reason = key, reason
+        self.count += count
+
+    def ensure_none(self) -> None:
+        if self.first_key is not None:
+            more = f" (and {self.count - 1} more claim(s))" if self.count > 1 else ""
+            raise TamperedHistory(self.first_key, self.first_reason + more)
+
+
 class TamperedDefinitions(ClaimsError):
     """A tag, source or quantity row, or a claim's aliases, disagree with their recorded definition
     (claimsdb.definitions), or the definitions' chain does not verify: what a tag is worth, what a

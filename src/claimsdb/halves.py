@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from claimsdb import anchor, canonical, db, workers
+from claimsdb import canonical, db, workers
 
 SPLIT_FROM = (
     20_000  # claims: below this a read takes about a second; a worker's start-up would not pay
@@ -41,6 +41,8 @@ _CHUNK = 1 << 20  # characters copied at a time from a worker's JSON lines
 
 def head(session: Session) -> list[Any] | None:
     """The store as a read sees it: each chain's head and length (events, people, definitions)."""
+    from claimsdb import anchor  # only once a worker reads: a small listing never loads it
+
     found = anchor.take(session)
     if found is None:
         return None
@@ -148,9 +150,10 @@ def _export(session: Session, ids: Sequence[int], params: dict[str, Any], folder
 
 
 def _list(session: Session, ids: Sequence[int], params: dict[str, Any], folder: Path) -> dict:
-    from claimsdb import integrity, views
+    from claimsdb import views
+    from claimsdb.errors import Tampered
 
-    tampered, count = integrity.Tampered(), 0
+    tampered, count = Tampered(), 0
     with open(folder / "lines", "w", encoding="utf-8", errors="surrogatepass") as out:
         for v in views.load(session, ids):
             if params["stale"] and not (v.stale or v.reread_outdated):

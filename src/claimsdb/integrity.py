@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from claimsdb import anchor as anchoring
 from claimsdb import definitions, history, trace_index, views
-from claimsdb.errors import TamperedHistory
+from claimsdb.errors import Tampered
 from claimsdb.models import Claim
 from claimsdb.trust import people, signatures
 
@@ -30,32 +30,6 @@ def ensure_intact(claim_views: Iterable[Any]) -> None:
     for v in claim_views:
         tampered.note(v)
     tampered.ensure_none()
-
-
-class Tampered:
-    """The claims that disagree with their history among those a command reads, noted as they pass (a
-    listing prints them marked), then `ensure_none` refuses (exit 2) naming the first."""
-
-    def __init__(self) -> None:
-        self.first_key: str | None = None
-        self.first_reason = ""
-        self.count = 0
-
-    def note(self, view: Any) -> Any:
-        if view.integrity:
-            self.add(1, view.key, view.integrity[0])
-        return view
-
-    def add(self, count: int, key: str | None, reason: str) -> None:
-        """`count` more, the first of them `key` (read after every claim noted so far)."""
-        if count and self.first_key is None:
-            self.first_key, self.first_reason = key, reason
-        self.count += count
-
-    def ensure_none(self) -> None:
-        if self.first_key is not None:
-            more = f" (and {self.count - 1} more claim(s))" if self.count > 1 else ""
-            raise TamperedHistory(self.first_key, self.first_reason + more)
 
 
 @dataclass

@@ -173,13 +173,14 @@ def list_(
 
     Example: claims list --trust unverified --stage "Agentic RL"
     """
-    from claimsdb import integrity, queries
+    from claimsdb import queries
+    from claimsdb.errors import Tampered
 
     with db.session_of(db_) as session:
         # JSON and CSV are written as the claims are read: a list of the whole store is never held.
         # A claim that disagrees with its history is printed marked, and the command then exits 2
         # naming it, as every other reader does: a listing is not a way round the check.
-        tampered = integrity.Tampered()
+        tampered = Tampered()
         read = (
             queries.json_items(session, filters, tampered, stale=stale)
             if fmt is OutputFormat.json  # a large store's second half read on another core
