@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from claimsdb import selection, views
 from claimsdb.cli.app import app
 from claimsdb.web import pages
-from tests.conftest import run_sql
+from tests.conftest import ENGINE, run_sql
 from tests.web.conftest import (
     CROWDED,
     FILTERS,
@@ -483,7 +483,9 @@ def test_counts_and_stale_follow_a_change_made_while_the_server_runs(
     ].text() == "widget.pretrain" and "of 6 not paper-safe" in text(queue)
 
 
-def test_an_observation_is_listed_but_is_no_row_of_the_grid(serve, client, claims, store, sample):
+def test_an_observation_is_listed_but_is_no_row_of_the_grid(
+    serve, client, claims, store, sample, tmp_path
+):
     """A claim about no one system (`observation`) is in the list and in no grid row: the grid's rows
     and their count are the systems only, as in the grid exports (paper_safe.grids)."""
     remark = {**copy.deepcopy(sample["claims"][2]), "key": "tasks.no-midtrain-task"}
@@ -491,12 +493,13 @@ def test_an_observation_is_listed_but_is_no_row_of_the_grid(serve, client, claim
     remark["statement"] = "No audited benchmark task targets midtraining."
     remark["figures"] = []
     sample["claims"].append(remark)
-    path = Path(store).with_name("observed.json")
+    path = tmp_path / "observed.json"
     path.write_text(json.dumps(sample), encoding="utf-8")
-    db = Path(store).with_name("observed.db")
-    imported = claims("import", path, db=db)
+    # a store of its own: a new SQLite file, or the test's fresh PostgreSQL database
+    fresh = tmp_path / "observed.db" if ENGINE == "sqlite" else store
+    imported = claims("import", path, db=fresh)
     assert imported.exit_code == 0, imported.output
-    c = client(serve(db=db))
+    c = client(serve(db=fresh))
     grid = c.get("/").text
     assert subjects(grid) == ["Widget-7", "Gadget"] and "No audited benchmark task" not in grid
     assert summary(grid).startswith("2 subject(s) holding 3 claim(s), 1 not paper-safe")
