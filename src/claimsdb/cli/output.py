@@ -130,15 +130,11 @@ def emit_json(data: Any) -> None:
         return
     first = True
     for item in data.items:
-        pieces = getattr(
-            item, "pieces", None
-        )  # halves.Encoded: items a worker encoded as _LINE does
-        if pieces is not None:
-            sys.stdout.write("[\n  " if first else ",\n  ")
-            for piece in pieces():
-                sys.stdout.write(piece)
-        else:
-            sys.stdout.write(("[\n  " if first else ",\n  ") + _LINE(item))
+        sys.stdout.write("[\n  " if first else ",\n  ")
+        # halves.Encoded: items a worker already encoded as _LINE does, written as they are
+        pieces = getattr(item, "pieces", None)
+        for piece in pieces() if pieces is not None else (_LINE(item),):
+            sys.stdout.write(piece)
         first = False
     sys.stdout.write("[]\n" if first else "\n]\n")
 
