@@ -8,8 +8,8 @@ Prints, for each set, the share of its figures `scan` reads with the right value
 - NewsQuant (CQE, news sentences): recall = annotated quantities found with their value (a range
   or change by both ends, in one figure or two); precision = figures found whose value is an
   annotated one, without years (see `_is_year`: the set annotates no dates).
-- quantulum3's test set: accuracy = quantities found with their value (a range by its middle, as the
-  set writes it) / quantities; the figures found that are none of them are counted apart ("extra").
+- quantulum3's test set: accuracy = quantities found with their value (a range or a change from X
+  to Y by its middle, as the set writes it) / quantities; the figures found that are none of them are counted apart ("extra").
 - number-parser's English number words up to 10^15 (its lists of 0-100 and of long numbers): a line
   is right when `scan` reads it as one figure of that value.
 --misses N prints the first N misses of each set.
@@ -42,10 +42,14 @@ def _close(a: float, b: float) -> bool:
 
 
 def _numbers(f: Found) -> tuple[float, ...]:
-    """The figure's numbers, and a range's middle (quantulum3 writes a range as its middle)."""
+    """The figure's numbers, and the middle of two ends: quantulum3 writes a quantity with two ends as
+    one value, their middle, a change included ("reduced from 44 mg to 50 mg" is 47 there, a
+    transition from 44 to 50 mg here)."""
     q = f.quantity
     if q.kind == "range" and q.low is not None and q.high is not None:
         return (*q.numbers(), (q.low + q.high) / 2)
+    if q.kind == "transition" and len(q.steps) == 2:
+        return (*q.numbers(), sum(q.steps) / 2)
     return q.numbers()
 
 

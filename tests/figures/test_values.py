@@ -45,6 +45,17 @@ from claimsdb.figures import FigureError, parse, scan
         ("apertures of 8- to 16-meter, as planned", "8- to 16-meter", (8.0, 16.0), "meters"),
         ("between 44 mg to 50 mg daily", "between 44 mg to 50 mg", (44.0, 50.0), "mg"),
         ("it was -18 °C at night", "-18 °C", (-18.0,), "°C"),
+        ("about 1/40 of the wavelength", "about 1/40", (0.025,), None),
+        ("a kibibyte is 8x2^10 bits, exactly", "8x2^10 bits", (8192.0,), "bits"),
+        ("a batch of 2^22 tokens.", "2^22 tokens", (4194304.0,), "tokens"),
+        ("temperatures ranged from -18 °C to -34 °C", "-18 °C to -34 °C", (-34.0, -18.0), "°C"),
+        (
+            "it rose from about $350 per kg to $680",
+            "from about $350 per kg to $680",
+            (350.0, 680.0),
+            "USD",
+        ),
+        ("raised from 4 mg per day to 8 mg per day", "from 4 mg per day to 8 mg", (4.0, 8.0), "mg"),
     ],
 )
 def test_scan_reads_the_value_as_written(text, raw, numbers, unit):
@@ -85,6 +96,23 @@ def test_an_ambiguous_lowercase_scale_stays_refused_with_its_reason():
 
 
 def test_a_fraction_of_a_setting_stays_two_values():
-    """'η = 4/8' writes two settings, not a half: a slash is a fraction only before a measure."""
+    """'η = 4/8' writes two settings, not a half: a slash is a fraction only before a measure or
+    "of"."""
     q = parse("4/8")
     assert q.kind == "ratio" and q.steps == (4.0, 8.0)
+    assert [f.quantity.kind for f in scan("a ratio of 1/40 was kept")] == ["ratio"]
+
+
+def test_a_range_written_from_its_high_end_needs_a_word_between_its_ends():
+    """'from 10 to 4 days' is the span 4-10 days; '10–4' (a score, a label) stays refused, and a scale
+    borrowed from the second end never turns a range round ('100 to 2K' is not 2K-100K)."""
+    q = parse("10 to 4 days")
+    assert (q.kind, q.low, q.high) == ("range", 4.0, 10.0)
+    for raw in ("10–4", "10-4 days", "100 to 2K"):
+        with pytest.raises(FigureError, match="low end"):
+            parse(raw)
+
+
+def test_an_exponent_after_a_unit_is_not_a_figure():
+    assert [f.raw for f in scan("exposed to 20 J/m^2 per year")] == ["20"]
+    assert [f.quantity.value for f in scan("an area of 4 km^2 in all")] == [4.0]

@@ -6,11 +6,12 @@ siunitx ("\\num{1.5e3}", "\\qty{2.4}{\\giga\\hertz}", "\\SI{...}{...}") becomes 
 ("1\\,355\\,921") lose the separator, and so do plain spaces where the groups cannot be a list
 ("10 000 GPUs"); Markdown emphasis between a number and its scale ("**39.3**M") is dropped; compound
 number words ("a hundred and two", "twenty-eight thousand six hundred forty-two", "two and a half",
-"half a million", "three quarters", "one sixth"), vulgar fractions ("1½", "⅓"), mixed numbers ("2 1/2")
-and a fraction before a measure ("1/4 inch") become digits; "minus 387" becomes "-387"; a currency code
-glued to an amount is set apart ("USD1,700" -> "USD 1,700"); and the hyphen of a range's first end that
-waits for the second's unit is dropped ("8- to 16-meter" -> "8 to 16-meter"). `_canonical` returns the rewritten text and its `MappedText` (the map
-back to the original's offsets).
+"half a million", "three quarters", "one sixth"), vulgar fractions ("1½", "⅓"), mixed numbers ("2 1/2"),
+a fraction before a measure or "of" ("1/4 inch", "1/40 of") and a power of another base ("2^10",
+"8×2^10") become digits; "minus 387" becomes "-387"; a currency code glued to an amount is set apart
+("USD1,700" -> "USD 1,700"); and the hyphen of a range's first end that waits for the second's unit is
+dropped ("8- to 16-meter" -> "8 to 16-meter"). `_canonical` returns the rewritten text and its
+`MappedText` (the map back to the original's offsets).
 
 Standard library only; no output.
 """
@@ -42,6 +43,9 @@ _CANONICAL_ALTERNATIVES = (
     r"[ \u00a0\u2009\u202f]*10[ \u00a0\u2009\u202f]*"
     rf"(?:\^[ ]*\{{?[ ]*(?P<e1>[-−+]?[0-9]{{1,3}})(?:[ ]*\}})?|(?P<e2>[⁻⁺]?[{_SUP}]+)|(?P<e3>[-−][0-9]{{1,2}}))(?![0-9]))"
     rf"|(?P<pow>(?<![\w.])10(?:\^\{{?(?P<p1>[-−+]?[0-9]{{1,3}})\}}?|(?P<p2>[⁻⁺]?[{_SUP}]+))(?![0-9]))"
+    # another base with a caret ("2^10 bits", "8×2^10", "2^{22} tokens"), read as the number it is
+    r"|(?P<bpow>(?<![\w.^])(?:(?P<bm>[0-9]{1,3})[ ]*[×xX·⋅][ ]*)?(?P<base>[2-9]|1[1-9]|[2-9][0-9])"
+    r"\^\{?(?P<be>[0-9]{1,2})\}?(?![0-9^]|\.[0-9]))"
     r"|(?P<si>\\(?:num|qty|SI|unit)\{(?P<sinum>[^{}]*)\}(?:\{(?P<siunit>[^{}]*)\})?)"
     r"|(?P<group>(?<![0-9.,])[0-9]{1,3}(?:(?:[\u2009\u202f\u00a0]|\\,|\{,\})[0-9]{3})+(?![0-9]))"
     r"|(?P<spaced>(?<![0-9.,] )(?<![0-9.,])(?:[0-9]{1,3}(?: [0-9]{3}){2,}|[0-9]{2}(?: [0-9]{3})|[0-9]{1,3} 000)"
@@ -56,13 +60,35 @@ _CANONICAL_ALTERNATIVES = (
     rf"|(?P<vulgar>(?<![^\W\d_])(?P<vint>[0-9]{{0,{MAX_DIGITS}}})(?P<vfrac>[{''.join(V.VULGAR_FRACTIONS)}]))"
 )
 # Every match above starts with a digit, a backslash, "*", "_" or a vulgar fraction, or at the start of a
-# word with the first letter of "a", "one", "half" or a number word: the lookahead says so in one cheap
-# test, which skips most positions of running text without trying each alternative there.
+# word with the first letter of "a", "one", "half" or a number word. The two are looked for apart: the
+# first everywhere, the lookahead skipping most positions of running text in one cheap test; the second
+# only near a word such a match must hold (`_WORD_KEYS`), since most words of a page start with one of
+# those letters.
 _CANONICAL = re.compile(
-    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}]|(?<![\w-])[aefhnost])"
-    rf"(?:{_CANONICAL_ALTERNATIVES})",
+    rf"(?=[0-9\\*_{''.join(V.VULGAR_FRACTIONS)}])(?:{_CANONICAL_ALTERNATIVES})",
     re.I,
 )
+_CANONICAL_WORDS = re.compile(rf"(?<![\w-])(?=[aefhnost])(?:{_CANONICAL_ALTERNATIVES})", re.I)
+# A match of _CANONICAL_WORDS holds one of these ("a hundred", "two and a half", "half a million", "one
+# sixth", "a thousand"), no further than _KEY_REACH characters from its start or end.
+_WORD_KEYS = (
+    "hundred",
+    "half",
+    "halves",
+    "third",
+    "quarter",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "thousand",
+    "million",
+    "billion",
+    "trillion",
+)
+_KEY_REACH = 48
 # What some rewrite above needs: one of these, or a plain space where one can matter (between digits,
 # after "a" before a scale word, anywhere in a text with "halves"). Most figures have none and skip the
 # scan ("2,048 H800", "14.8T tokens").
@@ -150,6 +176,18 @@ def _exponent(plain: str | None, sup: str | None, minus: str | None) -> str:
     return e.replace("−", "-").replace("+", "")
 
 
+_POWER_DIGITS = 20  # "2^64" is written out whole; a larger power in exponent notation
+
+
+def _power(m: re.Match) -> str:
+    """ "2^10" -> "1024", "8×2^10" -> "8192": a power of a base other than ten, times its multiplier."""
+    value = int(m["bm"] or 1) * int(m["base"]) ** int(m["be"])
+    digits = str(value)
+    if len(digits) <= _POWER_DIGITS:
+        return digits
+    return f"{digits[0]}.{digits[1:16]}e{len(digits) - 1}"
+
+
 def _si_unit(spec: str) -> str:
     out = []
     for cmd, plain in re.findall(r"\\([A-Za-z]+)|([^\\\s{}]+)", spec):
@@ -166,6 +204,8 @@ def _canonical_piece(m: re.Match) -> str:
         return f"{m['mant']}e{_exponent(m['e1'], m['e2'], m['e3'])}"
     if g == "pow":
         return f"1e{_exponent(m['p1'], m['p2'], None)}"
+    if g == "bpow":
+        return _power(m)
     if g == "si":
         number = _canonical(m["sinum"].strip())[0].replace(" ", "")
         unit = _si_unit(m["siunit"] or "")
@@ -183,8 +223,10 @@ def _canonical_piece(m: re.Match) -> str:
         return ""  # "8- to 16-meter": the first end's hyphen waits for the unit of the second
     if g == "slash":
         a, b = int(m["sa"]), int(m["sb"])
-        if 0 < a < b and m["sw"] in MEASURES:
-            return f"{a / b:.6g}"  # "1/4 inch", "3/4 mile": a fraction of a measure, not a ratio
+        if 0 < a < b and (m["sw"] in MEASURES or m["sw"].lower() == "of"):
+            # "1/4 inch", "3/4 mile", "1/40 of the wavelength": a fraction of a measure or of a whole,
+            # not a ratio
+            return f"{a / b:.6g}"
         return m.group(0)
     if g == "hundred":
         return str(100 * _word_int(m["h"]) + (_word_int(m["hrest"]) if m["hrest"] else 0))
@@ -205,14 +247,20 @@ def _canonical_piece(m: re.Match) -> str:
     return m.group(0)
 
 
-def _word_spots(low: str) -> list[int]:
-    """Offsets of the pieces a run of number words or "minus" must hold, in the lowercased text."""
+def _offsets(low: str, pieces: tuple[str, ...]) -> list[int]:
+    """Where each of `pieces` occurs in `low`, every time."""
     spots = []
-    for piece in _RUN_PIECES:
+    for piece in pieces:
         i = low.find(piece)
         while i != -1:
             spots.append(i)
             i = low.find(piece, i + 1)
+    return spots
+
+
+def _word_spots(low: str) -> list[int]:
+    """Offsets of the pieces a run of number words or "minus" must hold, in the lowercased text."""
+    spots = _offsets(low, _RUN_PIECES)
     i = low.find("ty ")
     while i != -1:
         if low[max(0, i - 5) : i].endswith(_TENS_BEFORE):  # "twenty one", not "quality data"
@@ -250,6 +298,27 @@ def _code_pieces(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _worded_pieces(text: str) -> list[tuple[int, int, str]]:
+    """The rewrites that start with a word ("a hundred and two", "one sixth"), looked for near the
+    words they hold."""
+    spots = sorted(
+        _offsets(_folded(text), _WORD_KEYS)
+    )  # as re.I matches them: "thırd" holds "third"
+    if not spots:
+        return []
+    found: dict[int, tuple[int, int, str]] = {}
+    searched = 0  # text before this was searched from an earlier spot
+    for spot in spots:
+        lo, hi = max(searched, spot - _KEY_REACH), min(len(text), spot + _KEY_REACH)
+        for m in _CANONICAL_WORDS.finditer(text, lo, hi):
+            if m.end() == hi and hi < len(text):
+                break  # cut by the window: found whole from the next spot, or not a match
+            found.setdefault(m.start(), (m.start(), m.end(), _canonical_piece(m)))
+            searched = max(searched, m.end())
+        searched = max(searched, min(hi, spot))
+    return list(found.values())
+
+
 def _canonical(text: str) -> tuple[str, MappedText | None]:
     """`text` in canonical spellings (see above) and the map back, or (text, None) if nothing changed."""
     rare: list[tuple[int, int, str]] = []
@@ -273,8 +342,11 @@ def _canonical(text: str) -> tuple[str, MappedText | None]:
         return text, None
     out = Rewriter(text)
     pieces = [(m.start(), m.end(), _canonical_piece(m)) for m in _CANONICAL.finditer(text)]
-    if rare:  # a run of number words wins over the pieces inside it ("six hundred" in a longer run)
+    worded = _worded_pieces(text)
+    # a run of number words wins over the pieces inside it ("six hundred" in a longer run)
+    if rare or worded:
         pieces.extend(rare)
+        pieces.extend(worded)
         pieces.sort(key=lambda p: (p[0], -p[1]))
     pos = 0
     for start, end, rep in pieces:

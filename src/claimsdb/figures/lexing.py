@@ -49,8 +49,8 @@ _WORDNUM = re.compile(rf"(?=[{_WORD_INITIALS}])(?<![\w-]){_WORDNUM_CORE}(?!\w)",
 # no scan of a run of numbers ("9,9,9,...") takes time quadratic in its length.
 MAX_DIGITS = 64
 # Where a number starts: a digit (or sign/point + digit) not glued to a word ("H100", "GPT-4", "v1.5",
-# "pass@1").
-_NUM_START = re.compile(r"(?<![\w.@])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
+# "pass@1"), nor an exponent ("m^2").
+_NUM_START = re.compile(r"(?<![\w.@^])(?<![\w.][-−+])(?:[-−+](?=\.?[0-9]))?\.?[0-9]")
 _NUM = re.compile(
     r"(?P<sign>[-−+])?(?P<num>[0-9][0-9,.]*|\.[0-9][0-9,.]*)(?P<exp>[eE][-+]?[0-9]{1,4}(?![0-9]))?"
 )
@@ -81,8 +81,12 @@ _ARROW = re.compile(r"[\s\x00]*(?:→|->|⟶|➔|➝|➞)\s*")
 _RANGE_SEP = re.compile(rf"\s*[{V.DASHES}-]\s*[$€£]?|\s+to\s+[$€£]?", re.I)
 _AND = re.compile(r"\s+and\s+[$€£]?", re.I)
 _TO = re.compile(r"\s+to\s+[$€£]?", re.I)
-# What a span may repeat after its first number before "and" / "to": "between 3.3 times and 17.7 times".
-_SPAN_UNIT = re.compile(r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?=\s+(?:and|to)\s)", re.I)
+# What a span may repeat after its first number before "and" / "to":
+# "between 3.3 times and 17.7 times", also a rate "from 4 mg per day to 8 mg per day".
+_SPAN_UNIT = re.compile(
+    r"(?:\s+(?!(?:and|to)\b)[^\W\d_][\w\-]*){1,2}(?:\s+per\s+[^\W\d_][\w\-]*)?(?=\s+(?:and|to)\s)",
+    re.I,
+)
 _RATIO_SEP = re.compile(r"\s*([:/])\s*")
 # A range whose ends both carry the unit ("44 mg to 50 mg", "-18 °C to -34 °C"): the unit word and the
 # separator; the caller checks that the same word follows the second end.

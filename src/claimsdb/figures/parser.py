@@ -98,6 +98,9 @@ class _Reading:
     # read in canonical spelling ("3.8 × 10^25"), whose first number as written is another one
     first_term: tuple[Decimal, int] | None
     rest: str = ""  # the text after the last number
+    # a range whose ends are joined by a word ("to", "and"), which authors also write from the high end
+    # ("ranged from -18 °C to -34 °C"); a dash joins them low end first ("33–32" is refused)
+    worded: bool = False
 
 
 def parse(raw: str) -> Quantity:
@@ -158,6 +161,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         r.terms.append(t)
         r.kind, pos = ("range" if between == "between" else "transition"), t.end
+        r.worded = True
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         r.kind = "transition"
         while t is not None:
@@ -166,7 +170,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             m = _ARROW.match(s, pos)
             t = _term(raw, s, m.end()) if m else None
     elif (m := _RANGE_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
-        r.kind = "range"
+        r.kind, r.worded = "range", "to" in m.group(0).lower()
         r.terms.append(t)
         pos = t.end
     elif (
@@ -175,6 +179,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
         and _repeated_unit_end(s, t, m)
     ):
         r.kind = "range"  # "44 mg to 50 mg": the unit on both ends
+        r.worded = "to" in s[m.end("u") : m.end()].lower()
         r.terms.append(t)
         pos = t.end
     elif (m := _RATIO_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
@@ -245,6 +250,7 @@ def _quantity(r: _Reading) -> Quantity:
     # a scale on the second end of a range applies to both when the first has none: "32–33T"
     if kind == "range" and not first.has_scale and not first.scientific and terms[1].has_scale:
         first.exp = terms[1].exp
+        r.worded = False  # "100 to 2K" read as 100K to 2K is refused, not turned round
     glued = first.unit if single and r.currency is None else _glued_unit(r)
     unit, counted = _rest_unit(raw, r.rest, glued)
     if not counted:
@@ -297,6 +303,9 @@ def _several(r: _Reading, values: list[float], unit: str | None, counted: str | 
     )
     if r.kind == "range":
         low, high = values
+        if low > high and r.worded:
+            # "from -18 °C to -34 °C": the same span, written from its high end
+            low, high = high, low
         if low > high:
             raise FigureError(
                 r.raw,

@@ -56,6 +56,8 @@ def _parse_prefix(raw: str, prefix: str) -> tuple[str | None, str | None, str | 
     if m := _QUAL_END.search(p):
         key = " ".join((m["w"] or m["s"]).lower().split())
         comparator, p = _QUALIFIERS[key], p[: m.start()].rstrip()
+        if between is None and (m := _BETWEEN_END.search(p)):  # "from about $350 ... to ..."
+            between, p = m.group(1).lower(), p[: m.start()].rstrip()
     if p:
         sep = p[-1] in "=:"
         if sep:

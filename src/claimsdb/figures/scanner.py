@@ -6,7 +6,7 @@ Standard library only; no output.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from claimsdb.figures import vocabulary as V
@@ -70,10 +70,12 @@ _SPACE_TABLE = {
 _CODES = "|".join(re.escape(c) for c in sorted(CURRENCY_CODES, key=len, reverse=True))
 _SCAN_START = re.compile(rf"{_NUM_START.pattern}|{_WORDNUM.pattern}", re.I)
 # What may stand before the number and belong to the figure: a qualifier ("about", "up to", "~", "> "),
-# "between", a currency sign. ">" and "<" that are part of an arrow ("->", "=>", "<-") are not qualifiers.
+# "between" (a qualifier may follow it: "from about $350"), a currency sign. ">" and "<" that are part
+# of an arrow ("->", "=>", "<-") are not qualifiers.
 _SCAN_PREFIX = re.compile(
     rf"(?:(?<!\w)(?:{_QUAL_WORDS_RE})\s+|(?<![-=<>])(?:{_QUAL_SYMS_RE})(?![-=])\s*)?"
-    rf"(?P<between>(?<!\w)(?P<span>between|from)\s+)?(?:[$€£]|(?<![\w$])(?-i:{_CODES}) ?)?\Z",
+    rf"(?:(?P<between>(?<!\w)(?P<span>between|from)\s+)(?:(?:{_QUAL_WORDS_RE})\s+)?)?"
+    rf"(?:[$€£]|(?<![\w$])(?-i:{_CODES}) ?)?\Z",
     re.I,
 )
 _SCAN_WORD = re.compile(r"[^\W\d_](?:[\w\-/'’]*[\w'’])?|%|×|°[CF]")
@@ -127,6 +129,9 @@ def scan(text: str) -> list[Found]:
         q = _parse_or_none(
             raw
         )  # read again as written: a boundary inside a rewritten piece reads differently
+        if q is not None and q.kind == "ratio" and f.quantity.kind == "value":
+            # a slash the words after the figure made a fraction ("1/40 of the wavelength"): as read here
+            q = replace(f.quantity, raw=raw)
         if q is not None and (not out or out[-1].end <= start):
             out.append(Found(start, end, raw, q))
     return out
