@@ -77,12 +77,26 @@ def importer_before_definitions(patched: pytest.MonkeyPatch) -> None:
     patched.setattr(definitions, "outside_claims", lambda *a: {})
 
 
+def importer_before_fraction_reach(patched: pytest.MonkeyPatch) -> None:
+    """Today's importer as a release before schema 0018 ran it: a slash fraction ("1/4") in the trace
+    index by its parts alone, not by its value too."""
+    from claimsdb.figures import matching
+    from claimsdb.importer import write
+
+    def reach_before(q):
+        fraction = matching.reach(matching._as_fraction(q)) if matching.fraction_value(q) else []
+        return [r for r in matching.reach(q) if r not in fraction]
+
+    patched.setattr(write, "_reach", reach_before)
+
+
 def store_of_release(
     store: str, revision: str, files: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The test's store as a release at schema `revision` (before 0016) left it: migrated that far, and
+    """The test's store as a release at schema `revision` (before 0018) left it: migrated that far, and
     `files` imported by today's importer as that release ran it (importer_before_definitions before
-    0014, importer_before_alias_definitions after)."""
+    0014, importer_before_alias_definitions before 0016, importer_before_observations before 0017;
+    importer_before_fraction_reach in every case)."""
     from claimsdb import db
     from claimsdb import store as store_
 
@@ -93,8 +107,11 @@ def store_of_release(
         with monkeypatch.context() as patched, db.session_scope(engine) as session:
             if revision < "0014":
                 importer_before_definitions(patched)
-            else:
+            elif revision < "0016":
                 importer_before_alias_definitions(patched)
+            elif revision < "0017":
+                importer_before_observations(patched)
+            importer_before_fraction_reach(patched)
             store_.import_files(session, [str(p) for p in files])
     finally:
         engine.dispose()

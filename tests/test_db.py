@@ -357,3 +357,43 @@ def test_every_column_insert_rows_may_leave_out_has_no_default_in_the_migrated_s
     finally:
         engine.dispose()
     assert checked >= 40  # the nullable columns of claim, figure, event, evidence, source, ...
+
+
+def test_a_store_of_the_release_before_fraction_reach_upgrades_and_traces_a_fraction_by_its_value(
+    store, claims, write_json, monkeypatch
+):
+    """Migration 0018: a stored "1/4" is in the trace index by its parts (1 and 4) at schema 0017; the
+    upgrade adds its value (0.25), so `db check` passes and `claims trace 0.25` finds it; downgrading
+    takes the value away again."""
+    from alembic import command
+
+    from tests.conftest import store_of_release
+
+    quote = "Orchard-9 keeps 1/4 of its nodes idle."
+    doc = {
+        "sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report"}],
+        "claims": [
+            {
+                "key": "orchard.idle",
+                "subject": "Orchard-9",
+                "statement": quote,
+                "tag": "agent-reported",
+                "basis": "test",
+                "figures": ["1/4", "3 racks"],
+                "evidence": [{"source": "orchard-page", "quote": quote}],
+            }
+        ],
+    }
+    store_of_release(store, "0017", [write_json(doc, "orchard.json")], monkeypatch)
+    reached = "SELECT position, lo, hi FROM figure_number ORDER BY position, lo"
+    before = rows(store, reached)
+    assert not [r for r in before if r[1] <= 0.25 <= r[2]]
+    assert claims("db", "upgrade").exit_code == 0
+    after = rows(store, reached)
+    assert [r for r in after if r[1] <= 0.25 <= r[2]] and set(before) < set(after)
+    checked = claims("db", "check")
+    assert checked.exit_code == 0, checked.output
+    traced = claims("trace", "0.25")
+    assert traced.exit_code == 0 and "orchard.idle" in traced.output, traced.output
+    command.downgrade(db._alembic_config(db.resolve_url(store)), "0017")
+    assert rows(store, reached) == before

@@ -661,3 +661,40 @@ def test_a_stored_bare_number_matches_a_unit_only_when_its_subject_is_named(run)
 @pytest.mark.slow
 def test_revision_and_release_numbers_are_references_not_figures(run):
     assert run("Revision 2.1 of the page and release 3.5 of the code changed nothing.\n") == []
+
+
+def test_a_fraction_and_a_power_reach_the_claim_whichever_way_they_are_written(
+    run, claims, write_json
+):
+    """A stored "1/4" (a slash alone reads as a ratio) is the "1/4 of its nodes" of prose (0.25 there),
+    and "2^22 tokens" is 4,194,304 tokens: an unverified claim's figure is an error in either spelling,
+    never an untracked note."""
+    quotes = {
+        "orchard.idle": ("Orchard-9 keeps 1/4 of its nodes idle.", "1/4"),
+        "orchard.batch": ("Orchard-9 trains on batches of 2^22 tokens.", "2^22 tokens"),
+    }
+    doc = {
+        "sources": [{"key": "orchard-page", "title": "Orchard", "kind": "report"}],
+        "claims": [
+            {
+                "key": key,
+                "subject": "Orchard-9",
+                "statement": quote,
+                "tag": "agent-reported",
+                "basis": "test",
+                "figures": [figure],
+                "evidence": [{"source": "orchard-page", "quote": quote}],
+            }
+            for key, (quote, figure) in quotes.items()
+        ],
+    }
+    result = claims("import", write_json(doc, "orchard.json"))
+    assert result.exit_code == 0, result.output
+    for text, key in [
+        ("Orchard-9 keeps 1/4 of its nodes idle.\n", "orchard.idle"),
+        ("Orchard-9 keeps a 1/4 share of its nodes idle.\n", "orchard.idle"),
+        ("Orchard-9 trains on batches of 4,194,304 tokens.\n", "orchard.batch"),
+        ("Orchard-9 trains on batches of 2^22 tokens.\n", "orchard.batch"),
+    ]:
+        finding = only(run(text))
+        assert (finding.severity, finding.claims) == ("error", (key,)), text

@@ -16,7 +16,14 @@ from sqlmodel import Session
 
 from claimsdb import definitions, halves, views
 from claimsdb.errors import BadQuery, InvalidField, UnknownClaim
-from claimsdb.figures import FigureError, Quantity, as_quantity, figure_dict, parse
+from claimsdb.figures import (
+    FigureError,
+    Quantity,
+    as_quantity,
+    figure_dict,
+    fraction_value,
+    parse,
+)
 from claimsdb.figures.matching import (
     CONTAINED,
     DIFFERENT,
@@ -218,8 +225,10 @@ NEIGHBOURS = (
 
 
 def _query_intervals(q: Quantity) -> list[tuple[float, float]]:
-    """What a query covers, as intervals of magnitudes: each of its numbers, and its span if a range."""
-    out = [(abs(float(n)) * (1 - 1e-9), abs(float(n)) * (1 + 1e-9)) for n in q.numbers()]
+    """What a query covers, as intervals of magnitudes: each of its numbers, its span if a range, and its
+    value if a fraction ("1/8": 0.125)."""
+    numbers = q.numbers() if (value := fraction_value(q)) is None else (*q.numbers(), value)
+    out = [(abs(float(n)) * (1 - 1e-9), abs(float(n)) * (1 + 1e-9)) for n in numbers]
     if q.kind == "range" and q.low is not None and q.high is not None:
         out.append(tuple(sorted((abs(float(q.low)), abs(float(q.high))))))
     return out

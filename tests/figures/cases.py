@@ -99,6 +99,11 @@ CASES = [
     Case("54 days", "54 hours", "unrelated"),
     Case("466 interruptions", "466 GPUs", "unrelated"),
     Case("16:44", "16", "unrelated"),  # the parts of a ratio are not numbers on their own
+    Case("1/4", "1/4 of the nodes", "same"),  # a slash fraction alone, and before "of" (0.25)
+    Case("1/8 of the GPUs", "1/8", "same"),
+    Case("1/4", "0.25", "same"),
+    Case("1:4", "1/4 of the nodes", "unrelated"),  # one part to four is a fifth of the whole
+    Case("4/1", "4", "unrelated"),  # not a fraction: the parts of a ratio
     Case("4 nodes", "4 GPUs", "unrelated"),
     Case(
         "14.8T tokens", "14.8T tokens", "unrelated", subject=False

@@ -103,14 +103,20 @@ def test_a_fraction_of_a_setting_stays_two_values():
     assert [f.quantity.kind for f in scan("a ratio of 1/40 was kept")] == ["ratio"]
 
 
-def test_a_range_written_from_its_high_end_needs_a_word_between_its_ends():
-    """'from 10 to 4 days' is the span 4-10 days; '10–4' (a score, a label) stays refused, and a scale
-    borrowed from the second end never turns a range round ('100 to 2K' is not 2K-100K)."""
-    q = parse("10 to 4 days")
-    assert (q.kind, q.low, q.high) == ("range", 4.0, 10.0)
-    for raw in ("10–4", "10-4 days", "100 to 2K"):
+def test_a_range_written_from_its_high_end_needs_a_word_that_makes_it_a_span():
+    """'between 20 and 10 GPUs' and '-18 °C to -34 °C' (below zero, by magnitude) are spans read from
+    their high end; '10–4' (a score, a label) stays refused, and so does '700 to 480 words', which a
+    change reads the same; a scale borrowed from the second end never turns a range round ('100 to 2K'
+    is not 2K-100K)."""
+    q = parse("between 20 and 10 GPUs")
+    assert (q.kind, q.low, q.high) == ("range", 10.0, 20.0)
+    q = parse("-18 °C to -34 °C")
+    assert (q.kind, q.low, q.high) == ("range", -34.0, -18.0)
+    for raw in ("10–4", "10-4 days", "100 to 2K", "700 to 480 words", "-2–-5"):
         with pytest.raises(FigureError, match="low end"):
             parse(raw)
+    found = scan("overview prose from roughly 700 to 480 words")
+    assert [f.quantity.numbers() for f in found] == [(700.0,), (480.0,)]
 
 
 def test_an_exponent_after_a_unit_is_not_a_figure():

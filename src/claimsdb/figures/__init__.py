@@ -12,7 +12,16 @@ Standard library only: read commands import it cheaply.
 from __future__ import annotations
 
 from claimsdb.figures.codec import as_quantity, figure_columns, figure_dict
-from claimsdb.figures.matching import REACH_TIERS, SPAN, VERDICTS, Context, Verdict, match, reach
+from claimsdb.figures.matching import (
+    REACH_TIERS,
+    SPAN,
+    VERDICTS,
+    Context,
+    Verdict,
+    fraction_value,
+    match,
+    reach,
+)
 from claimsdb.figures.parser import parse
 from claimsdb.figures.quantity import COMPARATORS, KINDS, REL_TOLERANCE, FigureError, Quantity
 from claimsdb.figures.scanner import Found, scan
@@ -33,6 +42,7 @@ __all__ = [
     "as_quantity",
     "figure_columns",
     "figure_dict",
+    "fraction_value",
     "match",
     "reach",
     "normalize_unit",

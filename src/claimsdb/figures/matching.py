@@ -11,7 +11,8 @@ Verdicts, checked in this order (the first that holds):
   the context does not name the
   claim's subject (without it, a number is anybody's), or one of them has no number.
 - "same": the written figure states the stored one: the same value (relative tolerance 1e-9), the
-  total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio.
+  total or active size of a MoE figure, the same range, transition (or its steps in order) or ratio; a
+  fraction written with a slash ("1/4") is its value next to a value ("1/4 of the nodes" reads 0.25).
   A transition also matches a span written "from X to Y" / "X to Y" with the same ends. The comparator
   may differ ("100,000 tasks" states "up to 100,000 tasks"); the reason says so.
 - "rounded": the written value is more precise and rounds to the stored one at the precision the stored
@@ -43,7 +44,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 
 from claimsdb.figures.parser import precision  # the grammar knows how a number was written
 from claimsdb.figures.quantity import REL_TOLERANCE, Quantity
@@ -439,6 +441,26 @@ def _comparable_kinds(stored: Quantity, written: Quantity) -> bool:
 _SPELLED = re.compile(r"[\W_]+")
 
 
+def fraction_value(q: Quantity) -> float | None:
+    """The value of a fraction written with a slash, smaller over larger ("1/4": 0.25, to six significant
+    digits as the grammar reads "1/40 of" as 0.025); None for any other figure. A colon ("1:4") stays a
+    ratio: one part to four is a fifth of the whole."""
+    if q.kind != "ratio" or len(q.steps) != 2 or "/" not in q.raw or ":" in q.raw:
+        return None
+    part, whole = q.steps
+    return float(f"{part / whole:.6g}") if 0 < part < whole else None
+
+
+def _as_fraction(q: Quantity) -> Quantity:
+    """A slash fraction as the value it is ("1/4" alone is a ratio, and 0.25 in "1/4 of the nodes"): so
+    match, and the trace index, see one figure in both spellings."""
+    value = fraction_value(q)
+    if value is None:
+        return q
+    digits = Decimal(f"{value:.6g}")
+    return replace(q, kind="value", value=value, steps=(), first_term=(digits, 0))
+
+
 def spelled(text: str) -> str:
     """A figure written without digits, as words to compare: "Hundreds-of-thousands" ~ "hundreds of thousands"."""
     return _SPELLED.sub(" ", text.casefold()).strip()
@@ -457,6 +479,10 @@ def match(stored: Quantity, written: Quantity, context: Context | None = None) -
                     SAME, f"the same order of magnitude as {stored.raw}", "unknown", True
                 )
         return Verdict(UNRELATED, "no number to compare")
+    if stored.kind == "ratio" and written.kind == "value":
+        stored = _as_fraction(stored)
+    elif written.kind == "ratio" and stored.kind == "value":
+        written = _as_fraction(written)
     if (
         stored.kind == "ratio"
         and written.kind != "ratio"
@@ -531,8 +557,10 @@ def reach(stored: Quantity) -> list[tuple[float, float, int]]:
     of it, or within it: intervals (low, high, tier) over absolute values. A point is a stated number
     widened by its rounding step (half the last digit's place) or by APPROXIMATE for "~" figures, never
     wider than [x/2, 3x/2]; its tier is the narrowest of REACH_TIERS that holds its relative width. A
-    stored range is one interval of tier SPAN. The store indexes these for trace."""
+    stored range is one interval of tier SPAN; a slash fraction also reaches its value. The store indexes these for trace."""
     out: list[tuple[float, float, int]] = []
+    if (value := _as_fraction(stored)) is not stored:
+        out.extend(reach(value))  # "1/4" reaches 0.25 too, as match finds it
     for i, n in enumerate(stored.numbers()):
         x = abs(float(n))
         width = x * REACH_TIERS[0]

@@ -98,9 +98,11 @@ class _Reading:
     # read in canonical spelling ("3.8 × 10^25"), whose first number as written is another one
     first_term: tuple[Decimal, int] | None
     rest: str = ""  # the text after the last number
-    # a range whose ends are joined by a word ("to", "and"), which authors also write from the high end
-    # ("ranged from -18 °C to -34 °C"); a dash joins them low end first ("33–32" is refused)
-    worded: bool = False
+    # the word joining a range's ends, "between" or "to": a range "between 20 and 10", and one of values
+    # below zero joined by "to" ("-18 °C to -34 °C"), are read from either end. A dash joins them low end
+    # first ("33–32" is refused), and so does "to" above zero, where a change reads the same ("from
+    # roughly 700 to 480 words" is two figures, not a range)
+    worded: str | None = None
 
 
 def parse(raw: str) -> Quantity:
@@ -161,7 +163,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             raise FigureError(raw, f"'{between}' needs two numbers: {example}")
         r.terms.append(t)
         r.kind, pos = ("range" if between == "between" else "transition"), t.end
-        r.worded = True
+        r.worded = between
     elif (m := _ARROW.match(s, pos)) and (t := _term(raw, s, m.end())):
         r.kind = "transition"
         while t is not None:
@@ -170,7 +172,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
             m = _ARROW.match(s, pos)
             t = _term(raw, s, m.end()) if m else None
     elif (m := _RANGE_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
-        r.kind, r.worded = "range", "to" in m.group(0).lower()
+        r.kind, r.worded = "range", "to" if "to" in m.group(0).lower() else None
         r.terms.append(t)
         pos = t.end
     elif (
@@ -179,7 +181,7 @@ def _read_terms(r: _Reading, between: str | None) -> int:
         and _repeated_unit_end(s, t, m)
     ):
         r.kind = "range"  # "44 mg to 50 mg": the unit on both ends
-        r.worded = "to" in s[m.end("u") : m.end()].lower()
+        r.worded = "to" if "to" in s[m.end("u") : m.end()].lower() else None
         r.terms.append(t)
         pos = t.end
     elif (m := _RATIO_SEP.match(s, pos)) and (t := _term(raw, s, m.end())):
@@ -250,7 +252,7 @@ def _quantity(r: _Reading) -> Quantity:
     # a scale on the second end of a range applies to both when the first has none: "32–33T"
     if kind == "range" and not first.has_scale and not first.scientific and terms[1].has_scale:
         first.exp = terms[1].exp
-        r.worded = False  # "100 to 2K" read as 100K to 2K is refused, not turned round
+        r.worded = None  # "100 to 2K" read as 100K to 2K is refused, not turned round
     glued = first.unit if single and r.currency is None else _glued_unit(r)
     unit, counted = _rest_unit(raw, r.rest, glued)
     if not counted:
@@ -303,8 +305,8 @@ def _several(r: _Reading, values: list[float], unit: str | None, counted: str | 
     )
     if r.kind == "range":
         low, high = values
-        if low > high and r.worded:
-            # "from -18 °C to -34 °C": the same span, written from its high end
+        if low > high and (r.worded == "between" or (r.worded == "to" and low < 0)):
+            # "between 20 and 10", "from -18 °C to -34 °C": the same span, written from its high end
             low, high = high, low
         if low > high:
             raise FigureError(
