@@ -108,7 +108,9 @@ def scan(text: str) -> list[Found]:
       before or after its month ("9 May", "March 29", "Oct. 31") is a date, not a figure.
     - a name right after a number is what it counts only if a noun follows ("3 Llama models"; "In
       2024 Meta trained" is the year alone).
-    - "from X to Y" is two figures, X and Y (a change, not a range); "X to Y" and "X–Y" are ranges.
+    - "from X to Y" after a change word ("grew from 4K to 128K") is a change (a transition); other
+      "from X to Y", "X to Y" and "X–Y" are ranges, low end first ("from roughly 700 to 480 words" is
+      two figures), except "between 20 and 10" and values below zero joined by "to" ("-18 °C to -34 °C").
     - a colon or slash joins a ratio only when spaced the same on both sides ("16:44", "4 / 8"), so
       "Table 3: 16 GPUs" is 3 and 16 GPUs.
     - bracketed text is never part of a figure: "12.7T (8B)" is two figures.
