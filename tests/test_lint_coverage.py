@@ -247,6 +247,51 @@ def test_an_unsafe_claim_used_by_key_is_an_error_whatever_the_macros_say(lint_fi
     assert "not paper-safe" in report["findings"][0]["message"]
 
 
+# \claim under another name, the key given to that name in braces: each use is the claim's figure.
+RENAMED = [
+    ("\\let\\cl\\claim", f"\\cl{{{UNSAFE}}}"),
+    ("\\newcommand{\\fig}[1]{\\textbf{\\claim{#1}}}", f"\\fig{{{UNSAFE}}}"),
+    ("\\newcommand{\\figb}[2][]{\\claim[#1]{#2}}", f"\\figb[1]{{{UNSAFE}}}"),
+    ("", f"\\csname claim\\endcsname{{{UNSAFE}}}"),
+]
+
+
+@pytest.mark.parametrize("preamble,use", RENAMED)
+def test_an_unsafe_claim_used_by_another_name_is_an_error(lint_file, preamble, use):
+    code, report = lint_file(TEX % (preamble, f"The fleet runs {use} concurrent tasks."))
+    assert code == 1
+    assert ("error", use, [UNSAFE]) in said(report)
+    # "\\let\\cl\\claim" is an error of its own: a \\claim lint cannot read (see below)
+    assert len(said(report)) == 1 + preamble.startswith("\\let")
+
+
+@pytest.mark.parametrize(
+    "preamble",
+    [
+        "\\let\\cl\\claim\\def\\k{\\detokenize{rl}.fleet}",
+        "\\expandafter\\let\\expandafter\\cl\\csname claim\\endcsname",
+    ],
+)
+def test_a_claim_whose_key_lint_cannot_read_is_an_error(lint_file, preamble):
+    """\\claim given another name with no key in braces after it, or its argument expanded by TeX: lint
+    cannot tell which figure it prints, so the file does not pass."""
+    body = "The fleet runs \\expandafter\\claim\\expandafter{\\k} concurrent tasks."
+    code, report = lint_file(TEX % (preamble, body))
+    assert code == 1
+    assert {f["severity"] for f in report["findings"]} == {"error"}
+    assert all("without a key lint can read" in f["message"] for f in report["findings"])
+
+
+def test_braces_that_hold_no_key_and_the_macros_own_definitions_are_not_uses(lint_file):
+    preamble = (
+        "\\renewcommand{\\claim}[2][]{#2}\\providecommand{\\claim}{}\\let\\claim\\relax"
+        "\\newcommand{\\fig}[1]{\\claim{#1}}"
+    )
+    body = f"\\section{{Results}}\\label{{tab:one}} DeepSeek-V3 ran on \\fig{{{SAFE}}} GPUs."
+    code, report = lint_file(TEX % (preamble, body))
+    assert (code, report["checked"], report["passed"], report["findings"]) == (0, 1, 1, [])
+
+
 def test_a_paper_safe_claim_used_by_key_passes_and_a_figure_is_chosen_by_position_or_name(
     lint_file,
 ):

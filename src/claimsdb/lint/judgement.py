@@ -199,9 +199,11 @@ def by_reference(store: Store, ci: int, stored: Quantity, draft: bool, say: Say)
     return passed, finding
 
 
-def unknown_reference(why: str, say: Say) -> Outcome:
-    """A use by key that names no figure of the store: the paper would print nothing true."""
-    return False, say("error", f"{why}; export the figures again or fix the key", [], UNRELATED)
+def unknown_reference(why: str, say: Say, keyed: bool = True) -> Outcome:
+    """A use by key that names no figure of the store (the paper would print nothing true), or, not
+    `keyed`, a \\claim whose key lint cannot read."""
+    message = f"{why}; export the figures again or fix the key" if keyed else why
+    return False, say("error", message, [], UNRELATED)
 
 
 # --- no claim states it --------------------------------------------------------------------------------

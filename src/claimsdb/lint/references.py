@@ -2,7 +2,9 @@
 manuscript uses them, so that lint checks them as it checks the figures typed by hand.
 
 - LaTeX (`claims export --format macros`): `\\claim{KEY}` (the first figure), `\\claim[2]{KEY}` (the
-  second), `\\claim[NAME]{KEY}` (the figure of that name); not in `%` comments or verbatim text.
+  second), `\\claim[NAME]{KEY}` (the figure of that name); not in `%` comments or verbatim text. A key
+  of the store in braces after any other macro is a use too (`\\fig{KEY}`, `\\def\\k{KEY}`), and a
+  `\\claim` lint cannot follow to a key (`\\let\\cl\\claim`, `\\expandafter\\claim`) is one with no key.
 - Markdown and Quarto (`claims export --format quarto`): `{{< var KEY.fig >}}` (the first figure),
   `KEY.fig2` (the second), `KEY.NAME` (the figure of that name, its spaces written as underscores);
   not in code or HTML comments.
@@ -29,12 +31,31 @@ class Reference:
     raw: str  # the use as written: "\\claim[2]{KEY}", "{{< var KEY.fig2 >}}"
     path: str  # the claim's key (LaTeX), or the key and the figure's name (Quarto): "KEY.fig2"
     selector: str | None  # LaTeX's optional argument; None for Quarto (its path holds it)
+    # a key in braces after another macro ("\\let\\cl\\claim ... \\cl{KEY}", "\\def\\k{KEY}"):
+    # a use only when the braces hold a key of the store (lint drops the others)
+    indirect: bool = False
 
 
 # A key and a figure's name are short: bounded, a line of unclosed "\claim[" is searched in linear time.
 _CLAIM = re.compile(
     r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]{0,200})\])?[ \t]*\{([^{}#\n]{1,300})\}"
 )
+# Braces holding one key-shaped word, after any macro and optional argument: TeX lets a document call
+# \claim by another name (\let, \newcommand, \csname claim\endcsname, \expandafter), so every such
+# key of the store is a use, whatever macro stands before it.
+_KEYED = re.compile(
+    r"(?:\\[A-Za-z@]+|\\csname[ \t]*[A-Za-z@]{1,100}[ \t]*\\endcsname)?[ \t]*"
+    r"(?:\[([^\]\n\\\[{}]{0,200})\])?[ \t]*\{[ \t]*([A-Za-z0-9][\w.:/\-]{0,299})[ \t]*\}"
+)
+# \claim where lint cannot read the figure it prints: under another name ("\let\cl\claim"), its
+# argument expanded first ("\expandafter\claim"). Not its definition ("\renewcommand{\claim}") nor a
+# macro passing its own parameter on ("\newcommand{\fig}[1]{\claim{#1}}": each "\fig{KEY}" is read).
+_ANY_CLAIM = re.compile(r"\\claim(?![A-Za-z@])|\\csname[ \t]*claim[ \t]*\\endcsname")
+_DEFINED = re.compile(
+    r"(?:\\(?:re)?newcommand\*?|\\providecommand\*?|\\DeclareRobustCommand\*?)[ \t]*\{?[ \t]*\Z"
+    r"|\\[gex]?def[ \t]*\Z|\\let[ \t]*\Z"
+)
+_PASSED_ON = re.compile(r"[ \t]*(?:\[[^\]\n]{0,200}\])?[ \t]*\{[ \t]*#[1-9][ \t]*\}")
 _VAR = re.compile(r"\{\{<[ \t]*var[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
 # What the exporters' uses never stand in: TeX comments and verbatim text; Markdown code and comments.
 # An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest
@@ -83,10 +104,25 @@ def references(text: str, kind: str) -> list[Reference]:
     """Every use of a figure by reference in the manuscript, in order."""
     if kind == "tex":
         seen = _blanked(text, _TEX_HIDDEN)
-        return [
+        direct = [
             Reference(m.start(), m.group(0), m.group(2).strip(), (m.group(1) or "").strip())
             for m in _CLAIM.finditer(seen)
         ]
+        taken = {r.start for r in direct}
+        indirect = [
+            Reference(m.start(), m.group(0).strip(), m.group(2), (m.group(1) or "").strip(), True)
+            for m in _KEYED.finditer(seen)
+            if not m.group(0).startswith("\\claim") and m.start() not in taken
+        ]
+        taken |= {r.start for r in indirect}
+        unread = [
+            Reference(m.start(), m.group(0), "", "")
+            for m in _ANY_CLAIM.finditer(seen)
+            if m.start() not in taken
+            and not _DEFINED.search(seen, max(0, m.start() - 40), m.start())
+            and not _PASSED_ON.match(seen, m.end())
+        ]
+        return sorted(direct + indirect + unread, key=lambda r: r.start)
     if kind in ("md", "qmd"):
         seen = _blanked(text, _MD_HIDDEN)
         return [Reference(m.start(), m.group(0), m.group(1), None) for m in _VAR.finditer(seen)]
@@ -125,6 +161,11 @@ def resolve(ref: Reference, keys: dict[str, Figures]) -> tuple[str, int] | str:
     else:
         key, _, selector = ref.path.rpartition(".")
         first, nth = "fig", _VAR_NTH
+    if not ref.path:
+        return (
+            "used without a key lint can read (under another name, or its argument expanded first): "
+            "write \\claim{KEY}"
+        )
     if ref.path in keys and key not in keys:
         return f"names claim {ref.path}, not one of its figures: write {ref.path}.fig"
     if key not in keys:
