@@ -339,6 +339,13 @@ def test_uses_in_comments_and_verbatim_are_not_figures(lint_file):
     assert (code, report["checked"], report["findings"]) == (0, 0, [])
 
 
+def test_a_quarto_variable_read_as_metadata_is_checked_too(lint_file):
+    """`metadata-files: [_variables.yml]` makes the same figures `meta` shortcodes."""
+    code, report = lint_file(f"The fleet runs {{{{< meta {UNSAFE}.fig >}}}} tasks.\n", "paper.qmd")
+    assert code == 1
+    assert [(s, c) for s, _, c in said(report)] == [("error", [UNSAFE])]
+
+
 def test_quarto_variables_are_checked_like_the_macros(lint_file):
     text = (
         "---\ntitle: A draft\n---\n\n"

@@ -5,7 +5,8 @@ manuscript uses them, so that lint checks them as it checks the figures typed by
   second), `\\claim[NAME]{KEY}` (the figure of that name); not in `%` comments or verbatim text. A key
   of the store in braces after any other macro is a use too (`\\fig{KEY}`, `\\def\\k{KEY}`), and a
   `\\claim` lint cannot follow to a key (`\\let\\cl\\claim`, `\\expandafter\\claim`) is one with no key.
-- Markdown and Quarto (`claims export --format quarto`): `{{< var KEY.fig >}}` (the first figure),
+- Markdown and Quarto (`claims export --format quarto`): `{{< var KEY.fig >}}` (the first figure; also
+  `{{< meta KEY.fig >}}`, where the variables are read as metadata),
   `KEY.fig2` (the second), `KEY.NAME` (the figure of that name, its spaces written as underscores);
   not in code or HTML comments.
 
@@ -56,7 +57,7 @@ _DEFINED = re.compile(
     r"|\\[gex]?def[ \t]*\Z|\\let[ \t]*\Z"
 )
 _PASSED_ON = re.compile(r"[ \t]*(?:\[[^\]\n]{0,200}\])?[ \t]*\{[ \t]*#[1-9][ \t]*\}")
-_VAR = re.compile(r"\{\{<[ \t]*var[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
+_VAR = re.compile(r"\{\{<[ \t]*(?:var|meta)[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
 # What the exporters' uses never stand in: TeX comments and verbatim text; Markdown code and comments.
 # An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest
 # of the text, as TeX and Markdown read it. So each character is searched a bounded number of times: a
