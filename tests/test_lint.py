@@ -100,6 +100,17 @@ def test_kimi_k25_concurrent_tasks_is_an_error_naming_the_agent_reported_claim(r
     assert f.to_dict()["claims"] == ["rl.fleet.kimi-k25-tasks"] and f.to_dict()["line"] == 1
 
 
+@pytest.mark.parametrize("written", ["１００，０００", "١٠٠٬٠٠٠".replace("٬", ","), "𝟏𝟎𝟎,𝟎𝟎𝟎"])
+def test_a_figure_in_fullwidth_or_other_digits_is_the_claim_it_prints(run, written):
+    """Digits a PDF prints as "100,000" are that figure, whichever code points they are."""
+    text = (
+        f"Our sandbox design follows Kimi K2.5, which keeps {written} concurrent tasks in flight.\n"
+    )
+    f = only(run(text, "md"))
+    assert (f.severity, f.claims) == ("error", ("rl.fleet.kimi-k25-tasks",))
+    assert at(text, f).startswith(written)
+
+
 def test_a_finding_as_json_holds_every_field_in_order():
     f = Finding("a.md", 3, 7, "54 days", "error", "why", ("k1", "k2"), ("t1", "t2"), "same")
     assert f.to_dict() == {

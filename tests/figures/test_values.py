@@ -46,6 +46,9 @@ from claimsdb.figures import FigureError, parse, scan
         ("between 44 mg to 50 mg daily", "between 44 mg to 50 mg", (44.0, 50.0), "mg"),
         ("it was -18 °C at night", "-18 °C", (-18.0,), "°C"),
         ("about 1/40 of the wavelength", "about 1/40", (0.025,), None),
+        ("the fleet ran １００，０００ tasks", "100,000 tasks", (100000.0,), "tasks"),  # fullwidth
+        ("a cluster of ٢٠٤٨ GPUs", "2048 GPUs", (2048.0,), "GPUs"),  # Arabic-Indic digits
+        ("trained on 𝟏𝟒.𝟖T tokens", "14.8T tokens", (14.8e12,), "tokens"),  # mathematical bold
         ("a kibibyte is 8x2^10 bits, exactly", "8x2^10 bits", (8192.0,), "bits"),
         ("a batch of 2^22 tokens.", "2^22 tokens", (4194304.0,), "tokens"),
         ("temperatures ranged from -18 °C to -34 °C", "-18 °C to -34 °C", (-34.0, -18.0), "°C"),

@@ -301,9 +301,9 @@ def _code_pieces(text: str) -> list[tuple[int, int, str]]:
 def _worded_pieces(text: str) -> list[tuple[int, int, str]]:
     """The rewrites that start with a word ("a hundred and two", "one sixth"), looked for near the
     words they hold."""
-    spots = sorted(
-        _offsets(_folded(text), _WORD_KEYS)
-    )  # as re.I matches them: "thırd" holds "third"
+    # as re.I matches them: "thırd" holds "third" (four letters that lower() alone does not fold so)
+    odd = "\u017f" in text or "\u0131" in text or "\u0130" in text or "\u212a" in text
+    spots = sorted(_offsets(_folded(text) if odd else text.lower(), _WORD_KEYS))
     if not spots:
         return []
     found: dict[int, tuple[int, int, str]] = {}

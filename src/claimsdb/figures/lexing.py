@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -31,6 +32,34 @@ _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in
 # way, so "ſix" reads as six and "2 bİllion" as 2 billion, as a reader sees them (`lower()` alone would
 # miss the tables: "İ".lower() is "i" and a combining dot).
 _ASCII_CASE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+
+
+# Digits of other scripts and fullwidth forms ("１００，０００ tasks", "١٢٣", "𝟏𝟎𝟎"), which print as figures:
+# read as the ASCII they stand for, one character for one, so that every offset stays where it was.
+# Every such character is above U+065F (the first digit outside ASCII is U+0660); runs of those are few
+# in most pages ("—", "×", "’"), and each is looked at alone.
+_ABOVE_ARABIC = re.compile(r"[^\x00-\u065f]+")
+
+
+def _ascii_form(c: str) -> str:
+    if "\uff01" <= c <= "\uff5e":
+        return chr(ord(c) - 0xFEE0)
+    return str(unicodedata.decimal(c)) if c.isdecimal() else c
+
+
+def fold_forms(text: str) -> str:
+    """`text` with fullwidth characters and the digits of other scripts as ASCII, the same length."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    done = 0
+    for m in _ABOVE_ARABIC.finditer(text):
+        run = m.group(0)
+        folded = "".join(map(_ascii_form, run))
+        if folded != run:
+            out += [text[done : m.start()], folded]
+            done = m.end()
+    return "".join(out) + text[done:] if out else text
 
 
 def _folded(word: str) -> str:

@@ -62,6 +62,7 @@ from claimsdb.figures.lexing import (
     _Term,
     _term,
     _to_float,
+    fold_forms,
 )
 from claimsdb.figures.phrases import _has_number, _parse_prefix, _rest_unit
 from claimsdb.figures.quantity import COMPARATORS, KINDS, FigureError, Quantity
@@ -109,7 +110,7 @@ def parse(raw: str) -> Quantity:
     """Parse one figure as written in a note. Raises FigureError with a short reason."""
     if not isinstance(raw, str):
         raise FigureError(raw, "a figure must be text")
-    canonical, omap = _canonical(raw)
+    canonical, omap = _canonical(fold_forms(raw))
     s = _clean(canonical)
     if not s:
         raise FigureError(raw, "empty figure")

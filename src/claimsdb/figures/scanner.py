@@ -32,6 +32,7 @@ from claimsdb.figures.lexing import (
     _Term,
     _term,
     _unit_of,
+    fold_forms,
 )
 from claimsdb.figures.parser import parse
 from claimsdb.figures.phrases import _modifier
@@ -43,7 +44,8 @@ from claimsdb.figures.units import CURRENCY_CODES
 
 @dataclass(frozen=True)
 class Found:
-    """A figure found in running text: text[start:end] == raw and parse(raw) == quantity."""
+    """A figure found in running text: fold_forms(text[start:end]) == raw (the text as written, fullwidth
+    forms and other scripts' digits as ASCII: "１００" is "100") and parse(raw) == quantity."""
 
     start: int
     end: int
@@ -120,6 +122,7 @@ def scan(text: str) -> list[Found]:
     """
     if not isinstance(text, str):
         return []
+    text = fold_forms(text)  # "１００，０００ tasks" as "100,000 tasks", at the same offsets
     canonical, omap = _canonical(text)
     found = _scan(canonical)
     if omap is None:
