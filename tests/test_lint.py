@@ -111,6 +111,18 @@ def test_a_figure_in_fullwidth_or_other_digits_is_the_claim_it_prints(run, writt
     assert at(text, f).startswith(written)
 
 
+def test_a_bidirectional_control_character_is_an_error_where_it_stands(run):
+    """Between U+202E and U+202C, "000,001" prints as "100,000": lint reads what is stored, so the text
+    cannot pass while it holds one."""
+    text = "Kimi K2.5 keeps \u202e000,001\u202c concurrent tasks in flight.\n"
+    findings = run(text, "md")
+    assert [(f.severity, f.raw, f.col) for f in findings] == [
+        ("error", "U+202E", 17),
+        ("error", "U+202C", 25),
+    ]
+    assert "bidirectional" in findings[0].message
+
+
 def test_a_finding_as_json_holds_every_field_in_order():
     f = Finding("a.md", 3, 7, "54 days", "error", "why", ("k1", "k2"), ("t1", "t2"), "same")
     assert f.to_dict() == {

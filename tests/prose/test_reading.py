@@ -115,3 +115,36 @@ def test_positions_inside_rewritten_notation_point_at_its_start():
     prose = tex(src)
     at = prose.text.index("η = 4")
     assert src[prose.orig(at) :].startswith("$\\eta = 4$")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "keeps 100\u200b000 tasks",  # a zero-width space
+        "keeps 100\u2060000 tasks",  # a word joiner
+        "keeps 100\u00ad000 tasks",  # a soft hyphen
+        "keeps 1\ufeff00000 tasks",  # a byte order mark
+        "keeps 1\\relax 00000 tasks",  # TeX skips the spaces after a command's name
+        "keeps 1\\relax\n  00000 tasks",  # and one line end with the next line's indent
+        "keeps 1%\n   00000 tasks",  # a comment, its line end and the next line's indent
+    ],
+)
+def test_what_prints_as_nothing_joins_the_digits_around_it_in_latex(body):
+    assert "keeps 100000 tasks" in tex(DOC % body).text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "keeps 100\u200b000 tasks",
+        "keeps 1<!-- a note -->00000 tasks",  # a comment prints nothing
+    ],
+)
+def test_what_prints_as_nothing_joins_the_digits_around_it_in_markdown(body):
+    assert "keeps 100000 tasks" in markdown(body + "\n").text
+
+
+def test_a_blank_line_after_a_command_or_a_comment_still_ends_the_paragraph():
+    for body in ("One.\\relax\n\nTwo.", "One.%\n\nTwo.", "One.\\relax \n  \nTwo."):
+        assert "\n\n" in tex(DOC % body).text, body
+    assert "\n\n" in markdown("One.<!-- a\n-->\n\nTwo.\n").text

@@ -109,6 +109,18 @@ def _read(text: str, kind: str, subjects: SubjectIndex) -> _Read:
     return _Read(prose, runs, scanned, subjects.mentions(scanned), refs, draft_marked(text))
 
 
+# Characters that make text print in another order than it is stored ("Trojan Source"): a figure
+# stored as "000,001" between them prints as "100,000". Lint reads the stored order, so each is an error.
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_REORDERED = (
+    "error",
+    "a bidirectional control character: the text prints in another order than lint reads it; "
+    "remove it",
+    [],
+    None,
+)
+
+
 class _Linter:
     def __init__(self, text: str, name: str, kind: str, store: Store, read: _Read | None = None):
         self.name, self.kind, self.store = name, kind, store
@@ -124,6 +136,7 @@ class _Linter:
         self._mention_starts = [m[0] for m in mentions]
         self.filter = FigureFilter(p, self.sentences, mentions)
         self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._reordered = [(m.start(), m.group(0)) for m in _BIDI_CONTROL.finditer(text)]
         self.tables = Tables(text, self._lines, kind)
         self._heading_at = [h[0] for h in self.prose.headings]
         self._heading_named = [
@@ -135,7 +148,10 @@ class _Linter:
         self.unread: list[Found] = []  # numbers no figure holds (lint/reading.py)
 
     def _where(self, p: int) -> tuple[int, int]:
-        o = self.prose.orig(p)
+        return self._place(self.prose.orig(p))
+
+    def _place(self, o: int) -> tuple[int, int]:
+        """(line, col) of offset o of the manuscript as written."""
         line = bisect.bisect_right(self._lines, o)
         return line, o - self._lines[line - 1] + 1
 
@@ -310,6 +326,8 @@ class _Linter:
             out.passed += passed
             if finding is not None:
                 out.findings.append(finding)
+        for offset, char in self._reordered:
+            out.findings.append(self._said(self._place(offset), f"U+{ord(char):04X}", *_REORDERED))
         out.findings.sort(key=lambda f: (f.line, f.col))
         out.skipped.sort(key=lambda f: (f.line, f.col))
         return out
@@ -321,9 +339,7 @@ class _Linter:
                 key: self.store.claims[ci].figures for key, ci in self.store.by_key.items()
             }
         keys = self._keys
-        line = bisect.bisect_right(self._lines, ref.start)
-        place = (line, ref.start - self._lines[line - 1] + 1)
-        say = functools.partial(self._said, place, ref.raw)
+        say = functools.partial(self._said, self._place(ref.start), ref.raw)
         found = resolve(ref, keys)
         if isinstance(found, str):
             return unknown_reference(found, say, keyed=bool(ref.path))

@@ -12,9 +12,12 @@ import re
 
 from claimsdb.figures.mapped_text import MappedText, Rewriter
 
-__all__ = ["BLANK_LINE", "Prose", "blank"]
+__all__ = ["BLANK_LINE", "INVISIBLE", "Prose", "blank"]
 
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
+# Characters that print as nothing (zero-width spaces and joiners, the soft hyphen, the byte order mark):
+# a reader sees "100\u200b000" as 100000, so the prose drops them.
+INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060-\u2064\ufeff]")
 
 
 def blank(s: str) -> str:
@@ -56,6 +59,8 @@ class Prose:
             if p < self.pos:
                 continue  # inside something already skipped
             self._out.replace(p, p + n, rep)
+        for m in INVISIBLE.finditer(self.src, self._out.pos, end):
+            self._out.replace(m.start(), m.end(), "")
         self._out.keep(end)
 
     def replace(self, start: int, end: int, rep: str) -> None:

@@ -152,7 +152,10 @@ def _html_token(pr: Prose, src: str, m: re.Match, limit: int, visible: bool = Fa
     if m.group("comment"):
         close = src.find("-->", e, limit)
         e = close + 3 if close >= 0 else e
-        pr.skip(s, e)
+        if "\n" in src[s:e]:
+            pr.skip(s, e)
+        else:
+            pr.replace(s, e, "")  # a comment prints nothing: "1<!-- -->00,000" is 100,000
     elif m.group("skipblock"):
         if m.group(0).endswith("/>"):
             pr.skip(s, e)

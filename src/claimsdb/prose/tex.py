@@ -262,6 +262,9 @@ _TEX_BREAKS = {
 }
 _TEX_TOKEN = re.compile(r"\\\\|\\[A-Za-z@]+\*?|\\.|\\\n|%|\$\$|\$|~|-{2,3}|\{,\}|[{}&]", re.S)
 _TEX_DOLLAR = re.compile(r"(?<!\\)\$")
+# the spaces TeX skips after a command's name, up to one line end (a blank line after it is a break)
+_AFTER_NAME = re.compile(r"[ \t]+(?:\n(?![ \t]*\n)[ \t]*)?|\n(?![ \t]*\n)[ \t]*")
+_LINE_START = re.compile(r"[ \t]*")
 _TEX_DOUBLE_DOLLAR = re.compile(r"(?<!\\)\$\$")
 
 # Inline math that is only notation around a figure reads as text: "$\times$" is "×", "$\sim$18T" is
@@ -399,12 +402,11 @@ def tex(src: str) -> Prose:
             else:
                 pr.replace(s, e, "")  # accents, \- hyphenation hints, \/ and the like
         elif tok == "%":
+            # the comment, its line end and the next line's leading spaces, as TeX reads them ("1%" on
+            # one line and "00,000" on the next print 100,000); a blank line after it is still a break
             nl = src.find("\n", s, limit)
-            line_end = nl if nl >= 0 else limit
-            line_start = src.rfind("\n", 0, s) + 1
-            whole_line = not src[line_start:s].strip() and nl >= 0
-            e = line_end + 1 if whole_line else line_end
-            pr.replace(s, e, "")
+            e = limit if nl < 0 else _LINE_START.match(src, nl + 1).end()
+            pr.replace(s, e, "\n" if e < limit and src[e] == "\n" else "")
         elif tok == "$$":
             close = _TEX_DOUBLE_DOLLAR.search(src, e, limit)
             e = close.end() if close else e
@@ -500,8 +502,11 @@ def _tex_command(
                 return b + 1
         pr.replace(s, e, "\n\n")
         return e
-    # Any other command: its name and directly attached optional arguments go; its text stays.
+    # Any other command: its name and directly attached optional arguments go; its text stays. As TeX
+    # reads it, the spaces after a command's name go too ("1\relax 00,000" prints 100,000).
     if src[e : e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
+        e = m.end()
+    elif m := _AFTER_NAME.match(src, e):
         e = m.end()
     pr.replace(s, e, "")
     return e
