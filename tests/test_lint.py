@@ -111,6 +111,21 @@ def test_a_figure_in_fullwidth_or_other_digits_is_the_claim_it_prints(run, writt
     assert at(text, f).startswith(written)
 
 
+def test_a_figure_kept_in_a_macro_of_the_preamble_is_judged_where_it_prints(run):
+    text = (
+        "\\documentclass{article}\n\\newcommand{\\kimitasks}{100,000}\n\\begin{document}\n"
+        "Our sandbox design follows Kimi K2.5, which keeps \\kimitasks{} concurrent tasks in flight.\n"
+        "\\end{document}\n"
+    )
+    f = only(run(text, "tex"))
+    assert (f.severity, f.claims, f.raw) == (
+        "error",
+        ("rl.fleet.kimi-k25-tasks",),
+        "100,000 concurrent tasks",
+    )
+    assert (f.line, at(text, f)[:11]) == (4, "\\kimitasks{")
+
+
 def test_a_bidirectional_control_character_is_an_error_where_it_stands(run):
     """Between U+202E and U+202C, "000,001" prints as "100,000": lint reads what is stored, so the text
     cannot pass while it holds one."""

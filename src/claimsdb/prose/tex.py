@@ -7,28 +7,9 @@ import re
 from claimsdb.figures.vocabulary import SI_PREFIXES, SI_UNITS
 from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE
 from claimsdb.prose.mapped import Prose
+from claimsdb.prose.tex_macros import DEF, Macros, brace_end
 
 __all__ = ["tex"]
-
-
-def _brace_end(src: str, i: int, limit: int, cap: int = 20000) -> int | None:
-    """Offset after the brace group opening at src[i] == "{", or None if it does not close."""
-    depth = 0
-    j = i
-    stop = min(limit, i + cap)
-    while j < stop:
-        c = src[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return None
 
 
 _TEX_OPT = re.compile(r"[ \t]*\[[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*\]")
@@ -48,7 +29,7 @@ def _skip_args(src: str, e: int, count: int | None, limit: int) -> int:
         m = _TEX_SPACE.match(src, e)
         b = m.end() if m else e
         if b < limit and src[b] == "{":
-            end = _brace_end(src, b, limit)
+            end = brace_end(src, b, limit)
             if end is None:
                 break
             e, n = end, n + 1
@@ -362,11 +343,14 @@ ASSIGNMENT = re.compile(
 _SI_RANGES = {"numrange": 2, "qtyrange": 3, "SIrange": 3}
 
 
-def tex(src: str) -> Prose:
+def tex(src: str, macros: Macros | None = None) -> Prose:
+    """The prose of a LaTeX manuscript; `macros`: the document's own, when reading one's body."""
     pr = Prose(src)
     begin = re.search(r"\\begin\s*\{document\}", src)
     end_doc = re.search(r"\\end\s*\{document\}", src)
     limit = end_doc.start() if end_doc else len(src)
+    if macros is None:
+        macros = Macros(src, limit)
     if begin:
         pr.skip(0, begin.end())
     closers: dict[int, str] = {}
@@ -380,7 +364,7 @@ def tex(src: str) -> Prose:
             e = _skip_args(src, e if src[e : e + 1] != "*" else e + 1, 0, limit)
             pr.replace(s, e, "\n\n")
         elif tok[0] == "\\" and len(tok) > 1 and (tok[1].isalpha() or tok[1] == "@"):
-            e = _tex_command(pr, src, s, e, tok[1:].rstrip("*"), limit, closers)
+            e = _tex_command(pr, src, s, e, tok[1:].rstrip("*"), limit, closers, macros)
         elif tok[0] == "\\":
             c = tok[1]
             if c in "([":
@@ -437,7 +421,14 @@ def tex(src: str) -> Prose:
 
 
 def _tex_command(
-    pr: Prose, src: str, s: int, e: int, name: str, limit: int, closers: dict[int, str]
+    pr: Prose,
+    src: str,
+    s: int,
+    e: int,
+    name: str,
+    limit: int,
+    closers: dict[int, str],
+    macros: Macros,
 ) -> int:
     if name in ("begin", "end"):
         m = re.compile(r"\s*\{([^{}\n]*)\}").match(src, e)
@@ -493,7 +484,7 @@ def _tex_command(
         m = _TEX_SPACE.match(src, e)
         b = m.end() if m else e
         if b < limit and src[b] == "{":
-            end = _brace_end(src, b, limit)
+            end = brace_end(src, b, limit)
             if end is not None:
                 if name in _TEX_SECTIONS:
                     pr.headings.append((s, src[b + 1 : end - 1]))
@@ -502,13 +493,19 @@ def _tex_command(
                 return b + 1
         pr.replace(s, e, "\n\n")
         return e
-    # Any other command: its name and directly attached optional arguments go; its text stays. As TeX
-    # reads it, the spaces after a command's name go too ("1\relax 00,000" prints 100,000).
-    if src[e : e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
+    if name in ("def", "gdef", "edef", "xdef") and (m := DEF.match(src, e)):
+        e = _skip_args(src, m.end(), 1, limit)  # a definition prints nothing where it stands
+        pr.skip(s, e)
+        return e
+    # The document's own macro prints its body; any other command: its name and directly attached
+    # optional arguments go, its text stays. As TeX reads it, the spaces after a command's name go too
+    # ("1\relax 00,000" prints 100,000).
+    body = macros.expand(name, s, lambda text: tex(text, macros).text)
+    if src[e : e + 1] == "[" and body is None and (m := _TEX_OPT.match(src, e)):
         e = m.end()
     elif m := _AFTER_NAME.match(src, e):
         e = m.end()
-    pr.replace(s, e, "")
+    pr.replace(s, e, body or "")
     return e
 
 
@@ -550,7 +547,7 @@ def _brace_args(src: str, e: int, limit: int, count: int | None = None) -> tuple
             continue
         if src[e : e + 1] != "{":
             break
-        end = _brace_end(src, e, limit)
+        end = brace_end(src, e, limit)
         if end is None:
             break
         args.append(src[e + 1 : end - 1])
