@@ -42,8 +42,10 @@ def lint(
     dates, section and table numbers and display math are skipped, each counted with its reason. A
     figure by reference (\\claim{KEY}, {{< var KEY.fig >}}) is judged as its claim's: an unknown key
     or a claim that is not paper-safe is an error, whatever the TeX macros print, unless a comment
-    line of the file says "claims: draft" (then a warning). The summary counts the figures checked, passed, errors, warnings, untracked and
-    skipped; --notes lists the untracked and skipped ones. The history the store held is reported
+    line of the file says "claims: draft" (then a warning). The files a manuscript brings in
+    (\\input, \\include, \\subfile, \\import; Quarto's include) are linted too, each once. The summary
+    counts the figures checked, passed, errors, warnings, untracked and skipped; --notes lists the
+    untracked and skipped ones. The history the store held is reported
     (its events and head); with --anchor FILE, or ./claims.anchor when it exists, lint first checks
     that the history still holds the anchored head (exit 1 if not). Exit 1 on any error.
 

@@ -39,6 +39,7 @@ from claimsdb.lint.filter import (
     small_count,
     without_runs,
 )
+from claimsdb.lint.inputs import MAX_FILES, Input, inputs, own_export, resolve_input
 from claimsdb.lint.judgement import Judged, by_reference, decide, unjudged, unknown_reference
 from claimsdb.lint.reading import ratios as ratios_of
 from claimsdb.lint.reading import unread, why_unread
@@ -480,22 +481,30 @@ def lint_files(
     *,
     on_file: Callable[[str], None] | None = None,
 ) -> Report:
-    """Lint each file against the store; every file is read before the store is. Unknown extensions and
-    unreadable files raise BadQuery naming the file. `on_file(name)` hears of each file linted (a progress bar)."""
-    texts = []
+    """Lint each file against the store, and the files each brings in (lint/inputs.py); every file is
+    read before the store is. Unknown extensions and unreadable files given raise BadQuery naming the
+    file; one brought in is a skipped item of the file that names it. `on_file(name)` hears of each
+    file linted (a progress bar)."""
+    texts: list[tuple[str, str, str]] = []
+    unread_inputs: list[Finding] = []
+    seen: set[Path] = set()
     for path in paths:
-        kind = kind_of(str(path))
-        try:
-            with open(
-                path, encoding="utf-8-sig"
-            ) as fh:  # universal newlines: "\r\n" counts as one line end
-                texts.append((str(path), kind, fh.read()))
-        except UnicodeDecodeError as exc:
-            raise BadQuery(
-                f"{path}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
-        except OSError as exc:
-            raise BadQuery(f"{path}: cannot read: {exc.strerror or exc}") from None
+        root = Path(path).parent
+        stack = [(str(path), kind_of(str(path)), _read_file(str(path)), root)]
+        while stack:
+            name, kind, text, here = stack.pop()
+            if (where := Path(name).resolve()) in seen:
+                continue
+            seen.add(where)
+            texts.append((name, kind, text))
+            for use in reversed(inputs(text, kind)):
+                found, why = _brought_in(use, kind, root, here, len(seen) + len(stack))
+                if found is not None:
+                    stack.append(found)
+                elif why:
+                    line = text.count("\n", 0, use.start) + 1
+                    col = use.start - text.rfind("\n", 0, use.start)
+                    unread_inputs.append(Finding(name, line, col, use.raw, SKIPPED, why, (), ()))
     # Only the claims of the subjects the manuscripts name can match a figure in them: read those.
     subjects = subject_index(session)
     reads = [_read(text, kind, subjects) for _, kind, text in texts]
@@ -510,4 +519,35 @@ def lint_files(
         report.extend(_Linter(text, name, kind, store, read).report())
         if on_file is not None:
             on_file(name)
+    report.skipped.extend(unread_inputs)
     return report
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8-sig") as fh:  # universal newlines: "\r\n" is one line end
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise BadQuery(
+            f"{path}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
+    except OSError as exc:
+        raise BadQuery(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _brought_in(
+    use: Input, kind: str, root: Path, here: Path, files: int
+) -> tuple[tuple[str, str, str, Path] | None, str | None]:
+    """(name, kind, text, folder) of the file an input brings in; else why it is not read (None: the
+    store's own export, which is no prose)."""
+    target = resolve_input(use, kind, root, here)
+    if target is None:
+        return None, "the file it brings in is not found: its figures are not checked"
+    if files >= MAX_FILES:
+        return None, f"more than {MAX_FILES} files brought in: its figures are not checked"
+    try:
+        text = _read_file(str(target))
+        found = (str(target), kind_of(str(target)), text, target.parent)
+    except BadQuery as exc:
+        return None, f"{exc}: its figures are not checked"
+    return (None, None) if own_export(text) else (found, None)

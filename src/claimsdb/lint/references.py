@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 from claimsdb.figures import Quantity
 
-__all__ = ["Reference", "draft_marked", "references", "resolve"]
+__all__ = [
+    "MD_HIDDEN",
+    "TEX_HIDDEN",
+    "Reference",
+    "blanked",
+    "draft_marked",
+    "references",
+    "resolve",
+]
 
 
 @dataclass(frozen=True)
@@ -62,12 +70,12 @@ _VAR = re.compile(r"\{\{<[ \t]*(?:var|meta)[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
 # An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest
 # of the text, as TeX and Markdown read it. So each character is searched a bounded number of times: a
 # pattern that looked for the closer from every opener took minutes on a page of unclosed ones.
-_TEX_HIDDEN = re.compile(
+TEX_HIDDEN = re.compile(
     r"(?<!\\)%[^\n]*"
     r"|\\begin\{(?P<open>verbatim\*?|Verbatim|lstlisting|minted|comment)\}"
     r"|\\verb\*?([^\w\s])[^\n]*?\2"
 )
-_MD_HIDDEN = re.compile(
+MD_HIDDEN = re.compile(
     r"(?P<open><!--)|^[ \t]*(?P<fence>```+|~~~+)[^\n]*$|(`+)(?!`)[^\n]+?(?<!`)\3(?!`)", re.M
 )
 _DRAFT = re.compile(r"^[ \t]*(?:%+|<!--)[ \t]*claims:[ \t]*draft\b[^\n]*$", re.I | re.M)
@@ -85,7 +93,7 @@ def _closer(m: re.Match[str]) -> re.Pattern[str] | None:
     return None
 
 
-def _blanked(text: str, hidden: re.Pattern[str]) -> str:
+def blanked(text: str, hidden: re.Pattern[str]) -> str:
     """The text with what `hidden` finds blanked (offsets kept)."""
     out: list[str] = []
     pos = done = 0
@@ -104,7 +112,7 @@ def _blanked(text: str, hidden: re.Pattern[str]) -> str:
 def references(text: str, kind: str) -> list[Reference]:
     """Every use of a figure by reference in the manuscript, in order."""
     if kind == "tex":
-        seen = _blanked(text, _TEX_HIDDEN)
+        seen = blanked(text, TEX_HIDDEN)
         direct = [
             Reference(m.start(), m.group(0), m.group(2).strip(), (m.group(1) or "").strip())
             for m in _CLAIM.finditer(seen)
@@ -125,7 +133,7 @@ def references(text: str, kind: str) -> list[Reference]:
         ]
         return sorted(direct + indirect + unread, key=lambda r: r.start)
     if kind in ("md", "qmd"):
-        seen = _blanked(text, _MD_HIDDEN)
+        seen = blanked(text, MD_HIDDEN)
         return [Reference(m.start(), m.group(0), m.group(1), None) for m in _VAR.finditer(seen)]
     return []
 
