@@ -97,3 +97,23 @@ def test_a_quarto_include_is_read_from_the_folder_of_the_file_naming_it(store_pa
     assert [Path(f["file"]).name for f in report["findings"] if f["severity"] == "error"] == [
         "_two.qmd"
     ]
+
+
+def test_a_file_brought_in_reads_the_macros_in_force_where_it_is_named(store_path, tmp_path):
+    """A figure the main file keeps in a macro is judged in the section that prints it."""
+    write(
+        tmp_path,
+        {
+            "paper.tex": (
+                "\\documentclass{article}\n\\newcommand{\\kimitasks}{100,000}\n\\begin{document}\n"
+                "\\input{sections/fleet}\n\\end{document}\n"
+            ),
+            "sections/fleet.tex": UNSAFE_LINE.replace("100,000", "\\kimitasks{}"),
+        },
+    )
+    code, report = lint(store_path, tmp_path / "paper.tex")
+    assert code == 1
+    ((name, raw),) = [
+        (Path(f["file"]).name, f["raw"]) for f in report["findings"] if f["severity"] == "error"
+    ]
+    assert (name, raw) == ("fleet.tex", "100,000 concurrent tasks")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +50,7 @@ from claimsdb.lint.tables import Tables
 from claimsdb.prose.mapped import BLANK_LINE, Prose, plain
 from claimsdb.prose.markup import html_prose, markdown
 from claimsdb.prose.tex import tex
+from claimsdb.prose.tex_macros import Macros
 from claimsdb.trust import people
 from claimsdb.trust.rule import Policy
 
@@ -102,8 +103,12 @@ class _Read:
     draft: bool  # it says it is a draft (`% claims: draft`)
 
 
-def _read(text: str, kind: str, subjects: SubjectIndex) -> _Read:
-    prose = _EXTRACT[kind](text)
+Macroset = Iterable[tuple[str, str]]  # TeX macros without parameters: (name, body)
+
+
+def _read(text: str, kind: str, subjects: SubjectIndex, inherited: Macroset = ()) -> _Read:
+    """`inherited`: the TeX macros in force where another file brings this one in."""
+    prose = tex(text, inherited=inherited) if inherited else _EXTRACT[kind](text)
     runs = number_runs(prose.text)
     scanned = without_runs(prose.text, runs)
     refs = references(text, kind)
@@ -485,29 +490,34 @@ def lint_files(
     read before the store is. Unknown extensions and unreadable files given raise BadQuery naming the
     file; one brought in is a skipped item of the file that names it. `on_file(name)` hears of each
     file linted (a progress bar)."""
-    texts: list[tuple[str, str, str]] = []
+    texts: list[tuple[str, str, str, Macroset]] = []
     unread_inputs: list[Finding] = []
     seen: set[Path] = set()
     for path in paths:
         root = Path(path).parent
-        stack = [(str(path), kind_of(str(path)), _read_file(str(path)), root)]
+        stack: list[tuple[str, str, str, Path, Macroset]] = [
+            (str(path), kind_of(str(path)), _read_file(str(path)), root, ())
+        ]
         while stack:
-            name, kind, text, here = stack.pop()
+            name, kind, text, here, inherited = stack.pop()
             if (where := Path(name).resolve()) in seen:
                 continue
             seen.add(where)
-            texts.append((name, kind, text))
-            for use in reversed(inputs(text, kind)):
+            texts.append((name, kind, text, inherited))
+            uses = inputs(text, kind)
+            macros = Macros(text, len(text), inherited) if kind == "tex" and uses else None
+            for use in reversed(uses):
                 found, why = _brought_in(use, kind, root, here, len(seen) + len(stack))
                 if found is not None:
-                    stack.append(found)
+                    # a TeX file brought in sees the macros in force where it is named
+                    stack.append((*found, tuple(macros.in_force(use.start)) if macros else ()))
                 elif why:
                     line = text.count("\n", 0, use.start) + 1
                     col = use.start - text.rfind("\n", 0, use.start)
                     unread_inputs.append(Finding(name, line, col, use.raw, SKIPPED, why, (), ()))
     # Only the claims of the subjects the manuscripts name can match a figure in them: read those.
     subjects = subject_index(session)
-    reads = [_read(text, kind, subjects) for _, kind, text in texts]
+    reads = [_read(text, kind, subjects, inherited) for _, kind, text, inherited in texts]
     named = {subjects.subjects[m[2]] for read in reads for m in read.mentions}
     # and those of the claims a manuscript inserts by key
     named |= set(
@@ -515,7 +525,7 @@ def lint_files(
     )
     store = build_store(session, policy, subjects=subjects, named=named)
     report = Report(history=anchor.take(session), signatures_required=people.load(session).required)
-    for (name, kind, text), read in zip(texts, reads):
+    for (name, kind, text, _), read in zip(texts, reads):
         report.extend(_Linter(text, name, kind, store, read).report())
         if on_file is not None:
             on_file(name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from claimsdb.figures.vocabulary import SI_PREFIXES, SI_UNITS
 from claimsdb.prose.mapped import BLANK_LINE as _BLANK_LINE
@@ -343,14 +344,15 @@ ASSIGNMENT = re.compile(
 _SI_RANGES = {"numrange": 2, "qtyrange": 3, "SIrange": 3}
 
 
-def tex(src: str, macros: Macros | None = None) -> Prose:
-    """The prose of a LaTeX manuscript; `macros`: the document's own, when reading one's body."""
+def tex(src: str, macros: Macros | None = None, inherited: Iterable[tuple[str, str]] = ()) -> Prose:
+    """The prose of a LaTeX manuscript; `macros`: the document's own, when reading one's body;
+    `inherited`: the macros in force where another file brings this one in."""
     pr = Prose(src)
     begin = re.search(r"\\begin\s*\{document\}", src)
     end_doc = re.search(r"\\end\s*\{document\}", src)
     limit = end_doc.start() if end_doc else len(src)
     if macros is None:
-        macros = Macros(src, limit)
+        macros = Macros(src, limit, inherited)
     if begin:
         pr.skip(0, begin.end())
     closers: dict[int, str] = {}

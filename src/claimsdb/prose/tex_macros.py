@@ -2,7 +2,8 @@
 so that the prose reads what TeX prints where each is used: "\\gpus{} GPUs" is "2,048 GPUs", and a
 figure kept in the preamble is judged where the text prints it.
 
-A use reads the definition in force where it stands (the last one before it); a macro with parameters
+A use reads the definition in force where it stands (the last one before it, those of a file that brings
+this one in included: `in_force`); a macro with parameters
 is not expanded (its name is dropped, as any other command's). Expansion is bounded: a body of at most
 MAX_BODY characters, at most MAX_DEPTH macros deep, at most MAX_EXPANDED characters in all, so that a
 document of macros defined by each other ("\\def\\b{\\a\\a}\\def\\c{\\b\\b}...") reads in linear time.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 __all__ = ["Macros", "brace_end"]
 
@@ -56,8 +57,11 @@ DEF = re.compile(r"[ \t]*\\[A-Za-z@]+[^{}\n]{0,50}(?=\{)")
 class Macros:
     """The definitions of `src` (before `limit`), and expansion of a use to the prose of its body."""
 
-    def __init__(self, src: str, limit: int) -> None:
+    def __init__(self, src: str, limit: int, inherited: Iterable[tuple[str, str]] = ()) -> None:
+        # `inherited`: the definitions in force where a file that brings this one in names it
         self._defs: dict[str, list[tuple[int, str]]] = {}
+        for name, body in inherited:
+            self._defs.setdefault(name, []).append((-1, body))
         for m in _DEFINE.finditer(src, 0, limit):
             end = brace_end(src, m.end(), limit, cap=MAX_BODY)
             if end is not None:
@@ -67,6 +71,15 @@ class Macros:
         self._left = MAX_EXPANDED
         self._starts = sorted(pos for defs in self._defs.values() for pos, _ in defs)
         self._read: dict[tuple[str, int], str] = {}  # (name, definitions before the use): its prose
+
+    def in_force(self, at: int) -> list[tuple[str, str]]:
+        """(name, body) of each definition in force at offset `at`: what a file brought in there sees."""
+        out = []
+        for name, defs in self._defs.items():
+            before = [body for pos, body in defs if pos < at]
+            if before:
+                out.append((name, before[-1]))
+        return out
 
     def expand(self, name: str, at: int, read: Callable[[str], str]) -> str | None:
         """What a use of `name` at offset `at` prints, as prose (`read` reads a body, expanding the
