@@ -96,7 +96,9 @@ def test_the_domain_reports_through_its_callback(engine, paper):
     from claimsdb import db, lint
     from claimsdb.trust.rule import Policy
 
-    heard: list[str] = []
+    heard: list[tuple[str, int]] = []
     with db.session_scope(engine) as session:
-        lint.lint_files(session, [str(p) for p in paper], Policy(), on_file=heard.append)
-    assert heard == [str(p) for p in paper]
+        lint.lint_files(
+            session, [str(p) for p in paper], Policy(), on_file=lambda *a: heard.append(a)
+        )
+    assert heard == [(str(p), len(paper)) for p in paper]

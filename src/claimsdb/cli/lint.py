@@ -104,7 +104,7 @@ def _check(files: list[Path], strict: bool, anchors: list[Path] | None, db_: str
             session,
             [str(f) for f in files],
             Policy(strict=strict),
-            on_file=lambda name: advance(item=name),
+            on_file=lambda name, files: advance(item=name, total=files),
         )
         pending.ensure(session)
         return report

@@ -484,12 +484,12 @@ def lint_files(
     paths: list[str],
     policy: Policy,
     *,
-    on_file: Callable[[str], None] | None = None,
+    on_file: Callable[[str, int], None] | None = None,
 ) -> Report:
     """Lint each file against the store, and the files each brings in (lint/inputs.py); every file is
     read before the store is. Unknown extensions and unreadable files given raise BadQuery naming the
-    file; one brought in is a skipped item of the file that names it. `on_file(name)` hears of each
-    file linted (a progress bar)."""
+    file; one brought in is a skipped item of the file that names it. `on_file(name, files)` hears of
+    each file linted, and how many there are with those brought in (a progress bar)."""
     texts: list[tuple[str, str, str, Macroset]] = []
     unread_inputs: list[Finding] = []
     seen: set[Path] = set()
@@ -528,7 +528,7 @@ def lint_files(
     for (name, kind, text, _), read in zip(texts, reads):
         report.extend(_Linter(text, name, kind, store, read).report())
         if on_file is not None:
-            on_file(name)
+            on_file(name, len(texts))
     report.skipped.extend(unread_inputs)
     return report
 
