@@ -21,6 +21,12 @@ def test_a_macro_of_the_preamble_prints_its_body_where_it_is_used():
     assert prose("\\renewcommand*{\\gpus}[0]{2,048}", "\\gpus{} GPUs.") == "2,048 GPUs."
 
 
+def test_a_document_that_redefines_a_command_prints_its_own_body():
+    """ "\\cite" is skipped as a citation, unless the document makes it print a figure."""
+    assert prose("\\renewcommand{\\cite}{2,048}", "We used \\cite{} GPUs.") == "We used 2,048 GPUs."
+    assert prose("", "We used 2,048 GPUs \\cite{smith}.") == "We used 2,048 GPUs ."
+
+
 def test_a_body_is_read_as_prose_with_the_macros_in_it():
     preamble = "\\newcommand{\\n}{\\textbf{2,048}}\\newcommand{\\fleet}{\\n{} H800 GPUs}"
     assert prose(preamble, "DeepSeek-V3 ran on \\fleet.") == "DeepSeek-V3 ran on 2,048 H800 GPUs."

@@ -432,6 +432,13 @@ def _tex_command(
     closers: dict[int, str],
     macros: Macros,
 ) -> int:
+    # The document's own macro prints its body, whatever the name (as TeX reads it, the spaces after
+    # a command's name go too: "1\relax 00,000" prints 100,000)
+    body = macros.expand(name, s, lambda text: tex(text, macros).text)
+    if body is not None:
+        e = m.end() if (m := _AFTER_NAME.match(src, e)) else e
+        pr.replace(s, e, body)
+        return e
     if name in ("begin", "end"):
         m = re.compile(r"\s*\{([^{}\n]*)\}").match(src, e)
         if not m:
@@ -499,15 +506,13 @@ def _tex_command(
         e = _skip_args(src, m.end(), 1, limit)  # a definition prints nothing where it stands
         pr.skip(s, e)
         return e
-    # The document's own macro prints its body; any other command: its name and directly attached
-    # optional arguments go, its text stays. As TeX reads it, the spaces after a command's name go too
-    # ("1\relax 00,000" prints 100,000).
-    body = macros.expand(name, s, lambda text: tex(text, macros).text)
-    if src[e : e + 1] == "[" and body is None and (m := _TEX_OPT.match(src, e)):
+    # Any other command: its name and directly attached optional arguments go, or the spaces after its
+    # name; its text stays.
+    if src[e : e + 1] == "[" and (m := _TEX_OPT.match(src, e)):
         e = m.end()
     elif m := _AFTER_NAME.match(src, e):
         e = m.end()
-    pr.replace(s, e, body or "")
+    pr.replace(s, e, "")
     return e
 
 
