@@ -39,7 +39,15 @@ from claimsdb.lint.filter import (
     small_count,
     without_runs,
 )
-from claimsdb.lint.inputs import MAX_FILES, Input, inputs, own_export, resolve_input
+from claimsdb.lint.inputs import (
+    MAX_BYTES,
+    MAX_FILES,
+    Input,
+    inputs,
+    own_export,
+    resolve_input,
+    too_large,
+)
 from claimsdb.lint.judgement import Judged, by_reference, decide, unjudged, unknown_reference
 from claimsdb.lint.reading import ratios as ratios_of
 from claimsdb.lint.reading import unread, why_unread
@@ -555,6 +563,8 @@ def _brought_in(
         return None, "the file it brings in is not found: its figures are not checked"
     if files >= MAX_FILES:
         return None, f"more than {MAX_FILES} files brought in: its figures are not checked"
+    if too_large(target):
+        return None, f"{target}: larger than {MAX_BYTES:,} bytes: its figures are not checked"
     try:
         text = _read_file(str(target))
         found = (str(target), kind_of(str(target)), text, target.parent)

@@ -47,24 +47,26 @@ class Reference:
 
 # A key and a figure's name are short: bounded, a line of unclosed "\claim[" is searched in linear time.
 _CLAIM = re.compile(
-    r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]{0,200})\])?[ \t]*\{([^{}#\n]{1,300})\}"
+    r"\\claim(?![A-Za-z@])[ \t]*(?:\[([^\]\n]{0,200})\][ \t]*)?\{([^{}#\n]{1,300})\}"
 )
 # Braces holding one key-shaped word, after any macro and optional argument: TeX lets a document call
 # \claim by another name (\let, \newcommand, \csname claim\endcsname, \expandafter), so every such
 # key of the store is a use, whatever macro stands before it.
+# (Spaces only ever follow something matched: two quantifiers of spaces side by side would try every
+# split of a long run of spaces, at every start in it.)
 _KEYED = re.compile(
-    r"(?:\\[A-Za-z@]+|\\csname[ \t]*[A-Za-z@]{1,100}[ \t]*\\endcsname)?[ \t]*"
-    r"(?:\[([^\]\n\\\[{}]{0,200})\])?[ \t]*\{[ \t]*([A-Za-z0-9][\w.:/\-]{0,299})[ \t]*\}"
+    r"(?:(?:\\[A-Za-z@]+|\\csname[ \t]*[A-Za-z@]{1,100}[ \t]*\\endcsname)[ \t]*)?"
+    r"(?:\[([^\]\n\\\[{}]{0,200})\][ \t]*)?\{[ \t]*([A-Za-z0-9][\w.:/\-]{0,299})[ \t]*\}"
 )
 # \claim where lint cannot read the figure it prints: under another name ("\let\cl\claim"), its
 # argument expanded first ("\expandafter\claim"). Not its definition ("\renewcommand{\claim}") nor a
 # macro passing its own parameter on ("\newcommand{\fig}[1]{\claim{#1}}": each "\fig{KEY}" is read).
 _ANY_CLAIM = re.compile(r"\\claim(?![A-Za-z@])|\\csname[ \t]*claim[ \t]*\\endcsname")
 _DEFINED = re.compile(
-    r"(?:\\(?:re)?newcommand\*?|\\providecommand\*?|\\DeclareRobustCommand\*?)[ \t]*\{?[ \t]*\Z"
+    r"(?:\\(?:re)?newcommand\*?|\\providecommand\*?|\\DeclareRobustCommand\*?)[ \t]*(?:\{[ \t]*)?\Z"
     r"|\\[gex]?def[ \t]*\Z|\\let[ \t]*\Z"
 )
-_PASSED_ON = re.compile(r"[ \t]*(?:\[[^\]\n]{0,200}\])?[ \t]*\{[ \t]*#[1-9][ \t]*\}")
+_PASSED_ON = re.compile(r"[ \t]*(?:\[[^\]\n]{0,200}\][ \t]*)?\{[ \t]*#[1-9][ \t]*\}")
 _VAR = re.compile(r"\{\{<[ \t]*(?:var|meta)[ \t]+([^\s>]{1,500})[ \t]*>\}\}")
 # What the exporters' uses never stand in: TeX comments and verbatim text; Markdown code and comments.
 # An opener ("open") hides up to its closer, found by one search from it; an unclosed one hides the rest

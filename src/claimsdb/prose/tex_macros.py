@@ -51,7 +51,7 @@ _DEFINE = re.compile(
     r"|\\[gex]?def[ \t]*\\(?P<c>[A-Za-z@]+)[ \t]*(?=\{)"
 )
 # "\def\name<parameters>{": a definition in the body, which prints nothing
-DEF = re.compile(r"[ \t]*\\[A-Za-z@]+[^{}\n]{0,50}(?=\{)")
+DEF = re.compile(r"[ \t]*\\[A-Za-z@]+(?![A-Za-z@])[^{}\n]{0,50}(?=\{)")
 
 
 class Macros:
