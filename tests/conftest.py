@@ -117,6 +117,14 @@ def store_of_release(
         engine.dispose()
 
 
+def bundled_file(tmp_path_factory, name: str) -> Path:
+    """A SQLite store of the bundled data, imported through the real CLI, for a module's tests."""
+    path = tmp_path_factory.mktemp(name) / "claims.db"
+    result = CliRunner().invoke(app, ["import", "--db", str(path), *map(str, DATA_FILES)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
 def reread(
     source: str,
     *,

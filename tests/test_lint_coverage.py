@@ -17,15 +17,12 @@ from claimsdb import db
 from claimsdb.cli.app import app
 from claimsdb.lint import Report, build_store, lint_report
 from claimsdb.trust.rule import Policy
-from tests.conftest import DATA_FILES
+from tests.conftest import bundled_file
 
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("quantities") / "claims.db"
-    result = CliRunner().invoke(app, ["import", "--db", str(path), *map(str, DATA_FILES)])
-    assert result.exit_code == 0, result.output
-    return path
+    return bundled_file(tmp_path_factory, "quantities")
 
 
 @pytest.fixture(scope="module")

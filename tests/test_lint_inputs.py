@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimsdb.cli.app import app
-from tests.conftest import DATA_FILES
+from tests.conftest import bundled_file
 
 UNSAFE_LINE = (
     "Our sandbox design follows Kimi K2.5, which keeps 100,000 concurrent tasks in flight.\n"
@@ -22,10 +22,7 @@ SAFE_LINE = "DeepSeek-V3 ran on 2,048 H800 GPUs.\n"
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("inputs") / "claims.db"
-    result = CliRunner().invoke(app, ["import", "--db", str(path), *map(str, DATA_FILES)])
-    assert result.exit_code == 0, result.output
-    return path
+    return bundled_file(tmp_path_factory, "inputs")
 
 
 def lint(store_path: Path, paper: Path) -> tuple[int, dict]:

@@ -10,21 +10,17 @@ store on both).
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
 
 from claimsdb import db
-from claimsdb.cli.app import app
 from claimsdb.lint import Report, build_store, lint_report
 from claimsdb.prose.tex import tex
 from claimsdb.trust.rule import Policy
-from tests.conftest import DATA_FILES
+from tests.conftest import bundled_file
 
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
-    path = tmp_path_factory.mktemp("recall") / "claims.db"
-    result = CliRunner().invoke(app, ["import", "--db", str(path), *map(str, DATA_FILES)])
-    assert result.exit_code == 0, result.output
+    path = bundled_file(tmp_path_factory, "recall")
     engine = db.open_engine(str(path))
     with db.session_scope(engine) as session:
         built = {

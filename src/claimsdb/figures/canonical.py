@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from claimsdb.figures import vocabulary as V
-from claimsdb.figures.lexing import MAX_DIGITS, _folded
+from claimsdb.figures.lexing import MAX_DIGITS, ODD_CASE, _folded
 from claimsdb.figures.mapped_text import MappedText, Rewriter
 from claimsdb.figures.units import CURRENCY_CODES, MEASURES
 
@@ -302,7 +302,7 @@ def _worded_pieces(text: str) -> list[tuple[int, int, str]]:
     """The rewrites that start with a word ("a hundred and two", "one sixth"), looked for near the
     words they hold."""
     # as re.I matches them: "thırd" holds "third" (four letters that lower() alone does not fold so)
-    odd = "\u017f" in text or "\u0131" in text or "\u0130" in text or "\u212a" in text
+    odd = any(c in text for c in ODD_CASE)
     spots = sorted(_offsets(_folded(text) if odd else text.lower(), _WORD_KEYS))
     if not spots:
         return []

@@ -32,6 +32,7 @@ _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in
 # way, so "ſix" reads as six and "2 bİllion" as 2 billion, as a reader sees them (`lower()` alone would
 # miss the tables: "İ".lower() is "i" and a combining dot).
 _ASCII_CASE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+ODD_CASE = tuple(map(chr, _ASCII_CASE))  # those four letters
 
 
 # Digits of other scripts and fullwidth forms ("１００，０００ tasks", "١٢٣", "𝟏𝟎𝟎"), which print as figures:
